@@ -1,0 +1,26 @@
+# Two commands on a fresh machine (see README): `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: install test demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test,bench]"
+	touch $@
+
+install: $(VENV)/.installed
+
+test: install
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) benchmarks/throughput.py
+
+demo: install
+	$(PY) benchmarks/throughput.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info
