@@ -63,8 +63,11 @@ def _view(name: str):
     if not shape:
         def get(self: State) -> int:
             return int(self._a[start])
+
+        def put(self: State, value: int) -> None:  # for building positions by hand
+            self._a[start] = value
         doc = next(d for n, _, d in FIELDS if n == name)
-        return property(get, doc=doc)
+        return property(get, put, doc=doc)
 
     def get_array(self: State) -> np.ndarray:
         return self._a[start:start + size].reshape(shape)
@@ -134,12 +137,17 @@ class State:
             out.append((a, (1.0 / len(fields)) * (int(left[kind]) / total)))
         return out
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: int, player: int | None = None) -> None:
         """Apply a player action (at a decision node) or a chance outcome (at a chance node).
 
-        Raises :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when
-        the action is not legal now.
+        ``player``, if given, must be the seat to move (``CHANCE`` for outcomes). Raises
+        :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when the
+        action is not legal now.
         """
+        if player is not None and player != self._cur:
+            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
+                self._cur, f"seat {self._cur}")
+            raise IllegalActionError(f"seat {player} is not to move: {who} is")
         try:
             a = int(action)
         except (TypeError, ValueError):

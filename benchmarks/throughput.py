@@ -1,0 +1,215 @@
+"""Single-core throughput of the Meduris engine, compared with OpenSpiel's backgammon.
+
+Measured in one run, each for ``--seconds`` of wall time after a warm-up:
+
+1. **Python-driven random playouts** of the engine and of ``pyspiel.load_game("backgammon")``.
+   Both games are driven by the *same* function, :func:`play_random_game`, so the comparison
+   is fair: the driver overhead (``random.Random`` sampling, list building, method calls) is
+   identical and only the cost of the game implementation differs. Every ``apply_action``
+   counts as a decision, chance outcomes included, for both games. Reported as decisions/s
+   and games/s, plus the engine/backgammon ratio of decisions/s.
+2. **clone()/s** of a mid-game engine state (after ~150 random actions of a game).
+3. **The numba in-kernel playout** ``meduris_env.kernel.random_playout`` (no Python per
+   step): decisions/s and games/s -- the ceiling for MCTS-style rollouts.
+
+numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
+timings and reported separately. The process is pinned to one CPU where the OS allows it.
+Usage from the repo root (needs OpenSpiel: ``pip install -e .[bench]``)::
+
+    python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] [--json]
+
+Each ``measure_*`` function returns a dict, so further measurements (e.g. of the AEC
+environment) can be added beside them and merged into the result in :func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from meduris_env import kernel as K  # noqa: E402
+from meduris_env.game import MedurisGame  # noqa: E402
+
+CLONE_PREFIX_ACTIONS = 150
+KERNEL_MAX_STEPS = 1_000_000
+
+
+def play_random_game(state, rng: random.Random) -> int:
+    """Play ``state`` to the end with uniform actions and sampled chance; return #apply_action.
+
+    The one driver loop shared by the engine and backgammon measurements.
+    """
+    s = state
+    decisions = 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            outs = s.chance_outcomes()
+            a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+        else:
+            a = rng.choice(s.legal_actions())
+        s.apply_action(a)
+        decisions += 1
+    return decisions
+
+
+def _run_for(seconds: float, one_unit) -> tuple[int, int, float]:
+    """Call ``one_unit()`` (returns a count) until ``seconds`` pass; (units, total, elapsed)."""
+    units = total = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        total += one_unit()
+        units += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return units, total, now - start
+
+
+def _rates(games: int, decisions: int, elapsed: float) -> dict:
+    return {"decisions_per_s": decisions / elapsed, "games_per_s": games / elapsed,
+            "games": games, "decisions": decisions, "elapsed_s": elapsed}
+
+
+def _time_games(new_state, seconds: float, seed: int) -> dict:
+    """Play whole games from ``new_state()`` with :func:`play_random_game` for ``seconds``."""
+    rng = random.Random(seed)
+    return _rates(*_run_for(seconds, lambda: play_random_game(new_state(), rng)))
+
+
+def measure_engine(game: MedurisGame, seconds: float, seed: int) -> dict:
+    return _time_games(game.new_initial_state, seconds, seed)
+
+
+def measure_backgammon(seconds: float, seed: int) -> dict:
+    import pyspiel
+    return _time_games(pyspiel.load_game("backgammon").new_initial_state, seconds, seed)
+
+
+def midgame_state(game: MedurisGame, seed: int, prefix: int = CLONE_PREFIX_ACTIONS):
+    """A state after ``prefix`` random actions (trying further seeds if a game ends sooner)."""
+    for attempt in range(100):
+        rng = random.Random(seed + attempt)
+        s = game.new_initial_state()
+        for _ in range(prefix):
+            if s.is_terminal():
+                break
+            if s.is_chance_node():
+                outs = s.chance_outcomes()
+                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+            else:
+                a = rng.choice(s.legal_actions())
+            s.apply_action(a)
+        if not s.is_terminal():
+            return s
+    raise RuntimeError(f"no game of {game!r} lasted {prefix} actions")
+
+
+def measure_clones(game: MedurisGame, seconds: float, seed: int, batch: int = 10_000) -> dict:
+    clone = midgame_state(game, seed).clone
+
+    def clone_batch() -> int:
+        for _ in range(batch):
+            clone()
+        return batch
+
+    _, n, elapsed = _run_for(seconds, clone_batch)
+    return {"clones_per_s": n / elapsed, "clones": n, "elapsed_s": elapsed}
+
+
+def measure_kernel_playout(game: MedurisGame, seconds: float, seed: int) -> dict:
+    init, fm, fa = game.new_initial_state()._a, game._fm, game._fa
+    seeds = iter(range(seed, seed + 2**31))
+    return _rates(*_run_for(seconds, lambda: K.random_playout(
+        init.copy(), fm, fa, next(seeds), KERNEL_MAX_STEPS)))
+
+
+def warm_up(game: MedurisGame, seed: int) -> dict:
+    """Trigger numba compilation / cache loading and warm both drivers; return the seconds."""
+    t0 = time.perf_counter()
+    play_random_game(game.new_initial_state(), random.Random(seed))
+    midgame_state(game, seed).clone()
+    t1 = time.perf_counter()
+    K.random_playout(game.new_initial_state()._a.copy(), game._fm, game._fa, seed, KERNEL_MAX_STEPS)
+    t2 = time.perf_counter()
+    import pyspiel
+    play_random_game(pyspiel.load_game("backgammon").new_initial_state(), random.Random(seed))
+    return {"engine_warmup_s": t1 - t0, "kernel_compile_s": t2 - t1}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="duration of each measurement")
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--exchange", default="auto", choices=("auto", "manual"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        sys.exit("error: pyspiel (OpenSpiel) is not installed; install the bench extra: "
+                 "pip install -e .[bench]")
+
+    try:  # one core: pin to the lowest CPU we may run on (Linux only)
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+    except (AttributeError, OSError):
+        cpu = None
+    game = MedurisGame(args.players, exchange=args.exchange)
+    warm = warm_up(game, args.seed)
+    eng = measure_engine(game, args.seconds, args.seed)
+    bg = measure_backgammon(args.seconds, args.seed)
+    cl = measure_clones(game, args.seconds, args.seed)
+    kp = measure_kernel_playout(game, args.seconds, args.seed)
+
+    result = {
+        "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
+        "seed": args.seed, "cpu": cpu,
+        "engine_decisions_per_s": eng["decisions_per_s"],
+        "backgammon_decisions_per_s": bg["decisions_per_s"],
+        "engine_vs_backgammon": eng["decisions_per_s"] / bg["decisions_per_s"],
+        "engine_games_per_s": eng["games_per_s"],
+        "backgammon_games_per_s": bg["games_per_s"],
+        "engine_decisions_per_game": eng["decisions"] / eng["games"],
+        "backgammon_decisions_per_game": bg["decisions"] / bg["games"],
+        "clones_per_s": cl["clones_per_s"],
+        "kernel_playout_decisions_per_s": kp["decisions_per_s"],
+        "kernel_playout_games_per_s": kp["games_per_s"],
+        **warm,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return result
+
+
+def print_table(r: dict) -> None:
+    print(f"Meduris throughput: {r['players']} players, exchange={r['exchange']}, "
+          f"{r['seconds']:g} s per measurement, seed {r['seed']}, "
+          f"cpu {r['cpu'] if r['cpu'] is not None else 'unpinned'}")
+    print(f"warm-up: engine {r['engine_warmup_s']:.2f} s, "
+          f"kernel playout compile {r['kernel_compile_s']:.2f} s (excluded)\n")
+    print(f"{'Python driver loop':<26}{'Meduris':>14}{'backgammon':>14}{'ratio':>10}")
+    for label, key, fmt in (("decisions/s", "decisions_per_s", ",.0f"),
+                            ("games/s", "games_per_s", ",.1f"),
+                            ("decisions/game", "decisions_per_game", ",.1f")):
+        e, b = r[f"engine_{key}"], r[f"backgammon_{key}"]
+        print(f"{label:<26}{e:>14{fmt}}{b:>14{fmt}}{e / b:>10.2f}")
+    print(f"\n{'Meduris engine only':<26}")
+    print(f"{'clone()/s (mid-game)':<26}{r['clones_per_s']:>14,.0f}")
+    print(f"{'kernel playout decisions/s':<26}{r['kernel_playout_decisions_per_s']:>14,.0f}")
+    print(f"{'kernel playout games/s':<26}{r['kernel_playout_games_per_s']:>14,.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Building concrete positions for rules tests (RULES.md numbers in the test names)."""
+
+from __future__ import annotations
+
+import random
+
+from meduris_env import MedurisGame
+from meduris_env.actions import big_yield_action, string_to_action
+from meduris_env.constants import A_HUT, A_OFFER, A_TEMPLE, C_DIE, HUT, TEMPLE, MATERIALS
+
+# chips far from the fields the tests build on: (field, kind)
+CHIPS = [(4, "vp"), (9, "vp"), (14, "free"), (19, "free"), (24, "druid"), (28, "druid")]
+W, L, C, S = 0, 1, 2, 3  # wood, wool, copper, stone (also the plains)
+FACES = {"wood": 0, "wool": 1, "copper": 2, "stone": 3, "+1": 4, "-1": 5}
+OFFER = {"none": 0, "first": 1, "second": 2, "both": 3, "chip": 4}
+
+
+def new_game(num_players=2, exchange="auto", placements=None, chips=CHIPS, **kw):
+    """A state after chips and worker placement, at the first die roll (seat 0 to roll).
+    ``placements``: plains in placement order (R6); default spreads workers over the plains."""
+    game = MedurisGame(num_players, exchange=exchange, **kw)
+    st = game.new_initial_state(bonus_chips=chips)
+    if placements is None:
+        placements = [W, L, C, S, W, L, C, S][: num_players * game.workers]
+    for p in placements:
+        st.apply_action(p)
+    assert st.is_chance_node()
+    return st
+
+
+def roll(st, face):
+    st.apply_action(C_DIE + FACES[face])
+
+
+def set_materials(st, seat, wood=0, wool=0, copper=0, stone=0):
+    """Give a seat exact materials; the supply keeps the rest of the 18 of each (R2)."""
+    st.materials[seat] = [wood, wool, copper, stone]
+    st.supply[:] = 18 - st.materials.sum(axis=0)
+    assert (st.supply >= 0).all()
+
+
+def clear_materials(st):
+    for s in range(st.game.num_players):
+        set_materials(st, s)
+
+
+def place(st, field, kind, seat):
+    """Put a hut or temple on the board directly (no cost, no druid, no rune stone)."""
+    assert st.board_occupant[field] == 0
+    st.board_occupant[field] = HUT if kind == "hut" else TEMPLE
+    st.board_owner[field] = seat
+    if kind == "hut":
+        st.huts_left[seat] -= 1
+    else:
+        st.temples_left[seat] -= 1
+
+
+def druid_on_ring(st, field):
+    st.druid_stone = 3
+    st.druid_field = field
+
+
+def hut(f):
+    return A_HUT + f
+
+
+def temple(f):
+    return A_TEMPLE + f
+
+
+def offer(choice):
+    return A_OFFER + OFFER[choice]
+
+
+def move(src, level, dst):
+    return big_yield_action(src, level, dst)
+
+
+def decision(st):
+    d = st.pending_decision()
+    return d["kind"], d["seat"], d["field"]
+
+
+def play_random(st, rng: random.Random, exchange_p=0.1, max_steps=100_000):
+    """Random play to the end: uniform over legal actions, but an exchange (manual mode) is
+    chosen only with probability ``exchange_p`` so games are not spent exchanging."""
+    steps = 0
+    while not st.is_terminal() and steps < max_steps:
+        st.apply_action(random_action(st, rng, exchange_p))
+        steps += 1
+    return steps
+
+
+def random_action(st, rng, exchange_p=0.1):
+    if st.is_chance_node():
+        outs = st.chance_outcomes()
+        return rng.choices([a for a, _ in outs], [p for _, p in outs])[0]
+    legal = st.legal_actions()
+    plain = [a for a in legal if a < 161]
+    if plain and (len(plain) == len(legal) or rng.random() >= exchange_p):
+        return rng.choice(plain)
+    return rng.choice(legal)
+
+
+__all__ = ["MATERIALS", "string_to_action"]
