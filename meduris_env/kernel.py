@@ -584,6 +584,7 @@ def _druid_moves(st, ev, evc):
         _emit(ev, evc, EV_DRUID_WAITS, d, 0, 0, 0)  # E7: no hut yet, he stays
         return
     _emit(ev, evc, EV_DRUID_WALK, d, target, crossed, 0)
+    st[O_DFIELD] = target
     if crossed:
         _enqueue(st, Q_INTERIM, -1, d, 0)
     _enqueue_ritual(st, target, 0)
@@ -740,7 +741,11 @@ def _settle(st, ev, evc):
             st[O_QHEAD] = h + 1
             continue
         if kind == Q_OFFER:
-            st[O_DFIELD] = st[q + 2]  # the druid stands at the hut he asks
+            d = st[O_DFIELD]
+            f = st[q + 2]
+            if d != f:  # the druid steps on to the hut he asks (R18, and between rituals R23)
+                _emit(ev, evc, EV_DRUID_STEP, d, f, 1 if 0 <= f <= d else 0, 0)
+                st[O_DFIELD] = f
         return
 
 

@@ -397,6 +397,9 @@ def test_R21_ritual_crossing_the_river_in_mid_settlement_scores_runes_between_of
     assert seen == [(0, 30, 5, 5), (1, 31, 4, 5), (0, 0, 5, 6)]
     assert st.vp.tolist()[:2] == [4, 6] and st.druid_field == 0
     assert [e.kind for e in st.events()].count("interim_scoring") == 2  # one per player
+    steps = [e.data for e in st.events() if e.kind == "druid_step"]
+    assert steps == [{"from_field": 30, "to_field": 31, "crossed_river": 0},
+                     {"from_field": 31, "to_field": 0, "crossed_river": 1}]
 
 
 def test_R17_R18_in_random_games_the_druid_only_ever_stands_at_huts():

@@ -1,0 +1,19 @@
+"""The throughput benchmark runs and reports the documented keys (no timing assertions)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+
+def test_throughput_benchmark_reports_all_keys():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "throughput.py"
+    spec = importlib.util.spec_from_file_location("throughput", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.main(["--seconds", "0.3", "--json"])
+    for key in ("engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
+                "clones_per_s", "engine_games_per_s", "kernel_playout_decisions_per_s"):
+        assert out[key] > 0, key
+    assert out["engine_vs_backgammon"] == pytest.approx(
+        out["engine_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
