@@ -43,14 +43,13 @@ CLONE_PREFIX_ACTIONS = 150
 KERNEL_MAX_STEPS = 1_000_000
 
 
-def play_random_game(state, rng: random.Random) -> int:
-    """Play ``state`` to the end with uniform actions and sampled chance; return #apply_action.
-
-    The one driver loop shared by the engine and backgammon measurements.
-    """
+def play_random_game(state, rng: random.Random, limit: int = 10**9) -> int:
+    """Play ``state`` to the end (or ``limit`` actions) with uniform actions and sampled chance;
+    return the number of apply_action calls. The one driver loop shared by the engine and
+    backgammon measurements."""
     s = state
     decisions = 0
-    while not s.is_terminal():
+    while not s.is_terminal() and decisions < limit:
         if s.is_chance_node():
             outs = s.chance_outcomes()
             a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
@@ -99,15 +98,7 @@ def midgame_state(game: MedurisGame, seed: int, prefix: int = CLONE_PREFIX_ACTIO
     for attempt in range(100):
         rng = random.Random(seed + attempt)
         s = game.new_initial_state()
-        for _ in range(prefix):
-            if s.is_terminal():
-                break
-            if s.is_chance_node():
-                outs = s.chance_outcomes()
-                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-            else:
-                a = rng.choice(s.legal_actions())
-            s.apply_action(a)
+        play_random_game(s, rng, limit=prefix)
         if not s.is_terminal():
             return s
     raise RuntimeError(f"no game of {game!r} lasted {prefix} actions")
