@@ -48,7 +48,6 @@ from .constants import (
     NUM_EXCHANGE_GIVES,
     NUM_RUNE_AREAS,
     OFFER_BOTH,
-    OFFER_CHIP,
     OFFER_FIRST,
     OFFER_NONE,
     OFFER_SECOND,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .constants import CHIP_KEYS, FACE_NAMES, HUT, MATERIALS, PHASE_NAMES, TEMPLE
+from .constants import CHIP_KEYS, FACE_NAMES, HUT, MATERIALS, PHASE_NAMES
 
 _MAT = "WLCS"  # wood, wooL, copper, stone
 
