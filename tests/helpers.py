@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from meduris_env import MedurisGame
-from meduris_env.actions import big_yield_action, string_to_action
-from meduris_env.constants import A_HUT, A_OFFER, A_TEMPLE, C_DIE, HUT, TEMPLE, MATERIALS
+from meduris_env.actions import big_yield_action
+from meduris_env.constants import A_EXCHANGE, A_HUT, A_OFFER, A_TEMPLE, C_DIE, HUT, TEMPLE
 
 # chips far from the fields the tests build on: (field, kind)
 CHIPS = [(4, "vp"), (9, "vp"), (14, "free"), (19, "free"), (24, "druid"), (28, "druid")]
@@ -96,10 +96,8 @@ def random_action(st, rng, exchange_p=0.1):
         outs = st.chance_outcomes()
         return rng.choices([a for a, _ in outs], [p for _, p in outs])[0]
     legal = st.legal_actions()
-    plain = [a for a in legal if a < 161]
+    plain = [a for a in legal if a < A_EXCHANGE]
     if plain and (len(plain) == len(legal) or rng.random() >= exchange_p):
         return rng.choice(plain)
     return rng.choice(legal)
 
-
-__all__ = ["MATERIALS", "string_to_action"]

@@ -20,6 +20,7 @@ from helpers import (
     temple,
 )
 from meduris_env import MedurisGame
+from meduris_env.constants import A_HUT, A_YIELD
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 
@@ -29,13 +30,13 @@ def yield_turn(st, face="copper"):
     roll(st, face)
     while decision(st)[0] != "turn action":
         st.apply_action(st.legal_actions()[0])
-    st.apply_action(next(a for a in st.legal_actions() if 12 <= a < 60))
+    st.apply_action(next(a for a in st.legal_actions() if A_YIELD <= a < A_HUT))
 
 
 def test_E1_big_yield_onto_two_workers_pays_three_two_one():
     st = new_game()
-    st.stacks[:] = [[0, -1, -1], [1, 1, -1], [-1, -1, -1], [0, 1, -1]]  # stone: red(0), green(1)
-    st.stacks[C] = [0, -1, -1]
+    # wood: red; wool: green, green; copper: red; stone: red (bottom), green
+    st.stacks[:] = [[0, -1, -1], [1, 1, -1], [0, -1, -1], [0, 1, -1]]
     roll(st, "wool")
     clear_materials(st)
     st.apply_action(move(C, 0, S))  # red puts a worker on top of the stone stack
