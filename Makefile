@@ -8,7 +8,8 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,bench]"
+	$(PY) -m pip install -q torch==2.13.0  # the CPU build, before anything pulls a CUDA one
+	$(PY) -m pip install -q -e ".[test,bench,train]"
 	touch $@
 
 install: $(VENV)/.installed

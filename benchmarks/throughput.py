@@ -11,10 +11,15 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
 2. **clone()/s** of a mid-game engine state (after ~150 random actions of a game).
 3. **The numba in-kernel playout** ``meduris_env.kernel.random_playout`` (no Python per
    step): decisions/s and games/s -- the ceiling for MCTS-style rollouts.
+4. **AEC environment random play**: ``meduris_env.env()`` and PettingZoo's ``connect_four_v3``
+   (both as their ``env()`` returns them, wrappers included) driven by the *same* loop,
+   :func:`play_random_aec_game` (``agent_iter`` / ``last`` / a uniform choice among the mask's
+   legal actions / ``step``). Every ``step`` call counts, the final ``step(None)`` of each
+   agent included, for both environments.
 
 numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
 timings and reported separately. The process is pinned to one CPU where the OS allows it.
-Usage from the repo root (needs OpenSpiel: ``pip install -e .[bench]``)::
+Usage from the repo root (needs OpenSpiel and pygame: ``pip install -e .[bench]``)::
 
     python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] [--json]
 
@@ -31,6 +36,8 @@ import random
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
@@ -58,6 +65,22 @@ def play_random_game(state, rng: random.Random, limit: int = 10**9) -> int:
         s.apply_action(a)
         decisions += 1
     return decisions
+
+
+def play_random_aec_game(env, rng: random.Random, seed: int) -> int:
+    """Play one game of a PettingZoo AEC ``env`` with uniform legal actions; return the number
+    of ``step`` calls. The one driver loop shared by the Meduris and connect-four measurements."""
+    env.reset(seed=seed)
+    steps = 0
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        env.step(action)
+        steps += 1
+    return steps
 
 
 def _run_for(seconds: float, one_unit) -> tuple[int, int, float]:
@@ -104,6 +127,24 @@ def midgame_state(game: MedurisGame, seed: int, prefix: int = CLONE_PREFIX_ACTIO
     raise RuntimeError(f"no game of {game!r} lasted {prefix} actions")
 
 
+def _time_aec(env, seconds: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    seeds = iter(range(seed, seed + 2**31))
+    games, steps, elapsed = _run_for(seconds, lambda: play_random_aec_game(env, rng, next(seeds)))
+    return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed, "games": games,
+            "steps": steps, "elapsed_s": elapsed}
+
+
+def measure_aec_env(players: int, exchange: str, seconds: float, seed: int) -> dict:
+    import meduris_env
+    return _time_aec(meduris_env.env(num_players=players, exchange=exchange), seconds, seed)
+
+
+def measure_connect_four(seconds: float, seed: int) -> dict:
+    from pettingzoo.classic import connect_four_v3
+    return _time_aec(connect_four_v3.env(), seconds, seed)
+
+
 def measure_clones(game: MedurisGame, seconds: float, seed: int, batch: int = 10_000) -> dict:
     clone = midgame_state(game, seed).clone
 
@@ -133,6 +174,10 @@ def warm_up(game: MedurisGame, seed: int) -> dict:
     t2 = time.perf_counter()
     import pyspiel
     play_random_game(pyspiel.load_game("backgammon").new_initial_state(), random.Random(seed))
+    import meduris_env
+    from pettingzoo.classic import connect_four_v3
+    play_random_aec_game(meduris_env.env(num_players=game.num_players), random.Random(seed), seed)
+    play_random_aec_game(connect_four_v3.env(), random.Random(seed), seed)
     return {"engine_warmup_s": t1 - t0, "kernel_compile_s": t2 - t1}
 
 
@@ -145,9 +190,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
+        import pygame  # noqa: F401  (PettingZoo's connect_four imports it)
         import pyspiel  # noqa: F401
-    except ImportError:
-        sys.exit("error: pyspiel (OpenSpiel) is not installed; install the bench extra: "
+    except ImportError as err:
+        sys.exit(f"error: {err.name} is not installed; install the bench extra: "
                  "pip install -e .[bench]")
 
     try:  # one core: pin to the lowest CPU we may run on (Linux only)
@@ -161,6 +207,8 @@ def main(argv: list[str] | None = None) -> dict:
     bg = measure_backgammon(args.seconds, args.seed)
     cl = measure_clones(game, args.seconds, args.seed)
     kp = measure_kernel_playout(game, args.seconds, args.seed)
+    aec = measure_aec_env(args.players, args.exchange, args.seconds, args.seed)
+    c4 = measure_connect_four(args.seconds, args.seed)
 
     result = {
         "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
@@ -175,6 +223,13 @@ def main(argv: list[str] | None = None) -> dict:
         "clones_per_s": cl["clones_per_s"],
         "kernel_playout_decisions_per_s": kp["decisions_per_s"],
         "kernel_playout_games_per_s": kp["games_per_s"],
+        "aec_steps_per_s": aec["steps_per_s"],
+        "connect_four_steps_per_s": c4["steps_per_s"],
+        "aec_vs_connect_four": aec["steps_per_s"] / c4["steps_per_s"],
+        "aec_games_per_s": aec["games_per_s"],
+        "connect_four_games_per_s": c4["games_per_s"],
+        "aec_steps_per_game": aec["steps"] / aec["games"],
+        "connect_four_steps_per_game": c4["steps"] / c4["games"],
         **warm,
     }
     if args.json:
@@ -200,6 +255,12 @@ def print_table(r: dict) -> None:
     print(f"{'clone()/s (mid-game)':<26}{r['clones_per_s']:>14,.0f}")
     print(f"{'kernel playout decisions/s':<26}{r['kernel_playout_decisions_per_s']:>14,.0f}")
     print(f"{'kernel playout games/s':<26}{r['kernel_playout_games_per_s']:>14,.1f}")
+    print(f"\n{'PettingZoo AEC loop':<26}{'Meduris':>14}{'connect four':>14}{'ratio':>10}")
+    for label, key, fmt in (("steps/s", "steps_per_s", ",.0f"),
+                            ("games/s", "games_per_s", ",.1f"),
+                            ("steps/game", "steps_per_game", ",.1f")):
+        e, c = r[f"aec_{key}"], r[f"connect_four_{key}"]
+        print(f"{label:<26}{e:>14{fmt}}{c:>14{fmt}}{e / c:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,19 @@
 """meduris-rl: the Meduris board game (HABA, 2016) as a fast, faithful RL environment.
 
 Engine (OpenSpiel-style): :class:`MedurisGame` and :class:`State`.
+PettingZoo: :func:`env` (AEC, wrapped), :class:`raw_env`, :func:`parallel_env`.
+Gymnasium: :class:`MedurisSingleAgentEnv` (one learning seat, for stable-baselines3).
 """
 
+from .aec import env, raw_env
 from .boards import Board, BoardError, load_board
 from .constants import CHANCE, NUM_ACTIONS, NUM_CHANCE_OUTCOMES, TERMINAL
 from .events import Event
 from .game import MedurisGame
+from .observation import OBS_FIELDS, OBS_SIZE, decode_observation
+from .parallel import parallel_env
 from .serialize import StateFileError
+from .single_agent import MedurisSingleAgentEnv
 from .state import IllegalActionError, State
 
 
@@ -18,5 +24,14 @@ def load_state(text: str) -> State:
 
 
 __all__ = ["Board", "BoardError", "CHANCE", "Event", "IllegalActionError", "MedurisGame",
-           "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES", "State", "StateFileError", "TERMINAL",
-           "load_board", "load_state"]
+    "MedurisSingleAgentEnv",
+           "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES", "OBS_FIELDS", "OBS_SIZE", "State",
+           "StateFileError", "TERMINAL", "decode_observation", "env", "load_board", "load_state",
+           "parallel_env", "raw_env"]
+
+# gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper
+import gymnasium as _gymnasium  # noqa: E402
+
+if "meduris_env/Meduris-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="meduris_env/Meduris-v0",
+                        entry_point="meduris_env.single_agent:MedurisSingleAgentEnv")

@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import kernel as K
-from .constants import CHIP_KEYS, END_NAMES, EXCHANGE_GIVES, FACE_NAMES, MATERIALS, OFFER_NAMES
+from .constants import (
+    CHIP_KEYS,
+    END_NAMES,
+    EXCHANGE_GIVES,
+    FACE_NAMES,
+    MATERIALS,
+    OFFER_NAMES,
+)
 
 # kind code -> (name, column names for a, b, c, d); None columns are unused
 EVENT_KINDS: dict[int, tuple[str, tuple[str | None, ...]]] = {

@@ -26,8 +26,8 @@ from .constants import (
     NUM_CHIPS,
     NUM_MATERIALS,
     PH_CHIPS,
-    START_VP,
     STAGE_SETUP,
+    START_VP,
     TEMPLES,
     WORKERS,
 )

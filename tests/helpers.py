@@ -6,7 +6,15 @@ import random
 
 from meduris_env import MedurisGame
 from meduris_env.actions import big_yield_action
-from meduris_env.constants import A_EXCHANGE, A_HUT, A_OFFER, A_TEMPLE, C_DIE, HUT, TEMPLE
+from meduris_env.constants import (
+    A_EXCHANGE,
+    A_HUT,
+    A_OFFER,
+    A_TEMPLE,
+    C_DIE,
+    HUT,
+    TEMPLE,
+)
 
 # chips far from the fields the tests build on: (field, kind)
 CHIPS = [(4, "vp"), (9, "vp"), (14, "free"), (19, "free"), (24, "druid"), (28, "druid")]
@@ -42,6 +50,13 @@ def set_materials(st, seat, wood=0, wool=0, copper=0, stone=0):
 def clear_materials(st):
     for s in range(st.game.num_players):
         set_materials(st, s)
+
+
+def at_turn_action(st, face="copper"):
+    """Roll for the roller and wipe everyone's materials, leaving the turn action pending."""
+    roll(st, face)
+    clear_materials(st)
+    assert decision(st)[0] == "turn action"
 
 
 def place(st, field, kind, seat):

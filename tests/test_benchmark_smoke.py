@@ -13,7 +13,10 @@ def test_throughput_benchmark_reports_all_keys():
     spec.loader.exec_module(mod)
     out = mod.main(["--seconds", "0.3", "--json"])
     for key in ("engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
-                "clones_per_s", "engine_games_per_s", "kernel_playout_decisions_per_s"):
+                "clones_per_s", "engine_games_per_s", "kernel_playout_decisions_per_s",
+                "aec_steps_per_s", "connect_four_steps_per_s", "aec_vs_connect_four"):
         assert out[key] > 0, key
     assert out["engine_vs_backgammon"] == pytest.approx(
         out["engine_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
+    assert out["aec_vs_connect_four"] == pytest.approx(
+        out["aec_steps_per_s"] / out["connect_four_steps_per_s"], rel=1e-6)

@@ -4,8 +4,8 @@ import json
 import random
 
 import pytest
-
 from helpers import clear_materials, decision, hut, new_game, offer, random_action, roll
+
 from meduris_env import (
     BoardError,
     IllegalActionError,

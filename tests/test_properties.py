@@ -6,8 +6,8 @@ import random
 
 import numpy as np
 import pytest
-
 from helpers import random_action
+
 from meduris_env import MedurisGame, load_state
 from meduris_env.layout import OFFSETS
 

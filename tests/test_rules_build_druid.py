@@ -12,13 +12,12 @@ import random
 
 import numpy as np
 import pytest
-
 from helpers import (
     C,
     L,
     S,
     W,
-    clear_materials,
+    at_turn_action,
     decision,
     druid_on_ring,
     hut,
@@ -27,10 +26,10 @@ from helpers import (
     place,
     play_random,
     random_action,
-    roll,
     set_materials,
     temple,
 )
+
 from meduris_env import IllegalActionError, MedurisGame
 from meduris_env.actions import exchange_action
 from meduris_env.constants import EXCHANGE_GIVES
@@ -38,13 +37,6 @@ from meduris_env.layout import OFFSETS
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6,
         "hook": 7, "arrow": 8}
-
-
-def at_turn_action(st, face="copper"):
-    """Roll for the roller and wipe everyone's materials, leaving the turn action pending."""
-    roll(st, face)
-    clear_materials(st)
-    assert decision(st)[0] == "turn action"
 
 
 def offerings(st):

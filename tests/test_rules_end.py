@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from helpers import (
     C,
     L,
@@ -19,6 +18,7 @@ from helpers import (
     set_materials,
     temple,
 )
+
 from meduris_env import MedurisGame
 from meduris_env.constants import A_HUT, A_YIELD
 

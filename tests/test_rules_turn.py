@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from helpers import C, L, S, W, decision, move, new_game, roll, set_materials
+
 from meduris_env import CHANCE, IllegalActionError, MedurisGame
 from meduris_env.constants import C_DIE, C_START, CHIP_MIN_DISTANCE
 
