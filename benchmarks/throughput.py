@@ -174,8 +174,9 @@ def warm_up(game: MedurisGame, seed: int) -> dict:
     t2 = time.perf_counter()
     import pyspiel
     play_random_game(pyspiel.load_game("backgammon").new_initial_state(), random.Random(seed))
-    import meduris_env
     from pettingzoo.classic import connect_four_v3
+
+    import meduris_env
     play_random_aec_game(meduris_env.env(num_players=game.num_players), random.Random(seed), seed)
     play_random_aec_game(connect_four_v3.env(), random.Random(seed), seed)
     return {"engine_warmup_s": t1 - t0, "kernel_compile_s": t2 - t1}
@@ -245,22 +246,26 @@ def print_table(r: dict) -> None:
           f"cpu {r['cpu'] if r['cpu'] is not None else 'unpinned'}")
     print(f"warm-up: engine {r['engine_warmup_s']:.2f} s, "
           f"kernel playout compile {r['kernel_compile_s']:.2f} s (excluded)\n")
-    print(f"{'Python driver loop':<26}{'Meduris':>14}{'backgammon':>14}{'ratio':>10}")
-    for label, key, fmt in (("decisions/s", "decisions_per_s", ",.0f"),
-                            ("games/s", "games_per_s", ",.1f"),
-                            ("decisions/game", "decisions_per_game", ",.1f")):
-        e, b = r[f"engine_{key}"], r[f"backgammon_{key}"]
-        print(f"{label:<26}{e:>14{fmt}}{b:>14{fmt}}{e / b:>10.2f}")
+    _print_pair(r, "Python driver loop", ("engine", "Meduris"), ("backgammon", "backgammon"),
+                "decisions")
     print(f"\n{'Meduris engine only':<26}")
     print(f"{'clone()/s (mid-game)':<26}{r['clones_per_s']:>14,.0f}")
     print(f"{'kernel playout decisions/s':<26}{r['kernel_playout_decisions_per_s']:>14,.0f}")
     print(f"{'kernel playout games/s':<26}{r['kernel_playout_games_per_s']:>14,.1f}")
-    print(f"\n{'PettingZoo AEC loop':<26}{'Meduris':>14}{'connect four':>14}{'ratio':>10}")
-    for label, key, fmt in (("steps/s", "steps_per_s", ",.0f"),
+    print()
+    _print_pair(r, "PettingZoo AEC loop", ("aec", "Meduris"), ("connect_four", "connect four"),
+                "steps")
+
+
+def _print_pair(r: dict, title: str, ours: tuple[str, str], ref: tuple[str, str],
+                unit: str) -> None:
+    """Rows unit/s, games/s, unit/game for our measurement beside the reference."""
+    print(f"{title:<26}{ours[1]:>14}{ref[1]:>14}{'ratio':>10}")
+    for label, key, fmt in ((f"{unit}/s", f"{unit}_per_s", ",.0f"),
                             ("games/s", "games_per_s", ",.1f"),
-                            ("steps/game", "steps_per_game", ",.1f")):
-        e, c = r[f"aec_{key}"], r[f"connect_four_{key}"]
-        print(f"{label:<26}{e:>14{fmt}}{c:>14{fmt}}{e / c:>10.2f}")
+                            (f"{unit}/game", f"{unit}_per_game", ",.1f")):
+        a, b = r[f"{ours[0]}_{key}"], r[f"{ref[0]}_{key}"]
+        print(f"{label:<26}{a:>14{fmt}}{b:>14{fmt}}{a / b:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .constants import DECISION_NAMES, FACE_NAMES, HUT, MATERIALS, PH_QUEUE, TEMPLE
 
-WIDTH, HEIGHT = 900, 560
+WIDTH, HEIGHT = 920, 560
 SEAT_COLOURS = ((214, 39, 40), (31, 119, 180), (230, 190, 20), (44, 160, 44))
 MATERIAL_COLOURS = ((133, 94, 52), (238, 232, 213), (205, 120, 50), (150, 150, 150))
 BACKGROUND = (246, 241, 228)
@@ -94,17 +94,21 @@ def _draw_stacks(d: ImageDraw.ImageDraw, state, small) -> None:
                anchor="mm")
 
 
+_SCORE_COLUMNS = (("seat", 34), ("VP", 72), ("wo", 106), ("wl", 134), ("co", 162), ("st", 190),
+                  ("huts", 228), ("temples", 276), ("runes", 326))
+
+
 def _draw_scores(d: ImageDraw.ImageDraw, state, small) -> None:
     x0, y0 = 560, 260
-    d.text((x0, y0), "seat   VP   wo wl co st  huts temples runes", fill=INK, font=small)
+    for label, dx in _SCORE_COLUMNS:
+        d.text((x0 + dx, y0), label, fill=INK, font=small, anchor="ma")
     for s in range(state.game.num_players):
         y = y0 + 26 + 26 * s
         d.rectangle([x0, y, x0 + 18, y + 18], fill=SEAT_COLOURS[s], outline=INK)
-        mats = " ".join(f"{int(v):>2}" for v in state.materials[s])
-        runes = int((state.rune_holder == s).sum())
-        row = (f"  {s}  {int(state.vp[s]):>4}   {mats}   {int(state.huts_left[s]):>3}"
-               f"   {int(state.temples_left[s]):>3}   {runes:>3}")
-        d.text((x0 + 22, y + 2), row, fill=INK, font=small)
+        values = (s, state.vp[s], *state.materials[s], state.huts_left[s], state.temples_left[s],
+                  (state.rune_holder == s).sum())
+        for (_, dx), v in zip(_SCORE_COLUMNS, values):
+            d.text((x0 + dx, y + 2), str(int(v)), fill=INK, font=small, anchor="ma")
 
 
 def _caption(state) -> str:
@@ -120,7 +124,7 @@ def _caption(state) -> str:
 
 
 def render_rgb(state) -> np.ndarray:
-    """An ``(560, 900, 3)`` uint8 picture of ``state``."""
+    """An ``(560, 920, 3)`` uint8 picture of ``state``."""
     img = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     d = ImageDraw.Draw(img)
     small, tiny, big = _font(14), _font(11), _font(18)

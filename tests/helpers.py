@@ -59,6 +59,20 @@ def at_turn_action(st, face="copper"):
     assert decision(st)[0] == "turn action"
 
 
+def e3_position():
+    """E3 (2 players): seat 0's hut on 10 with the druid on it, huts 20 (seat 0), 21, 22 (seat 1);
+    seat 0 to take the turn action holding stone 2, copper 1, wood 1 (a temple on 15 sends the
+    druid to the settlement 20-22, R17, R18)."""
+    st = new_game()
+    place(st, 10, "hut", 0)
+    for f, seat in [(20, 0), (21, 1), (22, 1)]:
+        place(st, f, "hut", seat)
+    druid_on_ring(st, 10)
+    at_turn_action(st)
+    set_materials(st, 0, stone=2, copper=1, wood=1)
+    return st
+
+
 def place(st, field, kind, seat):
     """Put a hut or temple on the board directly (no cost, no druid, no rune stone)."""
     assert st.board_occupant[field] == 0

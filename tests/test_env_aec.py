@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 import pytest
-from helpers import at_turn_action, druid_on_ring, new_game, place, set_materials, temple
+from helpers import at_turn_action, druid_on_ring, e3_position, new_game, place, temple
 
 import meduris_env
 from meduris_env import IllegalActionError, MedurisGame
@@ -166,14 +166,7 @@ def test_reset_from_a_given_position():
 
 
 def test_offering_decision_goes_to_the_hut_owner():
-    # E3's position: a temple on 15 sends the druid from 10 to the settlement 20-22
-    st = new_game()
-    place(st, 10, "hut", 0)
-    for f, seat in [(20, 0), (21, 1), (22, 1)]:
-        place(st, f, "hut", seat)
-    druid_on_ring(st, 10)
-    at_turn_action(st)
-    set_materials(st, 0, stone=2, copper=1, wood=1)
+    st = e3_position()  # a temple on 15 sends the druid from 10 to the settlement 20-22
     e = meduris_env.env(num_players=2, reward="dense")
     e.reset(seed=0, options={"state": st})
     e.step(temple(15))

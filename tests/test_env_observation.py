@@ -135,3 +135,11 @@ def test_finale_flags_and_observation_bounds():
 def test_decode_refuses_a_wrong_shape():
     with pytest.raises(ValueError, match="shape"):
         decode_observation(np.zeros(10))
+
+
+def test_readme_documents_every_observation_slice():
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for name, shape, _, _ in OBS_FIELDS:
+        assert f"| `{name}` |" in readme, name
+    assert f"({OBS_SIZE},)" in readme

@@ -113,7 +113,7 @@ def test_rgb_render_is_an_image():
     env = MedurisSingleAgentEnv(render_mode="rgb_array")
     env.reset(seed=0)
     img = env.render()
-    assert img.shape == (560, 900, 3) and img.dtype == np.uint8
+    assert img.shape == (560, 920, 3) and img.dtype == np.uint8
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 10  # not a blank canvas
     text = MedurisSingleAgentEnv(render_mode="ansi")
     text.reset(seed=0)

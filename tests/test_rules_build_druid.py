@@ -20,6 +20,7 @@ from helpers import (
     at_turn_action,
     decision,
     druid_on_ring,
+    e3_position,
     hut,
     new_game,
     offer,
@@ -260,13 +261,7 @@ def test_E7_four_temples_before_any_hut_leave_the_druid_on_his_stone_field():
 
 # --- R18, R19, E3: rituals and offerings ---------------------------------------------------------
 def test_R18_E3_ritual_in_a_three_hut_settlement():
-    st = new_game()
-    place(st, 10, "hut", 0)
-    for f, seat in [(20, 0), (21, 1), (22, 1)]:
-        place(st, f, "hut", seat)
-    druid_on_ring(st, 10)
-    at_turn_action(st)
-    set_materials(st, 0, stone=2, copper=1, wood=1)
+    st = e3_position()
     set_materials(st, 1, copper=1)
     st.apply_action(temple(15))  # druid walks from 10 to 20
     assert decision(st) == ("offering", 0, 20)
