@@ -1,0 +1,12 @@
+"""Agents that play Meduris: ``random``, ``greedy``, ``mcts`` and ``ppo``, built by name.
+
+>>> from agents import make_agent
+>>> bot = make_agent("mcts:200")
+>>> bot.reset(seed=1)
+>>> action = bot.act(None, state)      # state: a meduris_env State at a decision node
+"""
+
+from .base import Agent
+from .registry import KNOWN, UnknownAgentError, make_agent
+
+__all__ = ["KNOWN", "Agent", "UnknownAgentError", "make_agent"]

@@ -58,7 +58,7 @@ from pettingzoo.utils import wrappers
 from .chance import resolve_chance
 from .constants import END_TRUNCATED, NUM_ACTIONS, TERMINAL
 from .game import DEFAULT_MAX_TURNS, MedurisGame
-from .observation import OBS_SIZE, encode_observation, observation_high
+from .observation import observation_high, observe_state
 from .render import RENDER_MODES, check_render_mode, render_state
 from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
 from .spaces import LegalActionSpace
@@ -98,7 +98,6 @@ class raw_env(AECEnv):
         }) for a in self.possible_agents}
         self._action_spaces = {a: LegalActionSpace(NUM_ACTIONS, partial(self._legal_mask_of, s))
                                for s, a in enumerate(self.possible_agents)}
-        self._fm, self._fa = self.game._fm, self.game._fa
         self._rng: random.Random | None = None
         self.state: State | None = None
 
@@ -228,14 +227,7 @@ class raw_env(AECEnv):
 
     # --- observing -----------------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        encode_observation(self.state._a, self._fm, self._fa, seat, self.hidden_materials, obs)
-        if seat == self.state.current_player():
-            mask = self.state.legal_action_mask()
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return observe_state(self.state, self._seat_of[agent], self.hidden_materials)
 
     def _legal_mask_of(self, seat: int) -> np.ndarray | None:
         if self.state is None or self.state.current_player() != seat:

@@ -28,6 +28,7 @@ from .constants import (
     MATERIAL_TOTAL,
     MAX_FIELDS,
     MAX_PLAYERS,
+    NUM_ACTIONS,
     NUM_MATERIALS,
     NUM_PLAINS,
     NUM_RUNE_AREAS,
@@ -269,3 +270,16 @@ def decode_observation(vector) -> dict[str, np.ndarray | int]:
         part = np.rint(v[start:start + size]).astype(np.int64)
         out[name] = int(part[0]) if not shape else part.reshape(shape)
     return out
+
+
+def observe_state(state, seat: int, hidden_materials: bool = False) -> dict[str, np.ndarray]:
+    """``seat``'s environment observation of an engine state: ``{"observation", "action_mask"}``
+    (the mask is all zero unless ``seat`` is to move)."""
+    game = state.game
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    encode_observation(state._a, game._fm, game._fa, seat, hidden_materials, obs)
+    if seat == state.current_player():
+        mask = state.legal_action_mask()
+    else:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    return {"observation": obs, "action_mask": mask}

@@ -39,7 +39,7 @@ from gymnasium import spaces
 from .chance import resolve_chance
 from .constants import END_TRUNCATED, NUM_ACTIONS
 from .game import DEFAULT_MAX_TURNS, MedurisGame
-from .observation import OBS_SIZE, encode_observation, observation_high
+from .observation import OBS_SIZE, encode_observation, observation_high, observe_state
 from .render import RENDER_MODES, check_render_mode, render_state
 from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
 from .spaces import LegalActionSpace
@@ -170,7 +170,8 @@ class MedurisSingleAgentEnv(gymnasium.Env):
                 legal = state.legal_actions()
                 action = legal[self._rng.randrange(len(legal))]
             else:
-                obs = {"observation": self._encode(cur), "action_mask": state.legal_action_mask()}
+                uses_obs = getattr(opp, "uses_observation", True)
+                obs = observe_state(state, cur, self.hidden_materials) if uses_obs else None
                 act: Callable = opp.act if hasattr(opp, "act") else opp
                 action = act(obs, state)
             try:

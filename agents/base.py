@@ -1,0 +1,35 @@
+"""The one interface every agent implements.
+
+An agent is asked for an action whenever its seat must decide:
+``act(observation, state) -> int``, where ``observation`` is the seat's environment observation
+(``{"observation": vector, "action_mask": int8 mask}``, see :mod:`meduris_env.observation`) or
+``None`` when the agent says it does not need one (``uses_observation = False``), and ``state``
+is the live engine :class:`~meduris_env.state.State` (read it or ``clone()`` it; never change
+it). ``reset(seed)`` starts a new game with a seeded random stream, so the same seed gives the
+same choices. ``name`` is the registry name that built the agent (``"mcts:200"``).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+
+class Agent(ABC):
+    """Base class: a name, a seeded ``rng`` and ``act``."""
+
+    uses_observation = False  # True: act() needs the observation vector (e.g. a policy network)
+
+    def __init__(self, name: str):
+        self.name = name
+        self.rng = random.Random(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def act(self, observation, state) -> int:
+        """The action (an id of the 241-action space) for the seat to move in ``state``."""
+
+    def __repr__(self) -> str:
+        return f"<agent {self.name}>"

@@ -1,0 +1,230 @@
+"""The hand-written evaluation behind the greedy agent and the MCTS rollouts (numba kernels).
+
+``seat_value(st, s)`` estimates what seat ``s`` will end the game with, in VP:
+
+* its VP now;
+* rune stones held, scored as at the end (R25: k stones give 1 + ... + k), so taking a rune stone
+  from a player is worth its loss to them as well;
+* each temple's end score as it stands (R24: the settlements directly left and right);
+* each hut: ``SETTLEMENT_WEIGHT`` x its settlement's size, what rituals pay for it (R19 "both"
+  pays the size);
+* materials with diminishing returns (``MATERIAL_WEIGHT`` each up to 4 of a kind, then
+  ``SPARE_MATERIAL_WEIGHT``), so taking scarce ones and returning plentiful ones is preferred;
+* each worker, a little for the supply on its plain (what a die roll there can yield, R8).
+
+Once the game is over only VP count. ``evaluate(st, me)`` is ``seat_value`` of ``me`` minus the
+best other seat's: greedy play chases the leader, and 2-player play is zero-sum.
+
+``greedy_action`` applies every legal action to a copy and keeps the best ``evaluate`` for the
+player to move (ties broken at random from the given seed). A manual exchange (R15) is worth the
+best action it makes newly affordable. ``rollout_values`` plays a few decisions with that policy
+(epsilon-greedy) and sampled chance, then evaluates every seat: the MCTS leaf value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from meduris_env.constants import (
+    A_EXCHANGE,
+    C_DIE,
+    HUT,
+    NUM_ACTIONS,
+    NUM_CHANCE_OUTCOMES,
+    PH_QUEUE,
+    PH_ROLL,
+    PH_TERMINAL,
+    TEMPLE,
+)
+from meduris_env.kernel import (
+    EV_CAPACITY,
+    EV_WIDTH,
+    _run_size,
+    _runes_of,
+    _sample_chance,
+    apply,
+    chance_mask,
+    current_player,
+    legal_mask,
+)
+from meduris_env.layout import (
+    O_MAT,
+    O_NF,
+    O_NP,
+    O_OCC,
+    O_OWN,
+    O_PHASE,
+    O_STACK,
+    O_SUP,
+    O_VP,
+)
+
+SETTLEMENT_WEIGHT = 0.5
+MATERIAL_WEIGHT = 0.6
+SPARE_MATERIAL_WEIGHT = 0.2
+WORKER_WEIGHT = 0.02
+TIE_NOISE = 1e-6
+
+
+@njit(cache=True)
+def seat_value(st, s):
+    vp = float(st[O_VP + s])
+    if st[O_PHASE] == PH_TERMINAL:
+        return vp
+    n = st[O_NF]
+    k = _runes_of(st, s)
+    v = vp + k * (k + 1) / 2.0
+    for f in range(n):
+        if st[O_OWN + f] != s:
+            continue
+        occ = st[O_OCC + f]
+        if occ == HUT:
+            v += SETTLEMENT_WEIGHT * _run_size(st, f, n)
+        elif occ == TEMPLE:
+            left = (f - 1 + n) % n
+            right = (f + 1) % n
+            if st[O_OCC + left] == HUT:
+                v += _run_size(st, left, n)
+            if st[O_OCC + right] == HUT:
+                v += _run_size(st, right, n)
+    for m in range(4):
+        c = st[O_MAT + s * 4 + m]
+        if c <= 4:
+            v += MATERIAL_WEIGHT * c
+        else:
+            v += MATERIAL_WEIGHT * 4 + SPARE_MATERIAL_WEIGHT * (c - 4)
+    for p in range(4):
+        for lv in range(3):
+            if st[O_STACK + p * 3 + lv] == s:
+                v += WORKER_WEIGHT * st[O_SUP + p]
+    return v
+
+
+@njit(cache=True)
+def evaluate(st, me):
+    """``me``'s value minus the best other seat's (VP-equivalents)."""
+    best = -1e9
+    mine = 0.0
+    for s in range(st[O_NP]):
+        v = seat_value(st, s)
+        if s == me:
+            mine = v
+        elif v > best:
+            best = v
+    return mine - best
+
+
+@njit(cache=True)
+def _value_after(st, fm, fa, a, me, tmp, ev, evc):
+    tmp[:] = st
+    apply(tmp, fm, fa, a, ev, evc)
+    return evaluate(tmp, me)
+
+
+@njit(cache=True)
+def _action_values(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
+    """``evaluate`` for ``me`` after each legal action into ``vals`` (-inf where illegal)."""
+    legal_mask(st, fm, mask)
+    for a in range(NUM_ACTIONS):
+        if mask[a] == 0:
+            vals[a] = -np.inf
+        elif a < A_EXCHANGE:
+            vals[a] = _value_after(st, fm, fa, a, me, tmp, ev, evc)
+        else:  # an exchange is worth the best action it newly makes affordable (R15)
+            tmp2[:] = st
+            apply(tmp2, fm, fa, a, ev, evc)
+            v = evaluate(tmp2, me) - 1.0  # giving 3 for 1 must pay for itself
+            if current_player(tmp2) == me:
+                legal_mask(tmp2, fm, mask2)
+                for b in range(A_EXCHANGE):
+                    if mask2[b] != 0 and mask[b] == 0:
+                        w = _value_after(tmp2, fm, fa, b, me, tmp, ev, evc)
+                        if w > v:
+                            v = w
+            vals[a] = v
+
+
+@njit(cache=True)
+def _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
+    """Best action for ``me`` at ``st`` by one-step lookahead (np.random must be seeded)."""
+    _action_values(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc)
+    best = -np.inf
+    best_a = -1
+    for a in range(NUM_ACTIONS):
+        if mask[a] != 0:
+            v = vals[a] + TIE_NOISE * np.random.random()
+            if v > best:
+                best = v
+                best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def action_values(st, fm, fa):
+    """``evaluate`` for the player to move after each action (-inf where illegal)."""
+    size = st.shape[0]
+    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    _action_values(st, fm, fa, current_player(st), vals, np.zeros(NUM_ACTIONS, dtype=np.int8),
+                   np.zeros(NUM_ACTIONS, dtype=np.int8), np.empty(size, dtype=st.dtype),
+                   np.empty(size, dtype=st.dtype), np.zeros((EV_CAPACITY, EV_WIDTH), np.int32),
+                   np.zeros(1, dtype=np.int64))
+    return vals
+
+
+@njit(cache=True)
+def greedy_action(st, fm, fa, seed):
+    """The greedy agent's action for the player to move at ``st`` (a decision node)."""
+    np.random.seed(seed)
+    st_size = st.shape[0]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask2 = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    tmp = np.empty(st_size, dtype=st.dtype)
+    tmp2 = np.empty(st_size, dtype=st.dtype)
+    ev = np.zeros((EV_CAPACITY, EV_WIDTH), dtype=np.int32)
+    evc = np.zeros(1, dtype=np.int64)
+    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    return _greedy(st, fm, fa, current_player(st), vals, mask, mask2, tmp, tmp2, ev, evc)
+
+
+@njit(cache=True)
+def rollout_values(st, fm, fa, decisions, epsilon, seed, out):
+    """Play ``decisions`` decisions from ``st`` (changed in place): each is the greedy action
+    with probability 1 - epsilon, else uniform; chance is sampled. Then write ``evaluate`` for
+    every seat into ``out``."""
+    np.random.seed(seed)
+    st_size = st.shape[0]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask2 = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    cmask = np.zeros(NUM_CHANCE_OUTCOMES, dtype=np.int8)
+    tmp = np.empty(st_size, dtype=st.dtype)
+    tmp2 = np.empty(st_size, dtype=st.dtype)
+    ev = np.zeros((EV_CAPACITY, EV_WIDTH), dtype=np.int32)
+    evc = np.zeros(1, dtype=np.int64)
+    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    done = 0
+    while st[O_PHASE] != PH_TERMINAL and done < decisions:
+        phase = st[O_PHASE]
+        if phase == PH_QUEUE:
+            me = current_player(st)
+            if np.random.random() < epsilon:
+                cnt = legal_mask(st, fm, mask)
+                pick = np.random.randint(cnt)
+                a = -1
+                for i in range(NUM_ACTIONS):
+                    if mask[i] != 0:
+                        if pick == 0:
+                            a = i
+                            break
+                        pick -= 1
+            else:
+                a = _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc)
+            done += 1
+        elif phase == PH_ROLL:
+            a = C_DIE + np.random.randint(6)
+        else:
+            chance_mask(st, cmask)
+            a = C_DIE + _sample_chance(st, cmask)
+        apply(st, fm, fa, a, ev, evc)
+    for s in range(st[O_NP]):
+        out[s] = evaluate(st, s)

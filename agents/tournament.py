@@ -1,0 +1,252 @@
+"""Tournaments: every lineup (ordered choice of agents for the seats) played equally, games in
+parallel processes, a leaderboard, and results written atomically.
+
+Reproducibility: game ``i`` of a tournament with seed ``s`` has the seed ``derive_seed(s, i)``
+(chance and the agents' streams follow from it, :func:`agents.match.play_game`) and the lineup
+``lineups[i % len(lineups)]``, so results do not depend on ``workers``. (Agents with a time
+budget, like ``mcts:0.5s``, depend on machine speed; iteration budgets do not.)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from meduris_env import MedurisGame
+
+from .match import GameResult, derive_seed, play_game
+from .registry import UnknownAgentError, make_agent
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be run as asked (the message names the fix)."""
+
+
+@dataclass
+class TournamentConfig:
+    agents: list[str]
+    players: int = 2
+    games: int = 100
+    seed: int = 0
+    workers: int = 1
+    exchange: str = "auto"
+    max_turns: int = 1000
+
+
+def entrant_labels(names: list[str]) -> list[str]:
+    """One label per entrant; a repeated name gets ``#2``, ``#3`` ... (``random``, ``random#2``)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
+
+
+def check_config(cfg: TournamentConfig) -> tuple[list[str], list[tuple[int, ...]], int]:
+    """Validate; return (labels, lineups, games rounded up to a multiple of the lineups)."""
+    if isinstance(cfg.players, bool) or cfg.players not in (2, 3, 4):
+        raise TournamentError(f"--players {cfg.players}: Meduris is played by 2, 3 or 4 (R1)")
+    names = [n.strip() for n in cfg.agents]
+    if not names or any(not n for n in names):
+        raise TournamentError("--agents needs a comma-separated list of agent names, "
+                              "e.g. random,greedy,mcts:200")
+    if len(names) < cfg.players:
+        raise TournamentError(
+            f"{cfg.players} players need at least {cfg.players} agents, got {len(names)}; "
+            f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
+    for name in dict.fromkeys(names):
+        try:
+            make_agent(name)
+        except UnknownAgentError as err:
+            raise TournamentError(str(err)) from None
+    if cfg.games < 1:
+        raise TournamentError(f"--games {cfg.games}: play at least one game")
+    if cfg.workers < 1:
+        raise TournamentError(f"--workers {cfg.workers}: use at least 1 worker process")
+    labels = entrant_labels(names)
+    lineups = list(itertools.permutations(range(len(names)), cfg.players))
+    games = math.ceil(cfg.games / len(lineups)) * len(lineups)
+    return labels, lineups, games
+
+
+# --- playing ---------------------------------------------------------------------------------
+_WORKER: dict = {}
+
+
+def _init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
+    _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)
+    names = [n.strip() for n in cfg.agents]
+    _WORKER["agents"] = [make_agent(n) for n in names]
+    _WORKER["labels"] = labels
+
+
+def _play_task(task: tuple[int, tuple[int, ...], int]) -> tuple[int, GameResult]:
+    index, lineup, seed = task
+    agents = [_WORKER["agents"][e] for e in lineup]
+    labels = [_WORKER["labels"][e] for e in lineup]
+    return index, play_game(_WORKER["game"], agents, seed, labels)
+
+
+def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[GameResult], dict]:
+    """Play the tournament; return the results in game order and the summary."""
+    labels, lineups, games = check_config(cfg)
+    tasks = [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i)) for i in range(games)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
+    results: list[GameResult | None] = [None] * games
+    if cfg.workers == 1:
+        _init_worker(cfg, labels)
+        outcomes = map(_play_task, tasks)
+        pool = None
+    else:
+        import multiprocessing as mp
+        pool = mp.get_context("fork").Pool(cfg.workers, _init_worker, (cfg, labels))
+        outcomes = pool.imap_unordered(_play_task, tasks, chunksize=1)
+    try:
+        for index, result in outcomes:
+            results[index] = result
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if pool is not None:
+            pool.terminate()
+        if bar is not None:
+            bar.close()
+    done = [r for r in results if r is not None]
+    return done, summarize(cfg, labels, lineups, done)
+
+
+# --- statistics ------------------------------------------------------------------------------
+def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (shared wins count fractionally)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[GameResult]) -> dict:
+    """Per-agent statistics and an OpenSkill (Plackett-Luce) rating, games taken in order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {label: model.rating(name=label) for label in labels}
+    per = {label: {"games": 0, "wins": 0.0, "vp": [], "turns": [], "seconds": 0.0,
+                   "decisions": 0, "longest": 0.0} for label in labels}
+    for r in results:
+        share = 1.0 / len(r.winners)
+        for seat, label in enumerate(r.agents):
+            p = per[label]
+            p["games"] += 1
+            p["wins"] += share if seat in r.winners else 0.0
+            p["vp"].append(r.vp[seat])
+            p["turns"].append(r.turns)
+            p["seconds"] += r.seconds_per_seat[seat]
+            p["decisions"] += r.decisions_per_seat[seat]
+            p["longest"] = max(p["longest"], r.max_seconds_per_decision[seat])
+        new = model.rate([[ratings[label]] for label in r.agents], ranks=r.ranks)
+        for label, team in zip(r.agents, new):
+            ratings[label] = team[0]
+    agents = {}
+    for label in labels:
+        p = per[label]
+        g = p["games"]
+        vp = p["vp"]
+        mean = sum(vp) / g if g else 0.0
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vp) / (g - 1)) if g > 1 else 0.0
+        lo, hi = wilson_interval(p["wins"], g)
+        rating = ratings[label]
+        agents[label] = {
+            "games": g, "wins": p["wins"], "win_rate": p["wins"] / g if g else 0.0,
+            "win_rate_ci95": [lo, hi], "mean_vp": mean, "sd_vp": sd,
+            "mean_turns": sum(p["turns"]) / g if g else 0.0,
+            "rating": rating.mu, "rating_sigma": rating.sigma,
+            "rating_ordinal": rating.mu - 3 * rating.sigma,
+            "seconds_per_game": p["seconds"] / g if g else 0.0,
+            "seconds_per_decision": p["seconds"] / p["decisions"] if p["decisions"] else 0.0,
+            "max_seconds_per_decision": p["longest"],
+        }
+    return {"config": asdict(cfg), "games": len(results), "lineups": len(lineups),
+            "rating_model": "openskill PlackettLuce (rating = mu, ordinal = mu - 3 sigma)",
+            "agents": agents}
+
+
+def leaderboard(summary: dict) -> str:
+    """The leaderboard as a text table, best rating (ordinal) first."""
+    rows = sorted(summary["agents"].items(), key=lambda kv: -kv[1]["rating_ordinal"])
+    head = (f"{'agent':<16}{'games':>6}{'wins':>8}{'win rate':>10}{'95% CI':>16}"
+            f"{'VP mean ± sd':>16}{'turns':>7}{'rating':>14}{'ms/move':>9}")
+    lines = [head, "-" * len(head)]
+    for label, a in rows:
+        lo, hi = a["win_rate_ci95"]
+        ci = f"{lo:.1%}-{hi:.1%}"
+        vp = f"{a['mean_vp']:.1f} ± {a['sd_vp']:.1f}"
+        rating = f"{a['rating']:.1f} ± {a['rating_sigma']:.1f}"
+        lines.append(f"{label:<16}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
+                     f"{ci:>16}{vp:>16}{a['mean_turns']:>7.1f}{rating:>14}"
+                     f"{1000 * a['seconds_per_decision']:>9.1f}")
+    cfg = summary["config"]
+    lines.append(f"{summary['games']} games, {cfg['players']} players, {summary['lineups']} "
+                 f"lineups played equally, seed {cfg['seed']}")
+    return "\n".join(lines)
+
+
+# --- files -----------------------------------------------------------------------------------
+def check_writable(out: Path) -> None:
+    """Create ``out`` and prove we can write there, before any game is played."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
+            pass
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise TournamentError(f"cannot write results to {str(out)!r} ({reason}); choose "
+                              "another folder with --out") from None
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename, so
+    ``path`` is either the old file or the whole new one, never half-written."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def games_csv(results: list[GameResult], players: int) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["game", "seed", *[f"seat{s}_agent" for s in range(players)],
+                *[f"seat{s}_vp" for s in range(players)], "winners", "turns", "decisions",
+                "end_reason"])
+    for i, r in enumerate(results):
+        w.writerow([i, r.seed, *r.agents, *r.vp, ";".join(map(str, r.winners)), r.turns,
+                    r.decisions, r.end_reason])
+    return buf.getvalue()
+
+
+def write_results(out: Path, results: list[GameResult], summary: dict) -> None:
+    players = summary["config"]["players"]
+    atomic_write(out / "games.csv", games_csv(results, players))
+    atomic_write(out / "summary.json", json.dumps(summary, indent=2) + "\n")
