@@ -198,7 +198,7 @@ def leaderboard(summary: dict) -> str:
         rating = f"{a['rating']:.1f} ± {a['rating_sigma']:.1f}"
         lines.append(f"{label:<16}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
                      f"{ci:>16}{vp:>16}{a['mean_turns']:>7.1f}{rating:>14}"
-                     f"{1000 * a['seconds_per_decision']:>9.1f}")
+                     f"{1000 * a['seconds_per_decision']:>9.2f}")
     cfg = summary["config"]
     lines.append(f"{summary['games']} games, {cfg['players']} players, {summary['lineups']} "
                  f"lineups played equally, seed {cfg['seed']}")

@@ -1,0 +1,129 @@
+"""The tournament runner and the `meduris tournament` CLI: reproducibility, equal lineups,
+statistics, atomic results and one-line errors."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.cli import main
+from agents.tournament import TournamentConfig, run_tournament, wilson_interval
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "agents.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+
+
+def read_games(path):
+    with open(path / "games.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_same_seed_same_results_whatever_the_workers(tmp_path):
+    outs = []
+    for workers, name in ((1, "a"), (2, "b"), (2, "c")):
+        out = tmp_path / name
+        code = main(["tournament", "--agents", "random,greedy,mcts:10", "--players", "3",
+                     "--games", "12", "--seed", "5" if name != "c" else "6",
+                     "--workers", str(workers), "--out", str(out), "--no-progress"])
+        assert code == 0
+        outs.append(out)
+    a, b, c = (read_games(o) for o in outs)
+    assert a == b and a != c
+    sa, sb = (json.loads((o / "summary.json").read_text()) for o in outs[:2])
+    for label in ("random", "greedy", "mcts:10"):
+        for key in ("games", "wins", "win_rate", "win_rate_ci95", "mean_vp", "rating"):
+            assert sa["agents"][label][key] == sb["agents"][label][key]
+
+
+def test_every_lineup_plays_equally_and_the_summary_adds_up(tmp_path, capsys):
+    code = main(["tournament", "--agents", "greedy,random", "--players", "2", "--games", "7",
+                 "--seed", "0", "--workers", "1", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "7 games rounded up to 8" in captured.err
+    assert "greedy" in captured.out and "95% CI" in captured.out
+    games = read_games(tmp_path)
+    assert len(games) == 8
+    lineups = [(g["seat0_agent"], g["seat1_agent"]) for g in games]
+    assert lineups.count(("greedy", "random")) == lineups.count(("random", "greedy")) == 4
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    for label in ("greedy", "random"):
+        s = summary["agents"][label]
+        assert s["games"] == 8
+        seats = [(g, k) for g in games for k in (0, 1) if g[f"seat{k}_agent"] == label]
+        vps = [int(g[f"seat{k}_vp"]) for g, k in seats]
+        assert s["mean_vp"] == pytest.approx(sum(vps) / 8)
+        wins = sum(1 / len(g["winners"].split(";")) for g, k in seats
+                   if str(k) in g["winners"].split(";"))
+        assert s["wins"] == pytest.approx(wins) and s["win_rate"] == pytest.approx(wins / 8)
+        lo, hi = s["win_rate_ci95"]
+        assert lo <= s["win_rate"] <= hi
+    assert summary["agents"]["greedy"]["rating"] > summary["agents"]["random"]["rating"]
+    assert len({g["seed"] for g in games}) == 8  # a seed of its own per game
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(0, 40)
+    assert lo == 0.0 and hi == pytest.approx(0.0876, abs=1e-4)
+    lo, hi = wilson_interval(20, 40)
+    assert lo == pytest.approx(0.3520, abs=1e-4) and hi == pytest.approx(0.6480, abs=1e-4)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--agents", "random,gredy"], "unknown agent 'gredy' (did you mean 'greedy'?)"),
+    (["--players", "5"], "--players 5: Meduris is played by 2, 3 or 4"),
+    (["--agents", "greedy,random", "--players", "3"],
+     "3 players need at least 3 agents, got 2; repeat a name"),
+    (["--agents", "mcts:fast,random"], "write mcts:<iterations>"),
+    (["--out", "/dev/null/results"], "cannot write results to '/dev/null/results'"),
+    (["--games", "0"], "play at least one game"),
+])
+def test_cli_errors_are_one_line_naming_the_fix(args, message, capsys):
+    code = main(["tournament", "--no-progress", "--workers", "1", *args])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.startswith("meduris: error: ") and message in err
+    assert "\n" not in err and "Traceback" not in err
+
+
+def test_a_killed_tournament_leaves_old_results_whole_and_no_half_written_files(tmp_path):
+    (tmp_path / "summary.json").write_text('{"old": true}\n')
+    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "--agents",
+                             "mcts:300,greedy", "--games", "200", "--workers", "2",
+                             "--out", str(tmp_path), "--no-progress"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+    assert json.loads((tmp_path / "summary.json").read_text()) == {"old": True}
+
+
+def test_cli_entry_point_runs_the_default_agents(tmp_path):
+    done = run_cli("tournament", "--agents", "random,greedy", "--games", "4", "--out",
+                   str(tmp_path), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "4 games, 2 players, 2 lineups played equally" in done.stdout
+    assert len(read_games(tmp_path)) == 4
+
+
+def test_module_api_matches_the_cli(tmp_path):
+    results, summary = run_tournament(TournamentConfig(agents=["greedy", "random"], games=4,
+                                                       seed=0))
+    main(["tournament", "--agents", "greedy,random", "--games", "4", "--seed", "0",
+          "--workers", "1", "--out", str(tmp_path), "--no-progress"])
+    assert [str(r.seed) for r in results] == [g["seed"] for g in read_games(tmp_path)]
+    assert summary["agents"]["greedy"]["wins"] == json.loads(
+        (tmp_path / "summary.json").read_text())["agents"]["greedy"]["wins"]
