@@ -19,9 +19,10 @@ test: install
 
 bench: install
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/tournaments.py
 
 demo: install
-	$(PY) benchmarks/throughput.py
+	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100 --players 2 --games 180 --workers 2 --out results
 
 clean:
 	rm -rf $(VENV) build *.egg-info

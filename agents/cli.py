@@ -1,4 +1,4 @@
-"""The ``meduris`` command: ``meduris tournament ...`` (more subcommands join as they land).
+"""The ``meduris`` command: ``meduris tournament ...`` and ``meduris train ...``.
 
 Errors the user can fix (unknown agent, impossible player count, unwritable folder) print one
 line, ``meduris: error: ...``, and exit with status 2.
@@ -24,8 +24,8 @@ def _tournament_parser(sub) -> None:
                    "to seat it twice; known: random, greedy, mcts[:iterations|:seconds s], "
                    "ppo[:model.zip]")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--games", type=int, default=120,
-                   help="games to play, rounded up to a multiple of the lineups (default 120)")
+    p.add_argument("--games", type=int, default=180,
+                   help="games to play, rounded up to a multiple of the lineups (default 180)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="parallel processes (default: 2 or the CPUs there are)")
@@ -66,7 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="meduris", description="Meduris RL tools")
     sub = parser.add_subparsers(dest="command", required=True)
     _tournament_parser(sub)
+    from train.cli import add_parser as add_train_parser
+    add_train_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "train":
+        from train.cli import run as run_train
+        return run_train(args)
     from .tournament import TournamentError
     try:
         if args.command == "tournament":

@@ -28,12 +28,10 @@ from numba import njit
 
 from meduris_env.constants import (
     A_EXCHANGE,
-    C_DIE,
     HUT,
     NUM_ACTIONS,
     NUM_CHANCE_OUTCOMES,
     PH_QUEUE,
-    PH_ROLL,
     PH_TERMINAL,
     TEMPLE,
 )
@@ -42,11 +40,11 @@ from meduris_env.kernel import (
     EV_WIDTH,
     _run_size,
     _runes_of,
-    _sample_chance,
     apply,
-    chance_mask,
     current_player,
     legal_mask,
+    random_legal_action,
+    sample_chance_outcome,
 )
 from meduris_env.layout import (
     O_MAT,
@@ -161,14 +159,19 @@ def _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
 
 
 @njit(cache=True)
+def _scratch(size):
+    """Work arrays: masks, two state copies, the event buffer and its count, action values."""
+    return (np.zeros(NUM_ACTIONS, dtype=np.int8), np.zeros(NUM_ACTIONS, dtype=np.int8),
+            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32),
+            np.zeros((EV_CAPACITY, EV_WIDTH), dtype=np.int32), np.zeros(1, dtype=np.int64),
+            np.empty(NUM_ACTIONS, dtype=np.float64))
+
+
+@njit(cache=True)
 def action_values(st, fm, fa):
     """``evaluate`` for the player to move after each action (-inf where illegal)."""
-    size = st.shape[0]
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
-    _action_values(st, fm, fa, current_player(st), vals, np.zeros(NUM_ACTIONS, dtype=np.int8),
-                   np.zeros(NUM_ACTIONS, dtype=np.int8), np.empty(size, dtype=st.dtype),
-                   np.empty(size, dtype=st.dtype), np.zeros((EV_CAPACITY, EV_WIDTH), np.int32),
-                   np.zeros(1, dtype=np.int64))
+    mask, mask2, tmp, tmp2, ev, evc, vals = _scratch(st.shape[0])
+    _action_values(st, fm, fa, current_player(st), vals, mask, mask2, tmp, tmp2, ev, evc)
     return vals
 
 
@@ -176,14 +179,7 @@ def action_values(st, fm, fa):
 def greedy_action(st, fm, fa, seed):
     """The greedy agent's action for the player to move at ``st`` (a decision node)."""
     np.random.seed(seed)
-    st_size = st.shape[0]
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask2 = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    tmp = np.empty(st_size, dtype=st.dtype)
-    tmp2 = np.empty(st_size, dtype=st.dtype)
-    ev = np.zeros((EV_CAPACITY, EV_WIDTH), dtype=np.int32)
-    evc = np.zeros(1, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    mask, mask2, tmp, tmp2, ev, evc, vals = _scratch(st.shape[0])
     return _greedy(st, fm, fa, current_player(st), vals, mask, mask2, tmp, tmp2, ev, evc)
 
 
@@ -193,38 +189,19 @@ def rollout_values(st, fm, fa, decisions, epsilon, seed, out):
     with probability 1 - epsilon, else uniform; chance is sampled. Then write ``evaluate`` for
     every seat into ``out``."""
     np.random.seed(seed)
-    st_size = st.shape[0]
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask2 = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask, mask2, tmp, tmp2, ev, evc, vals = _scratch(st.shape[0])
     cmask = np.zeros(NUM_CHANCE_OUTCOMES, dtype=np.int8)
-    tmp = np.empty(st_size, dtype=st.dtype)
-    tmp2 = np.empty(st_size, dtype=st.dtype)
-    ev = np.zeros((EV_CAPACITY, EV_WIDTH), dtype=np.int32)
-    evc = np.zeros(1, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
     done = 0
     while st[O_PHASE] != PH_TERMINAL and done < decisions:
-        phase = st[O_PHASE]
-        if phase == PH_QUEUE:
-            me = current_player(st)
+        if st[O_PHASE] == PH_QUEUE:
             if np.random.random() < epsilon:
-                cnt = legal_mask(st, fm, mask)
-                pick = np.random.randint(cnt)
-                a = -1
-                for i in range(NUM_ACTIONS):
-                    if mask[i] != 0:
-                        if pick == 0:
-                            a = i
-                            break
-                        pick -= 1
+                a = random_legal_action(st, fm, mask)
             else:
-                a = _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc)
+                a = _greedy(st, fm, fa, current_player(st), vals, mask, mask2, tmp, tmp2, ev,
+                            evc)
             done += 1
-        elif phase == PH_ROLL:
-            a = C_DIE + np.random.randint(6)
         else:
-            chance_mask(st, cmask)
-            a = C_DIE + _sample_chance(st, cmask)
+            a = sample_chance_outcome(st, cmask)
         apply(st, fm, fa, a, ev, evc)
     for s in range(st[O_NP]):
         out[s] = evaluate(st, s)

@@ -30,27 +30,43 @@ def load_policy(path: Path, name: str = "ppo"):
 
 
 class PPOAgent(Agent):
-    """Plays the policy's most probable legal action (deterministic given the position)."""
+    """Plays the policy's most probable legal action (deterministic given the position).
+
+    The network's inputs are the features it was trained on (:mod:`train.features`, found from
+    the model's input size); ``model`` may be given directly (a live model during training)."""
 
     uses_observation = True
 
-    def __init__(self, name: str, path: str | None = None):
+    def __init__(self, name: str, path: str | None = None, model=None):
+        from train.features import feature_set_of_size
+
         super().__init__(name)
         self.path = Path(path) if path else DEFAULT_MODEL
-        self.model = load_policy(self.path, name)
+        self.model = model if model is not None else load_policy(self.path, name)
+        self.feature_set = feature_set_of_size(self.model.observation_space.shape[0])
+        self._high: dict[int, np.ndarray] = {}
+
+    def _features(self, observation, state) -> np.ndarray:
+        from meduris_env.observation import observation_high
+        from train.features import features
+
+        turns = state.game.max_turns
+        if turns not in self._high:
+            self._high[turns] = observation_high(turns)
+        return features(observation["observation"], state, self.feature_set, self._high[turns])
 
     def act(self, observation, state) -> int:
         mask = observation["action_mask"].astype(bool)
-        action, _ = self.model.predict(observation["observation"], action_masks=mask,
+        action, _ = self.model.predict(self._features(observation, state), action_masks=mask,
                                        deterministic=True)
         return int(action)
 
-    def action_probabilities(self, observation) -> np.ndarray:
+    def action_probabilities(self, observation, state) -> np.ndarray:
         """The policy's probability for each of the 241 actions (illegal ones are 0)."""
         import torch
 
         policy = self.model.policy
-        obs, _ = policy.obs_to_tensor(observation["observation"])
+        obs, _ = policy.obs_to_tensor(self._features(observation, state))
         with torch.no_grad():
             dist = policy.get_distribution(obs, action_masks=observation["action_mask"]
                                            .astype(bool)[None])

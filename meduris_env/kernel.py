@@ -968,23 +968,33 @@ def random_playout(st, fm, fa, seed, max_steps):
     steps = 0
     while st[O_PHASE] != PH_TERMINAL and steps < max_steps:
         if st[O_PHASE] == PH_QUEUE:
-            cnt = legal_mask(st, fm, mask)
-            pick = np.random.randint(cnt)
-            a = -1
-            for i in range(NUM_ACTIONS):
-                if mask[i] != 0:
-                    if pick == 0:
-                        a = i
-                        break
-                    pick -= 1
-        elif st[O_PHASE] == PH_ROLL:
-            a = C_DIE + np.random.randint(6)
+            a = random_legal_action(st, fm, mask)
         else:
-            chance_mask(st, cmask)
-            a = C_DIE + _sample_chance(st, cmask)
+            a = sample_chance_outcome(st, cmask)
         apply(st, fm, fa, a, ev, evc)
         steps += 1
     return steps
+
+
+@njit(cache=True)
+def random_legal_action(st, fm, mask):
+    """A uniformly random legal action at a decision node (np.random seeded by the caller)."""
+    pick = np.random.randint(legal_mask(st, fm, mask))
+    for i in range(NUM_ACTIONS):
+        if mask[i] != 0:
+            if pick == 0:
+                return i
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def sample_chance_outcome(st, cmask):
+    """An outcome id of the chance node ``st`` with the documented probabilities."""
+    if st[O_PHASE] == PH_ROLL:
+        return C_DIE + np.random.randint(6)
+    chance_mask(st, cmask)
+    return C_DIE + _sample_chance(st, cmask)
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """The throughput benchmark runs and reports the documented keys (no timing assertions)."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -20,3 +21,19 @@ def test_throughput_benchmark_reports_all_keys():
         out["engine_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
     assert out["aec_vs_connect_four"] == pytest.approx(
         out["aec_steps_per_s"] / out["connect_four_steps_per_s"], rel=1e-6)
+
+
+def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "tournaments.py"
+    spec = importlib.util.spec_from_file_location("tournaments", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "bench.json"
+    rows = mod.main(["--games", "4", "--workers", "1", "--only", "greedy-vs-random-2p",
+                     "--out", str(out), "--json"])
+    assert [r["name"] for r in rows] == ["greedy-vs-random-2p"]
+    r = rows[0]
+    assert r["games"] == 4 and r["bar"] == 0.90
+    assert r["passed"] == (r["win_rate"] >= 0.90)
+    assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
+    assert json.loads(out.read_text()) == rows

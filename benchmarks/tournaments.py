@@ -1,0 +1,95 @@
+"""The agent-strength tournaments the README reports, with the bars they must clear.
+
+Each row is one tournament run by :func:`agents.tournament.run_tournament` (the same code as
+``meduris tournament``): seats rotated over every lineup, seeds derived from ``--seed``. Printed
+side by side: the measured win rate of the agent under test with its 95% interval, the bar, the
+other agents' win rates, and the mean time per move. Usage from the repo root::
+
+    python benchmarks/tournaments.py [--games 400] [--workers 2] [--seed 1] [--only NAME] [--json]
+
+``--games`` scales every row (the 3-4 player rows with MCTS play a quarter as many). Results are
+also written to ``results/benchmark_tournaments.json`` (atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from agents.tournament import TournamentConfig, atomic_write, run_tournament  # noqa: E402
+
+# (name, agents, players, share of --games, agent under test, bar on its win rate or None)
+ROWS = (
+    ("greedy-vs-random-2p", ["greedy", "random"], 2, 1.0, "greedy", 0.90),
+    ("mcts-vs-greedy-2p", ["mcts:200", "greedy"], 2, 1.0, "mcts:200", 0.60),
+    ("greedy-vs-2-random-3p", ["greedy", "random", "random"], 3, 1.0, "greedy", 0.80),
+    ("greedy-vs-3-random-4p", ["greedy", "random", "random", "random"], 4, 1.0, "greedy", 0.80),
+    ("all-agents-3p", ["random", "greedy", "mcts:100"], 3, 0.25, "mcts:100", None),
+    ("all-agents-4p", ["random", "greedy", "mcts:100", "random"], 4, 0.25, "mcts:100", None),
+)
+
+
+def run_row(row, games: int, workers: int, seed: int) -> dict:
+    name, agents, players, share, under_test, bar = row
+    cfg = TournamentConfig(agents=agents, players=players, games=max(1, round(games * share)),
+                           seed=seed, workers=workers)
+    t0 = time.perf_counter()
+    _, summary = run_tournament(cfg)
+    a = summary["agents"][under_test]
+    return {"name": name, "agents": agents, "players": players, "games": summary["games"],
+            "under_test": under_test, "win_rate": a["win_rate"], "ci95": a["win_rate_ci95"],
+            "bar": bar, "passed": None if bar is None else a["win_rate"] >= bar,
+            "ms_per_move": {k: 1000 * v["seconds_per_decision"]
+                            for k, v in summary["agents"].items()},
+            "max_ms_per_move": {k: 1000 * v["max_seconds_per_decision"]
+                                for k, v in summary["agents"].items()},
+            "win_rates": {k: v["win_rate"] for k, v in summary["agents"].items()},
+            "wall_s": time.perf_counter() - t0}
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", help="run only the row of this name")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--out", default=str(REPO_ROOT / "results" / "benchmark_tournaments.json"))
+    args = ap.parse_args(argv)
+    rows = [r for r in ROWS if args.only in (None, r[0])]
+    if not rows:
+        sys.exit(f"error: no row named {args.only!r}; rows: {', '.join(r[0] for r in ROWS)}")
+    out = []
+    for row in rows:
+        res = run_row(row, args.games, args.workers, args.seed)
+        out.append(res)
+        if not args.json:
+            print_row(res)
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(out, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(out))
+    return out
+
+
+def print_row(r: dict) -> None:
+    lo, hi = r["ci95"]
+    bar = "-" if r["bar"] is None else f">= {r['bar']:.0%} {'PASS' if r['passed'] else 'FAIL'}"
+    others = ", ".join(f"{k} {v:.1%}" for k, v in r["win_rates"].items() if k != r["under_test"])
+    speed = ", ".join(f"{k} {v:.2f}" for k, v in r["ms_per_move"].items())
+    print(f"{r['name']}: {r['games']} games, {r['players']} players, {r['wall_s']:.0f} s")
+    print(f"  {r['under_test']} wins {r['win_rate']:.1%} (95% CI {lo:.1%}-{hi:.1%}), bar {bar}")
+    print(f"  others: {others}")
+    print(f"  ms per move: {speed}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
