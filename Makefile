@@ -22,7 +22,7 @@ bench: install
 	$(PY) benchmarks/tournaments.py
 
 demo: install
-	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100 --players 2 --games 180 --workers 2 --out results
+	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_AGENTS = "random,greedy,mcts:100"
+DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
 
 
 def _tournament_parser(sub) -> None:

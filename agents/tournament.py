@@ -14,7 +14,6 @@ import io
 import itertools
 import json
 import math
-import os
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from meduris_env import MedurisGame
 
+from .atomic import atomic_write
 from .match import GameResult, derive_seed, play_game
 from .registry import UnknownAgentError, make_agent
 
@@ -83,6 +83,9 @@ _WORKER: dict = {}
 
 
 def _init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
+    if any(n.strip().startswith("ppo") for n in cfg.agents):
+        import torch
+        torch.set_num_threads(1)  # one process per core already
     _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)
     names = [n.strip() for n in cfg.agents]
     _WORKER["agents"] = [make_agent(n) for n in names]
@@ -111,7 +114,8 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         pool = None
     else:
         import multiprocessing as mp
-        pool = mp.get_context("fork").Pool(cfg.workers, _init_worker, (cfg, labels))
+        # spawn, not fork: a forked child of a process that has used torch can deadlock
+        pool = mp.get_context("spawn").Pool(cfg.workers, _init_worker, (cfg, labels))
         outcomes = pool.imap_unordered(_play_task, tasks, chunksize=1)
     try:
         for index, result in outcomes:
@@ -216,22 +220,6 @@ def check_writable(out: Path) -> None:
         reason = err.strerror or str(err)
         raise TournamentError(f"cannot write results to {str(out)!r} ({reason}); choose "
                               "another folder with --out") from None
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename, so
-    ``path`` is either the old file or the whole new one, never half-written."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def games_csv(results: list[GameResult], players: int) -> str:

@@ -23,12 +23,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from agents.tournament import TournamentConfig, atomic_write, run_tournament  # noqa: E402
+from agents.atomic import atomic_write  # noqa: E402
+from agents.tournament import TournamentConfig, run_tournament  # noqa: E402
 
 # (name, agents, players, share of --games, agent under test, bar on its win rate or None)
 ROWS = (
     ("greedy-vs-random-2p", ["greedy", "random"], 2, 1.0, "greedy", 0.90),
     ("mcts-vs-greedy-2p", ["mcts:200", "greedy"], 2, 1.0, "mcts:200", 0.60),
+    ("ppo-vs-greedy-2p", ["ppo", "greedy"], 2, 1.0, "ppo", 0.55),
     ("greedy-vs-2-random-3p", ["greedy", "random", "random"], 3, 1.0, "greedy", 0.80),
     ("greedy-vs-3-random-4p", ["greedy", "random", "random", "random"], 4, 1.0, "greedy", 0.80),
     ("all-agents-3p", ["random", "greedy", "mcts:100"], 3, 0.25, "mcts:100", None),

@@ -36,7 +36,8 @@ class TrainConfig:
     gae_lambda: float = 0.95
     clip_range: float = 0.1
     ent_coef: float = 0.003
-    net_arch: list = field(default_factory=lambda: [256, 256])
+    net_arch: list = field(default_factory=lambda: [256, 256])  # "mlp" policy only
+    policy: str = "residual"  # "residual" (train.policy, needs obs+greedy) or "mlp"
     out: str = "runs/ppo"
 
     def validate(self) -> TrainConfig:
@@ -45,6 +46,11 @@ class TrainConfig:
         from .features import FEATURE_SETS
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {self.features!r}; one of {list(FEATURE_SETS)}")
+        if self.policy not in ("residual", "mlp"):
+            raise ConfigError(f"policy: {self.policy!r}; 'residual' or 'mlp'")
+        if self.policy == "residual" and self.features != "obs+greedy":
+            raise ConfigError("policy 'residual' builds on the greedy inputs: use features "
+                              "'obs+greedy' or policy 'mlp'")
         for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "eval_games"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}: {getattr(self, name)}; must be at least 1")

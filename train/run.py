@@ -1,5 +1,7 @@
 """MaskablePPO self-play training (``meduris train``).
 
+0. **Network** (``policy``): ``"residual"`` (:mod:`train.policy`) starts out playing like the
+   greedy agent and learns corrections; ``"mlp"`` is sb3's plain MLP.
 1. **Warm start** (optional, ``bc_teacher``): the teacher agent (default ``mcts:50``) plays
    ``bc_games`` games against itself; the network is fitted to its choices (cross-entropy over the
    legal actions) and its value head to the game results, for ``bc_epochs`` epochs.
@@ -11,22 +13,22 @@
 4. Every ``checkpoint_every`` steps: ``out/checkpoint.zip`` and ``out/checkpoint.json`` (steps,
    snapshots, evaluation history, config), each written to a temporary file and renamed.
    ``--resume out/checkpoint.zip`` continues from there to ``steps``.
-5. At the end ``out/model.zip`` (the policy the ``ppo`` agent loads) and
-   ``out/learning_curve.png``.
+5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network alone, what the
+   ``ppo`` agent ships and loads) and ``out/learning_curve.png``.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing as mp
-import os
 import random
-import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+
+from agents.atomic import atomic_replace
 
 from .config import TrainConfig
 
@@ -36,24 +38,12 @@ class CheckpointError(ValueError):
 
 
 # --- files -----------------------------------------------------------------------------------
-def _atomic(path: Path, write) -> None:
-    """Call ``write(tmp_path)`` then rename onto ``path`` (never a half-written file)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def save_model(model, path: Path) -> None:
-    _atomic(path, lambda tmp: model.save(tmp))
+    atomic_replace(path, lambda tmp: model.save(tmp))
 
 
 def save_json(data: dict, path: Path) -> None:
-    _atomic(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=2) + "\n"))
+    atomic_replace(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=2) + "\n"))
 
 
 def load_checkpoint(path: str | Path, env=None):
@@ -155,7 +145,7 @@ def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         losses.append(total / len(order))
         bar.update(1)
     bar.close()
@@ -215,6 +205,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     out.mkdir(parents=True, exist_ok=True)
     (out / "snapshots").mkdir(exist_ok=True)
     torch.manual_seed(cfg.seed)
+    run_start = time.perf_counter()
     makers = [_make_env(cfg, r) for r in range(cfg.envs)]
     venv = SubprocVecEnv(makers, start_method="spawn") if cfg.envs > 1 else DummyVecEnv(makers)
     venv.seed(cfg.seed)
@@ -225,12 +216,21 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
         for path in state["snapshots"]:
             venv.env_method("add_snapshot", path)
     else:
+        from .policy import init_as_greedy, residual_policy_kwargs
+        if cfg.policy == "residual":
+            policy_kwargs = residual_policy_kwargs(int(cfg.net_arch[0]))
+        else:
+            policy_kwargs = {"net_arch": list(cfg.net_arch)}
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
-            policy_kwargs={"net_arch": list(cfg.net_arch)}, tensorboard_log=str(out / "tb"),
+            policy_kwargs=policy_kwargs, tensorboard_log=str(out / "tb"),
             seed=cfg.seed, device="cpu", verbose=0)
+        if cfg.policy == "residual":
+            init_as_greedy(model)
+        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
+        state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
         if cfg.bc_teacher:
             t0 = time.perf_counter()
             data = collect_teacher_data(cfg, progress)
@@ -239,8 +239,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
             state["bc_samples"] = int(len(data[2]))
             state["bc_seconds"] = time.perf_counter() - t0
             win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
-            state["evals"].append({"timesteps": 0, "win_rate_vs_greedy": win})
-    start_wall = time.perf_counter() - state["wall_seconds"]
+            state["evals"].append({"timesteps": 0, "phase": "warm start",
+                                   "win_rate_vs_greedy": win})
+    start_wall = run_start - state["wall_seconds"]
 
     class Periodic(BaseCallback):
         def __init__(self):
@@ -263,7 +264,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
             if t - self.last["eval"] >= cfg.eval_every:
                 self.last["eval"] = t
                 win = evaluate_vs_greedy(self.model, cfg.players, cfg.eval_games, cfg.seed + 7)
-                state["evals"].append({"timesteps": t, "win_rate_vs_greedy": win,
+                state["evals"].append({"timesteps": t, "phase": "ppo", "win_rate_vs_greedy": win,
                                        "wall_seconds": time.perf_counter() - start_wall})
                 self.logger.record("eval/win_rate_vs_greedy", win)
                 _write_eval_csv(out, state["evals"])
@@ -292,12 +293,14 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     state["ppo_steps_per_second"] = steps_done / max(1e-9, time.perf_counter() - t0)
     state["timesteps"] = model.num_timesteps
     state["wall_seconds"] = time.perf_counter() - start_wall
-    final_win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
-    if not state["evals"] or state["evals"][-1]["timesteps"] != model.num_timesteps:
-        state["evals"].append({"timesteps": model.num_timesteps, "win_rate_vs_greedy": final_win,
+    if model.num_timesteps - state["evals"][-1]["timesteps"] >= cfg.n_steps * cfg.envs:
+        final_win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
+        state["evals"].append({"timesteps": model.num_timesteps, "phase": "ppo",
+                               "win_rate_vs_greedy": final_win,
                                "wall_seconds": state["wall_seconds"]})
     _write_eval_csv(out, state["evals"])
     save_model(model, out / "model.zip")
+    atomic_replace(out / "policy.pt", lambda tmp: model.policy.save(tmp))
     save_json(state, out / "checkpoint.json")
     save_model(model, out / "checkpoint.zip")
     plot_learning_curve(state["evals"], out / "learning_curve.png")
@@ -306,9 +309,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
 
 
 def _write_eval_csv(out: Path, evals: list[dict]) -> None:
-    lines = ["timesteps,win_rate_vs_greedy"] + [f"{e['timesteps']},{e['win_rate_vs_greedy']:.4f}"
-                                                for e in evals]
-    _atomic(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
+    lines = ["timesteps,phase,win_rate_vs_greedy"] + [
+        f"{e['timesteps']},{e['phase']},{e['win_rate_vs_greedy']:.4f}" for e in evals]
+    atomic_replace(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
 
 
 def plot_learning_curve(evals: list[dict], path: Path) -> None:
@@ -316,19 +319,25 @@ def plot_learning_curve(evals: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    steps = [e["timesteps"] for e in evals]
-    wins = [e["win_rate_vs_greedy"] for e in evals]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    ax.plot(steps, wins, marker="o")
+    for phase, style in (("untrained", dict(marker="s", color="grey")),
+                         ("warm start", dict(marker="D", color="tab:orange")),
+                         ("ppo", dict(marker="o", color="tab:blue"))):
+        pts = [(e["timesteps"], e["win_rate_vs_greedy"]) for e in evals if e["phase"] == phase]
+        if pts:
+            ax.plot(*zip(*pts), linestyle="-" if phase == "ppo" else "none",
+                    label={"untrained": "untrained (plays like greedy)",
+                           "warm start": "after behaviour cloning", "ppo": "PPO"}[phase],
+                    **style)
     ax.axhline(0.5, color="grey", linestyle=":", label="even with greedy")
     ax.axhline(0.55, color="tab:red", linestyle="--", label="bar: 55%")
-    ax.set_xlabel("PPO environment steps (0 = after behaviour cloning)")
+    ax.set_xlabel("PPO environment steps")
     ax.set_ylabel("win rate vs greedy")
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right")
     ax.set_title("MaskablePPO self-play, 2 players")
     fig.tight_layout()
-    _atomic(path, lambda tmp: fig.savefig(tmp, format="png"))
+    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)
 
 

@@ -1,0 +1,39 @@
+"""Writing result files so they are never half-written: a temporary file in the same folder,
+then an atomic rename over the target (the old file stays whole until the new one is complete)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_replace(path: Path, write: Callable[[str], None]) -> None:
+    """Call ``write(temporary_path)``, then rename the temporary file onto ``path``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; these are ordinary files
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (flushed to disk before the rename)."""
+    def write(tmp: str) -> None:
+        with open(tmp, "w", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    atomic_replace(path, write)

@@ -1,0 +1,149 @@
+"""Training: a short run trains, checkpoints, resumes and its model plays legal games; the
+shipped model loads and plays legally; bad checkpoints and configs give clear errors."""
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_agents import LegalityChecker
+
+from agents import UnknownAgentError, make_agent
+from agents.heuristics import action_values
+from agents.ppo import DEFAULT_MODEL
+from meduris_env import MedurisGame
+from train.config import ConfigError, load_config
+from train.run import CheckpointError, load_checkpoint, train
+
+
+def short_config(tmp_path, **kw):
+    values = dict(steps=512, envs=1, n_steps=128, batch_size=64, n_epochs=1, eval_every=256,
+                  eval_games=2, checkpoint_every=256, snapshot_every=256, bc_teacher="greedy",
+                  bc_games=2, bc_epochs=1, out=str(tmp_path / "run"), net_arch=[32])
+    values.update(kw)
+    return load_config(None, values)
+
+
+def play_legal_games(agent_name, games=2, players=2):
+    game = MedurisGame(players)
+    for seed in range(games):
+        seats = [LegalityChecker(make_agent(agent_name))] + [
+            LegalityChecker(make_agent("greedy")) for _ in range(players - 1)]
+        from agents.match import play_game
+        result = play_game(game, seats, seed)
+        assert seats[0].moves > 0 and result.turns > 0
+
+
+def test_short_run_trains_checkpoints_resumes_and_plays_legally(tmp_path):
+    cfg = short_config(tmp_path)
+    state = train(cfg, progress=False)
+    run = Path(cfg.out)
+    assert state["timesteps"] >= 512
+    assert (run / "model.zip").is_file() and (run / "learning_curve.png").is_file()
+    assert (run / "policy.pt").stat().st_size < (run / "model.zip").stat().st_size
+    meta = json.loads((run / "checkpoint.json").read_text())
+    assert meta["timesteps"] == state["timesteps"] and meta["snapshots"]
+    assert all(Path(p).is_file() for p in meta["snapshots"])
+    evals = (run / "eval.csv").read_text().splitlines()
+    assert evals[0] == "timesteps,phase,win_rate_vs_greedy"
+    assert [e.split(",")[1] for e in evals[1:3]] == ["untrained", "warm start"]
+    assert len(evals) >= 5  # + PPO evaluations at 256 and 512 steps
+    assert not [p for p in run.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+    longer = short_config(tmp_path, steps=1024)
+    resumed = train(longer, resume=str(run / "checkpoint.zip"), progress=False)
+    assert resumed["timesteps"] >= 1024
+    assert resumed["bc_losses"] == state["bc_losses"]  # carried over, not redone
+    play_legal_games(f"ppo:{run / 'model.zip'}")
+    play_legal_games(f"ppo:{run / 'policy.pt'}", players=3)
+
+
+def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="no checkpoint at"):
+        load_checkpoint(tmp_path / "nothing.zip")
+    bad = tmp_path / "checkpoint.zip"
+    bad.write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="no checkpoint.json beside it"):
+        load_checkpoint(bad)
+    (tmp_path / "checkpoint.json").write_text("{}")
+    with pytest.raises(CheckpointError, match="cannot load .* as a MaskablePPO checkpoint"):
+        load_checkpoint(bad)
+
+
+def test_cli_reports_a_bad_checkpoint_in_one_line(tmp_path, capsys):
+    from agents.cli import main
+    code = main(["train", "--resume", str(tmp_path / "missing.zip"), "--steps", "10",
+                 "--envs", "1", "--out", str(tmp_path / "r"), "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("meduris: error: no checkpoint at") and "\n" not in err
+
+
+def test_config_errors_name_the_setting(tmp_path):
+    with pytest.raises(ConfigError, match="unknown setting"):
+        load_config(None, {"stepz": 3})
+    with pytest.raises(ConfigError, match="players: 5"):
+        load_config(None, {"players": 5})
+    yml = tmp_path / "c.yaml"
+    yml.write_text("steps: 2000\nplayers: 3\n")
+    cfg = load_config(yml, {"players": 2})
+    assert cfg.steps == 2000 and cfg.players == 2  # flags win over the file
+    yml.write_text("- just\n- a list\n")
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        load_config(yml, {})
+
+
+def test_shipped_model_loads_and_plays_only_legal_moves():
+    assert DEFAULT_MODEL.is_file() and DEFAULT_MODEL.stat().st_size < 5_000_000
+    bot = make_agent("ppo")
+    assert bot.feature_set in ("obs", "obs+greedy")
+    play_legal_games("ppo", games=3)
+
+
+def test_ppo_agent_reports_action_probabilities_over_legal_moves(tmp_path):
+    cfg = short_config(tmp_path, steps=128, n_steps=64, bc_teacher=None, eval_every=10**6,
+                       checkpoint_every=10**6, snapshot_every=10**6)
+    train(cfg, progress=False)
+    bot = make_agent(f"ppo:{cfg.out}/model.zip")
+    from helpers import at_turn_action, new_game
+
+    from meduris_env.observation import observe_state
+    st = new_game()
+    at_turn_action(st)
+    obs = observe_state(st, 0)
+    probs = bot.action_probabilities(obs, st)
+    assert probs.shape == (241,) and probs.sum() == pytest.approx(1.0, abs=1e-5)
+    assert np.all(probs[obs["action_mask"] == 0] == 0)
+    with pytest.raises(UnknownAgentError, match="no trained model"):
+        make_agent(f"ppo:{tmp_path}/none.zip")
+
+
+def test_residual_policy_starts_out_playing_like_greedy():
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PPOAgent
+    from meduris_env.chance import sample_chance
+    from meduris_env.observation import observe_state
+    from train.policy import init_as_greedy, residual_policy_kwargs
+    from train.selfplay import SelfPlayEnv
+
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv(), policy_kwargs=residual_policy_kwargs(32),
+                        device="cpu", seed=0)
+    init_as_greedy(model)
+    ppo = PPOAgent("ppo", model=model)
+    greedy = make_agent("greedy")
+    rng = random.Random(4)
+    state = MedurisGame(2).new_initial_state()
+    agree = total = 0
+    while not state.is_terminal() and total < 60:
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        obs = observe_state(state, state.current_player())
+        vals = action_values(state._a, state.game._fm, state.game._fa)
+        best = vals[np.isfinite(vals)].max()
+        choice = ppo.act(obs, state)
+        agree += vals[choice] == pytest.approx(best)  # greedy's value (ties: any best action)
+        total += 1
+        state.apply_action(greedy.act(None, state))
+    assert agree == total
