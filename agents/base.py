@@ -33,3 +33,7 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<agent {self.name}>"
+
+
+class GameAbandoned(Exception):
+    """Raised by an agent's ``act`` to end the game unfinished (a player quit)."""

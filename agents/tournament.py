@@ -21,7 +21,7 @@ from pathlib import Path
 
 from meduris_env import MedurisGame
 
-from .atomic import atomic_write
+from meduris_env.atomic import atomic_write
 from .match import GameResult, derive_seed, play_game
 from .registry import UnknownAgentError, make_agent
 
@@ -39,6 +39,7 @@ class TournamentConfig:
     workers: int = 1
     exchange: str = "auto"
     max_turns: int = 1000
+    save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
 
 
 def entrant_labels(names: list[str]) -> list[str]:
@@ -75,7 +76,31 @@ def check_config(cfg: TournamentConfig) -> tuple[list[str], list[tuple[int, ...]
     labels = entrant_labels(names)
     lineups = list(itertools.permutations(range(len(names)), cfg.players))
     games = math.ceil(cfg.games / len(lineups)) * len(lineups)
+    recorded_games(cfg.save_records, games)
     return labels, lineups, games
+
+
+def recorded_games(spec: str, games: int) -> set[int]:
+    """The game indices a ``--save-records`` spec names: "" (none), "all", or indices and
+    ranges like ``0,5,10-19`` (each below ``games``)."""
+    spec = (spec or "").strip()
+    if not spec:
+        return set()
+    if spec == "all":
+        return set(range(games))
+    chosen: set[int] = set()
+    for part in spec.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi if dash else lo)
+        except ValueError:
+            raise TournamentError(f"--save-records {spec!r}: write 'all' or game numbers and "
+                                  "ranges such as 0,5,10-19") from None
+        if not 0 <= first <= last < games:
+            raise TournamentError(f"--save-records {spec!r}: {part.strip()!r} is outside the "
+                                  f"games 0..{games - 1}")
+        chosen.update(range(first, last + 1))
+    return chosen
 
 
 # --- playing ---------------------------------------------------------------------------------
@@ -92,17 +117,20 @@ def _init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
     _WORKER["labels"] = labels
 
 
-def _play_task(task: tuple[int, tuple[int, ...], int]) -> tuple[int, GameResult]:
-    index, lineup, seed = task
+def _play_task(task: tuple[int, tuple[int, ...], int, bool]) -> tuple[int, GameResult]:
+    index, lineup, seed, keep_record = task
     agents = [_WORKER["agents"][e] for e in lineup]
     labels = [_WORKER["labels"][e] for e in lineup]
-    return index, play_game(_WORKER["game"], agents, seed, labels)
+    return index, play_game(_WORKER["game"], agents, seed, labels, keep_record=keep_record,
+                            meta={"tournament_game": index})
 
 
 def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[GameResult], dict]:
     """Play the tournament; return the results in game order and the summary."""
     labels, lineups, games = check_config(cfg)
-    tasks = [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i)) for i in range(games)]
+    keep = recorded_games(cfg.save_records, games)
+    tasks = [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i), i in keep)
+             for i in range(games)]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -234,7 +262,16 @@ def games_csv(results: list[GameResult], players: int) -> str:
     return buf.getvalue()
 
 
-def write_results(out: Path, results: list[GameResult], summary: dict) -> None:
+def write_results(out: Path, results: list[GameResult], summary: dict) -> list[Path]:
+    """games.csv, summary.json and a record per recorded game (records/game-00012.json);
+    returns the record paths."""
     players = summary["config"]["players"]
+    paths = []
+    for i, r in enumerate(results):
+        if r.record is not None:
+            (out / "records").mkdir(exist_ok=True)
+            paths.append(out / "records" / f"game-{i:05d}.json")
+            atomic_write(paths[-1], json.dumps(r.record, separators=(",", ":")) + "\n")
     atomic_write(out / "games.csv", games_csv(results, players))
     atomic_write(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    return paths

@@ -125,6 +125,11 @@ def _caption(state) -> str:
 
 def render_rgb(state) -> np.ndarray:
     """An ``(560, 920, 3)`` uint8 picture of ``state``."""
+    return np.asarray(render_image(state), dtype=np.uint8).copy()
+
+
+def render_image(state) -> Image.Image:
+    """The picture of ``state`` as a Pillow image (920 x 560)."""
     img = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     d = ImageDraw.Draw(img)
     small, tiny, big = _font(14), _font(11), _font(18)
@@ -133,4 +138,4 @@ def render_rgb(state) -> np.ndarray:
     _draw_board(d, state, small, tiny)
     _draw_stacks(d, state, small)
     _draw_scores(d, state, small)
-    return np.asarray(img, dtype=np.uint8).copy()
+    return img

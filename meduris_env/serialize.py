@@ -52,7 +52,7 @@ def state_to_json(state) -> str:
     doc = {
         "format": FORMAT,
         "version": VERSION,
-        "game": {**state.game.params(), "board": state.game.board.to_dict()},
+        "game": game_to_dict(state.game),
         "arrays": arrays,
         "moves": [a for a, _ in log],
         "events": [[list(r) for r in rows] for _, rows in log],
@@ -60,12 +60,30 @@ def state_to_json(state) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
 
+def game_to_dict(game) -> dict:
+    """The game's parameters and board, as saved in state files and game records."""
+    return {**game.params(), "board": game.board.to_dict()}
+
+
+def game_from_dict(g: dict, error: type[Exception], what: str):
+    """The MedurisGame a saved ``game`` object describes; ``error(f"{what}: game: ...")`` if
+    it describes none."""
+    from .game import MedurisGame
+
+    try:
+        return MedurisGame(num_players=g.get("num_players"), board=g.get("board"),
+                           exchange=g.get("exchange"), max_turns=g.get("max_turns"),
+                           random_start_player=bool(g.get("random_start_player", False)),
+                           zero_sum=bool(g.get("zero_sum", True)))
+    except (BoardError, ValueError, TypeError) as exc:
+        raise error(f"{what}: game: {exc}") from None
+
+
 def _fail(msg: str) -> None:
     raise StateFileError(f"state file: {msg}")
 
 
 def state_from_json(text: str | bytes):
-    from .game import MedurisGame
     from .state import State
 
     try:
@@ -79,13 +97,7 @@ def state_from_json(text: str | bytes):
     g = doc.get("game")
     if not isinstance(g, dict):
         _fail("'game' must be an object")
-    try:
-        game = MedurisGame(num_players=g.get("num_players"), board=g.get("board"),
-                           exchange=g.get("exchange"), max_turns=g.get("max_turns"),
-                           random_start_player=bool(g.get("random_start_player", False)),
-                           zero_sum=bool(g.get("zero_sum", True)))
-    except (BoardError, ValueError, TypeError) as exc:
-        raise StateFileError(f"state file: game: {exc}") from None
+    game = game_from_dict(g, StateFileError, "state file")
     arrays = doc.get("arrays")
     if not isinstance(arrays, dict):
         _fail("'arrays' must be an object")

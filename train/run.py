@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.atomic import atomic_replace
+from meduris_env.atomic import atomic_replace
 
 from .config import TrainConfig
 

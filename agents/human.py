@@ -1,0 +1,119 @@
+"""A person at the terminal as an agent: the board each turn, legal actions numbered and written
+in the game's words, and input read until it names a legal action.
+
+Input: a number from the list, or an action's words (``build hut on field 12``); ``board``
+shows the board again, ``help`` the commands, ``quit`` ends the game (the record is still saved).
+Anything else is refused with the reason and asked again. The end of input counts as ``quit``.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from meduris_env.actions import action_to_string, string_to_action
+from meduris_env.constants import A_HUT, A_OFFER, A_TEMPLE, MATERIALS
+from meduris_env.render import render_text
+
+from .base import Agent, GameAbandoned
+
+
+HELP = ("type the number of an action, or its words (e.g. 'take wood'); 'board' shows the "
+        "board, 'help' this text, 'quit' ends the game and saves its record")
+
+_OFFER_WORDS = ("nothing (-1 VP, R19)", "{a} only (+1 VP, R19)", "{b} only (+1 VP, R19)",
+                "both {a} and {b} (+{size} VP: the settlement's size, R19)",
+                "the druid chip (counts as both, R20)")
+
+
+def describe_action(state, action: int) -> str:
+    """An action in the game's words, with what an offering would give in this position."""
+    if A_OFFER <= action < A_OFFER + len(_OFFER_WORDS):
+        d = state.pending_decision()
+        a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
+        return "offer " + _OFFER_WORDS[action - A_OFFER].format(a=a, b=b, size=d["size"])
+    text = action_to_string(action)
+    if A_HUT <= action < A_TEMPLE:
+        field = action - A_HUT
+        a, b = (MATERIALS[m] for m in state.game.board.field_materials[field])
+        text += f" ({a}/{b})"
+    return text
+
+
+def describe_decision(state) -> str:
+    d = state.pending_decision()
+    if d["kind"] == "offering":
+        a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
+        return (f"the druid asks for an offering at your hut on field {d['field']} ({a}/{b}), "
+                f"settlement of {d['size']} (R18, R19)")
+    return d["kind"]
+
+
+class HumanAgent(Agent):
+    """Reads each decision from ``inp`` and writes the board and choices to ``out``."""
+
+    def __init__(self, inp: TextIO, out: TextIO, name: str = "human"):
+        super().__init__(name)
+        self.inp = inp
+        self.out = out
+        self.input_ended = False
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def act(self, observation, state) -> int:
+        legal = state.legal_actions()
+        seat = state.current_player()
+        self.say("\n" + render_text(state))
+        self.say(f"\nYour move, seat {seat}: {describe_decision(state)}")
+        for i, a in enumerate(legal, 1):
+            self.say(f"  {i:>3}. {describe_action(state, a)}")
+        while True:
+            self.out.write(f"choose 1-{len(legal)} > ")
+            self.out.flush()
+            try:
+                line = self.inp.readline()
+            except KeyboardInterrupt:  # Ctrl-C at the prompt: quit, but keep the record
+                line = "quit"
+            if not line:
+                self.say("\n(input ended)")
+                self.input_ended = True
+                raise GameAbandoned("input ended")
+            choice, reason = parse_choice(line, legal, state)
+            if choice is not None:
+                return choice
+            if reason == "quit":
+                raise GameAbandoned("quit")
+            if reason == "board":
+                self.say(render_text(state))
+            elif reason == "help":
+                self.say(HELP)
+            else:
+                self.say(f"not accepted: {reason}; type a number 1-{len(legal)}, an action's "
+                         "words, or 'help'")
+
+
+def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
+    """(action, "") for a valid choice, else (None, reason) - or a command word as reason."""
+    text = line.strip()
+    low = text.lower()
+    if low in ("quit", "q", "exit"):
+        return None, "quit"
+    if low in ("board", "b"):
+        return None, "board"
+    if low in ("help", "h", "?"):
+        return None, "help"
+    if not text:
+        return None, "empty input"
+    if text.lstrip("-").isdigit():
+        i = int(text)
+        if 1 <= i <= len(legal):
+            return legal[i - 1], ""
+        return None, f"{i} is not on the list (1-{len(legal)})"
+    try:
+        a = string_to_action(text)
+    except ValueError:
+        return None, f"{text!r} is neither a number nor an action"
+    if a not in legal:
+        return None, f"'{action_to_string(a)}' is not legal now ({describe_decision(state)} is due)"
+    return a, ""

@@ -1,0 +1,216 @@
+"""Game records: exact replay, tamper detection, clear errors, tournament records and the
+``meduris replay`` viewers (terminal and HTML)."""
+
+import csv
+import io
+import json
+import re
+
+import pytest
+
+from agents.cli import main
+from agents.match import play_game
+from agents.registry import make_agent
+from agents.tournament import TournamentConfig, TournamentError, run_tournament, write_results
+from meduris_env import MedurisGame
+from meduris_env.record import GameRecord, RecordError
+from meduris_env.replay import frames, html_replay, terminal_replay
+
+
+def record_of(players=2, seed=7, agents=("greedy", "random"), exchange="auto"):
+    names = list(agents)[:players] + ["random"] * (players - len(agents))
+    game = MedurisGame(players, exchange=exchange)
+    result = play_game(game, [make_agent(n) for n in names], seed, keep_record=True)
+    return result, GameRecord.from_dict(result.record)
+
+
+@pytest.mark.parametrize("players,exchange,seed", [(2, "auto", 1), (3, "auto", 2), (4, "auto", 3),
+                                                   (2, "manual", 4), (4, "manual", 5)])
+def test_a_saved_record_replays_to_the_same_final_scores(tmp_path, players, exchange, seed):
+    result, record = record_of(players, seed, ("greedy", "random", "greedy"), exchange)
+    path = record.save(tmp_path / "game.json")
+    loaded = GameRecord.load(path)
+    final = loaded.replay()
+    assert final.is_terminal()
+    assert final.scores().tolist() == result.vp == loaded.result["scores"]
+    assert final.winners() == result.winners == loaded.result["winners"]
+    assert loaded.result["end_reason"] == result.end_reason
+    assert loaded.seed == seed and loaded.agents == result.agents
+    assert len(loaded.actions) == len(final.history()) == len(list(loaded.states())) - 1
+    # the record's VP events add up to the score, from the 5 each seat starts with (R1)
+    for s in range(players):
+        assert 5 + sum(e.data.get("vp", 0) for e in loaded.events if e.data.get("seat") == s) \
+            == result.vp[s]
+
+
+def test_the_same_seed_gives_the_same_record_bit_for_bit():
+    a = record_of(seed=11)[1].to_json()
+    b = record_of(seed=11)[1].to_json()
+    c = record_of(seed=12)[1].to_json()
+    assert a == b and a != c
+
+
+def test_the_record_file_is_readable_json_in_the_games_words(tmp_path):
+    _, record = record_of(seed=3)
+    doc = json.loads(record.save(tmp_path / "r.json").read_text())
+    assert doc["format"] == "meduris-record" and doc["version"] == 1
+    assert doc["game"]["num_players"] == 2 and doc["game"]["board"]["fields"]
+    assert doc["agents"] == ["greedy", "random"]
+    first = doc["actions"][0]
+    assert first["seat"] == -1 and first["text"].startswith("bonus chip")  # R4 setup by chance
+    assert any(a["text"].startswith("build hut on field") for a in doc["actions"])
+    assert {"step", "kind"} <= set(doc["events"][0])
+    assert doc["result"]["terminal"] is True
+
+
+def _tampered(record, edit) -> GameRecord:
+    doc = record.to_dict()
+    edit(doc)
+    return GameRecord.from_dict(json.loads(json.dumps(doc)))
+
+
+def test_a_tampered_record_is_refused_with_the_first_difference():
+    _, record = record_of(seed=5)
+    # a recorded score that the actions do not give
+    bad = _tampered(record, lambda d: d["result"]["scores"].__setitem__(0, 99))
+    with pytest.raises(RecordError, match=r"replayed scores \[.*\], the record says \[99"):
+        bad.replay()
+    # an action by the wrong seat
+    step = next(i for i, s in enumerate(record.seats) if s == 1)
+    bad = _tampered(record, lambda d: d["actions"][step].__setitem__("seat", 0))
+    with pytest.raises(RecordError, match=rf"step {step} .*seat 0 is not to move: seat 1 is"):
+        bad.replay()
+    # an illegal action
+    build = next(i for i, a in enumerate(record.to_dict()["actions"])
+                 if a["text"].startswith("build hut"))
+    bad = _tampered(record, lambda d: d["actions"][build].__setitem__("action", 0))
+    with pytest.raises(RecordError, match=rf"step {build} \(place worker on wood\) does not replay"):
+        bad.replay()
+    # a forged event: the third bonus chip placed on another field
+    field = record.events[2].data["field"]
+    bad = _tampered(record, lambda d: d["events"][2].__setitem__("field", field + 1))
+    with pytest.raises(RecordError, match=f"replayed event 2 is 'chip placed: field={field},"):
+        bad.replay()
+
+
+@pytest.mark.parametrize("text,message", [
+    ("{not json", "not JSON"),
+    ('{"format": "meduris-state"}', "'format' must be 'meduris-record'"),
+    ('{"format": "meduris-record", "version": 9}', "version 9 is not supported"),
+    ('{"format": "meduris-record", "version": 1, "game": {"num_players": 5}}',
+     "game: num_players must be 2, 3 or 4"),
+])
+def test_malformed_record_files_raise_record_error(text, message):
+    with pytest.raises(RecordError, match=message):
+        GameRecord.from_json(text)
+
+
+def test_record_fields_are_checked(tmp_path):
+    _, record = record_of(seed=2)
+    with pytest.raises(RecordError, match="'agents' must list 2 labels"):
+        _tampered(record, lambda d: d.__setitem__("agents", ["x"]))
+    with pytest.raises(RecordError, match=r"actions\[4\] needs integer 'action' and 'seat'"):
+        _tampered(record, lambda d: d["actions"][4].__setitem__("action", "take wood"))
+    with pytest.raises(RecordError, match=r"events\[3\]: unknown kind 'dance'"):
+        _tampered(record, lambda d: d["events"][3].__setitem__("kind", "dance"))
+    with pytest.raises(RecordError, match=r"events\[0\] \(chip_placed\) needs the integers"):
+        _tampered(record, lambda d: d["events"][0].pop("field"))
+    with pytest.raises(RecordError, match="cannot read record"):
+        GameRecord.load(tmp_path / "missing.json")
+
+
+def test_an_unfinished_game_has_a_record_too():
+    game = MedurisGame(2)
+    state = game.new_initial_state()
+    import random
+    from meduris_env.chance import resolve_chance
+    rng = random.Random(0)
+    for _ in range(30):
+        resolve_chance(state, rng)
+        state.apply_action(state.legal_actions()[0])
+    record = GameRecord.from_state(state, ["a", "b"], seed=None)
+    final = GameRecord.from_json(record.to_json()).replay()
+    assert final == state and not record.result["terminal"] and record.result["winners"] == []
+
+
+# --- tournaments -------------------------------------------------------------------------------
+def test_a_tournament_saves_records_of_the_chosen_games(tmp_path):
+    cfg = TournamentConfig(agents=["greedy", "random"], games=4, seed=9, save_records="1,3")
+    results, summary = run_tournament(cfg)
+    paths = write_results(tmp_path, results, summary)
+    assert [p.name for p in paths] == ["game-00001.json", "game-00003.json"]
+    rows = list(csv.DictReader((tmp_path / "games.csv").open()))
+    for p in paths:
+        i = int(p.stem.split("-")[1])
+        record = GameRecord.load(p)
+        final = record.replay()
+        assert record.seed == int(rows[i]["seed"])
+        assert final.scores().tolist() == [int(rows[i]["seat0_vp"]), int(rows[i]["seat1_vp"])]
+        assert record.agents == [rows[i]["seat0_agent"], rows[i]["seat1_agent"]]
+        assert record.meta["tournament_game"] == i
+
+
+@pytest.mark.parametrize("spec,message", [("7", "'7' is outside the games 0..3"),
+                                          ("a-b", "write 'all' or game numbers"),
+                                          ("3-1", "'3-1' is outside")])
+def test_bad_record_selections_are_refused_before_playing(spec, message):
+    with pytest.raises(TournamentError, match=message):
+        run_tournament(TournamentConfig(agents=["random", "random"], games=4, save_records=spec))
+
+
+# --- viewers -----------------------------------------------------------------------------------
+def test_frames_show_each_action_and_its_events():
+    _, record = record_of(seed=4)
+    fs = frames(record)
+    assert len(fs) == len(record.actions) + 1
+    assert fs[0].caption.startswith("start: 2 players")
+    build = next(f for f in fs if ": build hut on field" in f.caption)
+    assert build.caption.startswith(f"step {build.index}/{len(record.actions)}: seat ")
+    assert any(e.startswith("build hut: seat=") for e in build.events)
+    assert fs[-1].state.is_terminal()
+
+
+def test_terminal_replay_steps_with_scripted_keys():
+    _, record = record_of(seed=4)
+    last = len(record.actions)
+    keys = io.StringIO(f"\n\nb\n5\n{last + 1}\nzz\ne\n\nq\n")
+    out = io.StringIO()
+    terminal_replay(record, out, keys)
+    text = out.getvalue()
+    prompts = re.findall(r"\[(\d+)/\d+\] > ", text)
+    # start 0, Enter -> 1, Enter -> 2, b -> 1, 5, refused, refused, e -> last, Enter refused, q
+    assert prompts == ["0", "1", "2", "1", "5", "5", "5", str(last), str(last)]
+    assert f"no step {last + 1}: steps are 0..{last}" in text
+    assert "unknown command 'zz'" in text
+    assert "this is the last step" in text
+    assert "(replayed exactly)" in text
+
+
+def test_cli_replay_prints_every_step_and_writes_html(tmp_path, capsys):
+    _, record = record_of(seed=6)
+    path = record.save(tmp_path / "g.json")
+    assert main(["replay", str(path), "--all"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\nstep ") == len(record.actions)
+    assert "(replayed exactly)" in out
+    page = tmp_path / "g.html"
+    assert main(["replay", str(path), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert text.count("data:image/png;base64,") == len(record.actions) + 1
+    assert f'max="{len(record.actions)}"' in text
+    assert "http://" not in text and "https://" not in text  # self-contained
+    assert html_replay(record) == text  # deterministic
+
+
+def test_cli_replay_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    assert main(["replay", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "meduris: error: record: 'format' must be 'meduris-record' (is this a game record?)"
+    assert main(["replay", str(tmp_path / "none.json")]) == 2
+    assert "cannot read record" in capsys.readouterr().err
+    _, record = record_of(seed=6)
+    good = record.save(tmp_path / "g.json")
+    assert main(["replay", str(good), "--html", str(tmp_path / "no" / "dir.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err

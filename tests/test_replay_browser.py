@@ -1,0 +1,109 @@
+"""The HTML replay in headless Chromium: it loads without console errors and its controls work.
+
+Skipped only where no Chromium is installed; CI installs it (``make test`` does) and sets
+MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
+"""
+
+import os
+import shutil
+
+import pytest
+
+from agents.match import play_game
+from agents.registry import make_agent
+from meduris_env import MedurisGame
+from meduris_env.record import GameRecord
+from meduris_env.replay import frames, write_html
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = _chromium()
+    if path is None:
+        if os.environ.get("MEDURIS_REQUIRE_BROWSER") == "1":
+            pytest.fail("MEDURIS_REQUIRE_BROWSER=1 but no chromium is installed "
+                        "(make test installs Debian's chromium)")
+        pytest.skip("no Chromium installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url):
+    """A page at ``url`` and the list its console errors and uncaught exceptions go to."""
+    page = browser.new_page()
+    problems = []
+    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page, problems
+
+
+@pytest.fixture(scope="module")
+def replay_page(tmp_path_factory):
+    game = MedurisGame(3)
+    agents = [make_agent(n) for n in ("greedy", "random", "mcts:20")]
+    result = play_game(game, agents, 17, keep_record=True)
+    record = GameRecord.from_dict(result.record)
+    path = write_html(record, tmp_path_factory.mktemp("html") / "replay.html")
+    return record, path
+
+
+def test_html_replay_opens_without_console_errors_and_steps(browser, replay_page):
+    record, path = replay_page
+    fs = frames(record)
+    last = len(fs) - 1
+    page, problems = open_page(browser, path.as_uri())
+
+    def step():
+        return int(page.evaluate("document.body.dataset.step"))
+
+    assert step() == 0
+    assert page.evaluate("document.getElementById('board').complete")
+    assert page.evaluate("document.getElementById('board').naturalWidth") == 920
+    assert page.text_content("#caption") == fs[0].caption
+    page.click("#next")
+    page.click("#next")
+    assert step() == 2 and page.text_content("#caption") == fs[2].caption
+    page.click("#prev")
+    assert step() == 1
+    page.fill("#slider", str(last))  # dragging the slider to the end
+    assert step() == last and page.text_content("#caption") == fs[last].caption
+    assert page.locator("#events li").all_text_contents() == fs[last].events
+    assert page.text_content("#counter") == f"{last} / {last}"
+    page.click("#next")  # already at the end: stays
+    assert step() == last
+    page.fill("#slider", "40")
+    page.keyboard.press("ArrowLeft")
+    assert step() == 39
+    page.click("#play")
+    page.wait_for_function("Number(document.body.dataset.step) >= 41", timeout=5000)
+    page.click("#play")  # pause
+    assert page.text_content("#play") == "play"
+    assert page.evaluate("document.getElementById('board').naturalWidth") == 920
+    assert problems == []
+
+
+def test_the_harness_does_catch_page_errors(browser, tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><body><script>console.error('boom');"
+                   "missingFunction();</script></body></html>")
+    _, problems = open_page(browser, bad.as_uri())
+    assert "console.error: boom" in problems
+    assert any(p.startswith("uncaught: ") and "missingFunction" in p for p in problems)
