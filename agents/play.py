@@ -4,11 +4,11 @@ the end (also when the player quits), ready for ``meduris replay``."""
 from __future__ import annotations
 
 import random
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
 from meduris_env import MedurisGame
+from meduris_env.atomic import unwritable_reason
 from meduris_env.record import GameRecord
 
 from .human import HumanAgent
@@ -36,13 +36,10 @@ def opponent_specs(opponents: str, players: int) -> list[str]:
 
 
 def _check_record_path(path: Path) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".probe-"):
-            pass
-    except OSError as err:
-        raise PlayError(f"cannot write the game record to {str(path)!r} "
-                        f"({err.strerror or err}); choose another path with --record") from None
+    reason = unwritable_reason(path.parent)
+    if reason:
+        raise PlayError(f"cannot write the game record to {str(path)!r} ({reason}); choose "
+                        "another path with --record")
 
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,

@@ -15,13 +15,12 @@ import itertools
 import json
 import math
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from meduris_env import MedurisGame
 
-from meduris_env.atomic import atomic_write
+from meduris_env.atomic import atomic_write, unwritable_reason
 from .match import GameResult, derive_seed, play_game
 from .registry import UnknownAgentError, make_agent
 
@@ -240,14 +239,10 @@ def leaderboard(summary: dict) -> str:
 # --- files -----------------------------------------------------------------------------------
 def check_writable(out: Path) -> None:
     """Create ``out`` and prove we can write there, before any game is played."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
-            pass
-    except OSError as err:
-        reason = err.strerror or str(err)
+    reason = unwritable_reason(out)
+    if reason:
         raise TournamentError(f"cannot write results to {str(out)!r} ({reason}); choose "
-                              "another folder with --out") from None
+                              "another folder with --out")
 
 
 def games_csv(results: list[GameResult], players: int) -> str:

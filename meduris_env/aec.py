@@ -41,6 +41,9 @@ Arguments:
     render_mode: ``"human"`` (print the board), ``"ansi"`` (return it as text), ``"rgb_array"``.
     illegal_action: ``"raise"`` (default) or ``"terminate"``.
 
+``game_record(agents)`` returns the episode as a :class:`~meduris_env.record.GameRecord`
+(``.save(path)``; it replays exactly, and ``meduris replay`` shows it).
+
 ``reset(options={"state": s})`` starts from a given engine :class:`~meduris_env.state.State` (of
 the same game) instead of a new game, e.g. a position loaded with ``meduris_env.load_state``.
 """
@@ -99,6 +102,7 @@ class raw_env(AECEnv):
         self._action_spaces = {a: LegalActionSpace(NUM_ACTIONS, partial(self._legal_mask_of, s))
                                for s, a in enumerate(self.possible_agents)}
         self._rng: random.Random | None = None
+        self._seed: int | None = None
         self.state: State | None = None
 
     # --- spaces --------------------------------------------------------------------------------
@@ -110,6 +114,7 @@ class raw_env(AECEnv):
 
     # --- episode -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._seed = seed
         if seed is not None:
             self._rng = random.Random(seed)
         elif self._rng is None:
@@ -237,6 +242,15 @@ class raw_env(AECEnv):
     # --- rendering -----------------------------------------------------------------------------
     def render(self):
         return render_state(self.state, self.render_mode)
+
+    def game_record(self, agents: list[str] | None = None, meta: dict | None = None):
+        """The episode so far (all of it, chance included) as a game record; ``agents``
+        labels the seats (default: the agent names)."""
+        from .record import GameRecord
+        if self.state is None:
+            raise RuntimeError("call reset() before game_record()")
+        return GameRecord.from_state(self.state, agents or list(self.possible_agents),
+                                     self._seed, meta)
 
     def close(self) -> None:
         pass

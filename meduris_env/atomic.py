@@ -37,3 +37,15 @@ def atomic_write(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
     atomic_replace(path, write)
+
+
+def unwritable_reason(folder: Path) -> str | None:
+    """Create ``folder`` if needed and prove a file can be written there: None if it can, else
+    the reason (checked before long work, so results are not lost at the end)."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
+    except OSError as err:
+        return err.strerror or str(err)
+    return None

@@ -214,3 +214,18 @@ def test_cli_replay_errors_are_one_line(tmp_path, capsys):
     good = record.save(tmp_path / "g.json")
     assert main(["replay", str(good), "--html", str(tmp_path / "no" / "dir.html")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_an_environment_episode_becomes_a_record_that_replays(tmp_path):
+    from meduris_env import env as make_env
+    e = make_env(num_players=3)
+    e.reset(seed=13)
+    rng = __import__("random").Random(13)
+    for agent in e.agent_iter():
+        obs, _, terminated, truncated, _ = e.last()
+        legal = [a for a, ok in enumerate(obs["action_mask"]) if ok]
+        e.step(None if terminated or truncated else rng.choice(legal))
+    record = e.unwrapped.game_record(["me", "you", "them"])
+    final = GameRecord.load(record.save(tmp_path / "env.json")).replay()
+    assert final == e.unwrapped.state and final.is_terminal()
+    assert record.seed == 13 and record.agents == ["me", "you", "them"]
