@@ -117,6 +117,10 @@ class raw_env(AECEnv):
         self._seed = seed
         if seed is not None:
             self._rng = random.Random(seed)
+            # each agent's action space gets its own stream, so sample(mask) repeats too
+            for s, agent in enumerate(self.possible_agents):
+                self._action_spaces[agent].seed(
+                    int(np.random.SeedSequence([seed, s]).generate_state(1)[0]))
         elif self._rng is None:
             self._rng = random.Random()
         start = (options or {}).get("state")

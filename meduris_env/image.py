@@ -102,6 +102,8 @@ def _draw_scores(d: ImageDraw.ImageDraw, state, small) -> None:
     x0, y0 = 560, 260
     for label, dx in _SCORE_COLUMNS:
         d.text((x0 + dx, y0), label, fill=INK, font=small, anchor="ma")
+    # huts and temples are counted as the pieces a player has left to build (R1)
+    d.text((x0 + 252, y0 - 17), "left to build", fill=INK, font=small, anchor="ma")
     for s in range(state.game.num_players):
         y = y0 + 26 + 26 * s
         d.rectangle([x0, y, x0 + 18, y + 18], fill=SEAT_COLOURS[s], outline=INK)

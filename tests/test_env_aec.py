@@ -174,3 +174,21 @@ def test_offering_decision_goes_to_the_hut_owner():
     e.step(meduris_env.MedurisGame.string_to_action("offer both"))
     assert e.rewards["player_0"] == pytest.approx(3 / SCORE_SCALE)  # settlement of 3 (R19)
     assert e.agent_selection == "player_1"
+
+
+def test_reset_seed_also_seeds_the_action_spaces():
+    from meduris_env import env as make_env
+
+    def sampled(seed):
+        e = make_env(num_players=2)
+        e.reset(seed=seed)
+        out = []
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            a = None if term or trunc else e.action_space(agent).sample(obs["action_mask"])
+            out.append(a)
+            e.step(a)
+        return out
+
+    assert sampled(5) == sampled(5)
+    assert sampled(5) != sampled(6)
