@@ -50,6 +50,9 @@ def _play_parser(sub) -> None:
     p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
     p.add_argument("--record", default=None,
                    help="where to save the game record (default records/play-<seed>.json)")
+    p.add_argument("--open-screens", action="store_true",
+                   help="show the opponents' materials (by the rules they are behind screens: "
+                   "you see their totals)")
 
 
 def _run_play(args) -> int:
@@ -59,7 +62,7 @@ def _run_play(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     record = args.record or f"records/play-{seed}.json"
     return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
-                exchange=args.exchange)
+                exchange=args.exchange, open_screens=args.open_screens)
 
 
 def _replay_parser(sub) -> None:

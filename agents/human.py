@@ -51,20 +51,24 @@ def describe_decision(state) -> str:
 class HumanAgent(Agent):
     """Reads each decision from ``inp`` and writes the board and choices to ``out``."""
 
-    def __init__(self, inp: TextIO, out: TextIO, name: str = "human"):
+    def __init__(self, inp: TextIO, out: TextIO, name: str = "human", open_screens: bool = False):
         super().__init__(name)
         self.inp = inp
         self.out = out
+        self.open_screens = open_screens  # False: others' materials show as totals only
         self.input_ended = False
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
 
+    def board(self, state) -> str:
+        return render_text(state, None if self.open_screens else state.current_player())
+
     def act(self, observation, state) -> int:
         legal = state.legal_actions()
         seat = state.current_player()
-        self.say("\n" + render_text(state))
+        self.say("\n" + self.board(state))
         self.say(f"\nYour move, seat {seat}: {describe_decision(state)}")
         for i, a in enumerate(legal, 1):
             self.say(f"  {i:>3}. {describe_action(state, a)}")
@@ -85,7 +89,7 @@ class HumanAgent(Agent):
             if reason == "quit":
                 raise GameAbandoned("quit")
             if reason == "board":
-                self.say(render_text(state))
+                self.say(self.board(state))
             elif reason == "help":
                 self.say(HELP)
             else:

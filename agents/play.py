@@ -10,6 +10,7 @@ from typing import TextIO
 from meduris_env import MedurisGame
 from meduris_env.atomic import unwritable_reason
 from meduris_env.record import GameRecord
+from meduris_env.render import render_text
 
 from .human import HumanAgent
 from .match import play_game
@@ -43,9 +44,10 @@ def _check_record_path(path: Path) -> None:
 
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
-         inp: TextIO, out: TextIO, exchange: str = "auto") -> int:
+         inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False) -> int:
     """Play one game with the person at ``seat``; return the exit status (0: the game was played
-    or the player quit, 1: the input ended mid-game)."""
+    or the player quit, 1: the input ended mid-game). The opponents' materials are behind their
+    screens (totals only) unless ``open_screens``; the saved record holds everything."""
     names = opponent_specs(opponents, players)
     if not 0 <= seat < players:
         raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, R6)")
@@ -57,7 +59,7 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
     _check_record_path(record_path)  # before the game, not after an hour of play
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    human = HumanAgent(inp, out)
+    human = HumanAgent(inp, out, open_screens=open_screens)
     agents = bots[:seat] + [human] + bots[seat:]
     labels = names[:seat] + ["human"] + names[seat:]
     game = MedurisGame(players, exchange=exchange)
@@ -74,6 +76,7 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
                        meta={"command": "play", "human_seat": seat})
     record = GameRecord.from_dict(result.record)
     record.save(record_path)
+    out.write("\nThe screens are lifted:\n" + render_text(record.replay()) + "\n")
     if result.end_reason == "abandoned":
         out.write(f"game abandoned at turn {result.turns}; standings: "
                   + ", ".join(f"seat {s} {v} VP" for s, v in enumerate(result.vp)) + "\n")

@@ -7,7 +7,9 @@ from .constants import CHIP_KEYS, FACE_NAMES, HUT, MATERIALS, PHASE_NAMES
 _MAT = "WLCS"  # wood, wooL, copper, stone
 
 
-def render_text(state) -> str:
+def render_text(state, viewer: int | None = None) -> str:
+    """The position as text. With ``viewer`` (a seat), the other players' materials are shown
+    as a total only: they are behind their screens (rulebook, "Screens/materials")."""
     game = state.game
     n = game.num_fields
     fm = game.board.field_materials
@@ -36,7 +38,10 @@ def render_text(state) -> str:
         lines.append(f"plain {name:<6} supply {state.supply[p]:>2}  workers (bottom->top): "
                      f"{' '.join(stack) or '-'}")
     for s in range(game.num_players):
-        mats = " ".join(f"{MATERIALS[m]}={state.materials[s, m]}" for m in range(4))
+        if viewer is None or s == viewer:
+            mats = " ".join(f"{MATERIALS[m]}={state.materials[s, m]}" for m in range(4))
+        else:
+            mats = f"{int(state.materials[s].sum()):>2} materials behind the screen"
         runes = int((state.rune_holder == s).sum())
         lines.append(f"seat {s}: VP {state.vp[s]:>3}  {mats}  huts left {state.huts_left[s]}"
                      f"  temples left {state.temples_left[s]}  rune stones {runes}")

@@ -39,6 +39,12 @@ def test_play_command_with_scripted_input(tmp_path):
     assert "not accepted: empty input" in out
     assert "'board' shows the board" in out  # help
     assert "seat 1 (mcts:200): " in out and "you: place worker on wood" in out
+    # the opponent's materials are behind its screen (totals only) until the end
+    during, after = out.split("The screens are lifted:")
+    seat1 = [line for line in during.splitlines() if line.startswith("seat 1: VP")]
+    assert len(seat1) > 20 and all("materials behind the screen" in line for line in seat1)
+    assert all(" wood=" in line for line in during.splitlines() if line.startswith("seat 0: VP"))
+    assert "materials behind the screen" not in after
     assert "game over (" in out and f"record saved to {path}" in out
     # the record replays exactly, and the person's actions are the ones typed
     record = GameRecord.load(path)
@@ -58,9 +64,11 @@ def test_play_command_with_scripted_input(tmp_path):
 def test_quitting_saves_the_unfinished_game(tmp_path, capsys, monkeypatch):
     path = tmp_path / "quit.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n2\nquit\n"))
-    assert main(["play", "--opponents", "greedy", "--seed", "5", "--record", str(path)]) == 0
+    assert main(["play", "--opponents", "greedy", "--seed", "5", "--record", str(path),
+                 "--open-screens"]) == 0
     out = capsys.readouterr().out
     assert "game abandoned at turn 0" in out
+    assert "behind the screen" not in out and "seat 1: VP   5  wood=1" in out
     record = GameRecord.load(path)
     assert not record.result["terminal"]
     assert record.seats.count(0) == 2 and record.replay().current_player() == 0
