@@ -23,7 +23,8 @@ from :mod:`agents` (``"greedy"``, ``"mcts:200"``), an object with ``act(observat
 callable ``f(observation, state) -> action``. ``observation`` is the opponent's own env
 observation (``{"observation", "action_mask"}``) and ``state`` the live engine state (read it or
 ``clone()`` it, do not change it). Objects with a ``reset(seed)`` method are reset every episode.
-``seat`` is the learner's seat, or ``"random"`` to draw it each episode.
+``seat`` is the learner's seat, or ``"random"`` to draw it each episode. ``game_record()``
+returns the episode as a :class:`~meduris_env.record.GameRecord`.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         self.action_space = LegalActionSpace(NUM_ACTIONS, self._learner_mask)
         self._fm, self._fa = self.game._fm, self.game._fa
         self._rng = random.Random()
+        self._seed: int | None = None
         self.state: State | None = None
         self.seat = 0 if seat == "random" else int(seat)
 
@@ -103,6 +105,7 @@ class MedurisSingleAgentEnv(gymnasium.Env):
     # --- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        self._seed = seed
         if seed is not None:
             self._rng = random.Random(seed)
         n = self.game.num_players
@@ -148,6 +151,19 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, terminated, truncated, self._info()
+
+    def game_record(self, learner: str = "learner", meta: dict | None = None):
+        """The episode so far as a :class:`~meduris_env.record.GameRecord`: the learner's seat
+        labelled ``learner``, the others by their agent names."""
+        from .record import GameRecord
+        if self.state is None:
+            raise RuntimeError("call reset() before game_record()")
+        n = self.game.num_players
+        labels = [learner] * n
+        for k, opp in enumerate(self.opponents):
+            name = opp if isinstance(opp, str) else getattr(opp, "name", type(opp).__name__)
+            labels[(self.seat + 1 + k) % n] = str(name)
+        return GameRecord.from_state(self.state, labels, self._seed, meta)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO calls this)."""

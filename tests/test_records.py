@@ -229,3 +229,17 @@ def test_an_environment_episode_becomes_a_record_that_replays(tmp_path):
     final = GameRecord.load(record.save(tmp_path / "env.json")).replay()
     assert final == e.unwrapped.state and final.is_terminal()
     assert record.seed == 13 and record.agents == ["me", "you", "them"]
+
+
+def test_a_single_agent_episode_becomes_a_record_with_the_seats_labelled(tmp_path):
+    from meduris_env import MedurisSingleAgentEnv
+    e = MedurisSingleAgentEnv(num_players=3, opponents=["greedy", "random"], seat=1)
+    e.reset(seed=4)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = e.step(e.action_space.sample())
+        done = terminated or truncated
+    record = e.game_record("ppo-in-training")
+    assert record.agents == ["random", "ppo-in-training", "greedy"]  # clockwise from seat 1
+    final = GameRecord.load(record.save(tmp_path / "sa.json")).replay()
+    assert final == e.state and record.seed == 4
