@@ -16,7 +16,6 @@ from meduris_env.render import render_text
 
 from .base import Agent, GameAbandoned
 
-
 HELP = ("type the number of an action, or its words (e.g. 'take wood'); 'board' shows the "
         "board, 'help' this text, 'quit' ends the game and saves its record")
 

@@ -11,7 +11,6 @@ from typing import Any, NamedTuple
 
 from . import kernel as K
 from .constants import (
-    CHIP_KEYS,
     END_NAMES,
     EXCHANGE_GIVES,
     FACE_NAMES,
@@ -69,20 +68,74 @@ def decode(step: int, row: tuple[int, ...]) -> Event:
     return Event(step, name, {c: int(v) for c, v in zip(cols, row[1:]) if c is not None})
 
 
+CHIP_WORDS = ("no chip", "+2 VP", "free hut", "druid offering")  # by chip kind (CHIP_KEYS)
+
+# one sentence per kind, in the game's words; {names} are the (translated) event data
+SENTENCES: dict[str, str] = {
+    "chip_placed": "a bonus chip ({chip}) is placed on field {field} (R4)",
+    "start_player": "seat {seat} starts (R6)",
+    "worker_placed": "seat {seat} places a worker on the {plain} plain, level {level} (R6)",
+    "roll": "seat {seat} rolls {face} (R7)",
+    "yield": "seat {seat} gets {amount} {material} for a worker at level {level}",
+    "take": "seat {seat} takes 1 {material} (R9)",
+    "take_nothing": "seat {seat} takes nothing (R9)",
+    "return": "seat {seat} returns 1 {material} (R10)",
+    "return_nothing": "seat {seat} has nothing to return (R10)",
+    "exchange": "seat {seat} exchanges {give} for 1 {take}{automatic} (R15)",
+    "move_worker": "seat {seat} moves a worker from the {from_plain} plain, level {from_level}, "
+                   "to the {to_plain} plain (R11)",
+    "pay": "seat {seat} pays {amount} {material}",
+    "build_hut": "seat {seat} builds a hut on field {field}: a settlement of {settlement_size}, "
+                 "costing {cost} of each material (R12)",
+    "build_temple": "seat {seat} builds a temple on field {field} (R14)",
+    "bonus_chip": "seat {seat} gets the bonus chip ({chip}) on field {field}, {vp:+d} VP (R13)",
+    "rune_stone": "seat {seat} takes the rune stone of area {area}{previous_holder} (R12)",
+    "druid_stone": "the druid moves to stone field {stone} (R5)",
+    "druid_walk": "the druid walks from {from_field} to field {to_field}{crossed_river} (R17)",
+    "druid_waits": "the druid stays {field}: no hut to visit (R17)",
+    "interim_scoring": "interim scoring: seat {seat} has {rune_stones} rune stones, {vp:+d} VP (R21)",
+    "offering": "seat {seat} offers {choice} for the hut on field {field}, {vp:+d} VP (R19)",
+    "finale": "seat {seat} has built everything: {extra_turns} more turn(s), one for each other "
+              "player (R22)",
+    "final_circuit": "final circuit of the druid from field {first_field}: {huts} huts to visit "
+                     "({reason}, R23)",
+    "temple_scoring": "seat {seat}'s temple on field {field} scores {vp:+d} VP (R24)",
+    "rune_scoring": "seat {seat} scores {vp:+d} VP for {rune_stones} rune stones (R25)",
+    "game_end": "game over: {reason}",
+    "druid_step": "the druid steps from field {from_field} to field {to_field}{crossed_river} "
+                  "(R18)",
+}
+
+
 def describe(e: Event) -> str:
-    """A one-line English description of an event (for terminals and replays)."""
+    """A one-line sentence for an event, in the game's words (for terminals and replays)."""
     d: dict[str, Any] = dict(e.data)
     for key in ("material", "plain", "from_plain", "to_plain", "take"):
         if key in d:
             d[key] = MATERIALS[d[key]]
     if "chip" in d:
-        d["chip"] = CHIP_KEYS[d["chip"]]
+        d["chip"] = CHIP_WORDS[d["chip"]]
+    if "area" in d:
+        d["area"] = chr(ord("a") + d["area"])  # the letter the board picture shows
+    if e.kind == "druid_waits":
+        d["field"] = f"on field {d['field']}" if d["field"] >= 0 else "on his stone fields"
     if e.kind == "roll":
         d["face"] = FACE_NAMES[d["face"]]
     if e.kind == "offering":
         d["choice"] = OFFER_NAMES[d["choice"]]
     if e.kind == "exchange":
         d["give"] = "+".join(MATERIALS[m] for m in EXCHANGE_GIVES[d["give"]])
+        d["automatic"] = " (made by the engine to pay)" if d["automatic"] else ""
     if "reason" in d:
         d["reason"] = END_NAMES[d["reason"]]
-    return e.kind.replace("_", " ") + ": " + ", ".join(f"{k}={v}" for k, v in d.items())
+    if "crossed_river" in d:
+        d["crossed_river"] = ", crossing the great river" if d["crossed_river"] else ""
+    if e.kind == "druid_walk":
+        d["from_field"] = "his stone fields" if d["from_field"] < 0 else f"field {d['from_field']}"
+    if e.kind == "rune_stone":
+        prev = d["previous_holder"]
+        d["previous_holder"] = f" from seat {prev}" if prev >= 0 else ""
+    try:
+        return SENTENCES[e.kind].format(**d)
+    except (KeyError, IndexError, ValueError):  # a hand-made event with odd data
+        return e.kind.replace("_", " ") + ": " + ", ".join(f"{k}={v}" for k, v in e.data.items())

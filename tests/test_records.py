@@ -11,7 +11,12 @@ import pytest
 from agents.cli import main
 from agents.match import play_game
 from agents.registry import make_agent
-from agents.tournament import TournamentConfig, TournamentError, run_tournament, write_results
+from agents.tournament import (
+    TournamentConfig,
+    TournamentError,
+    run_tournament,
+    write_results,
+)
 from meduris_env import MedurisGame
 from meduris_env.record import GameRecord, RecordError
 from meduris_env.replay import frames, html_replay, terminal_replay
@@ -89,7 +94,8 @@ def test_a_tampered_record_is_refused_with_the_first_difference():
     # a forged event: the third bonus chip placed on another field
     field = record.events[2].data["field"]
     bad = _tampered(record, lambda d: d["events"][2].__setitem__("field", field + 1))
-    with pytest.raises(RecordError, match=f"replayed event 2 is 'chip placed: field={field},"):
+    with pytest.raises(RecordError, match=rf"replayed event 2 is 'a bonus chip \(.*\) is placed on "
+                                          rf"field {field} \(R4\)', the record says .*field {field + 1} "):
         bad.replay()
 
 
@@ -123,6 +129,7 @@ def test_an_unfinished_game_has_a_record_too():
     game = MedurisGame(2)
     state = game.new_initial_state()
     import random
+
     from meduris_env.chance import resolve_chance
     rng = random.Random(0)
     for _ in range(30):
@@ -166,7 +173,9 @@ def test_frames_show_each_action_and_its_events():
     assert fs[0].caption.startswith("start: 2 players")
     build = next(f for f in fs if ": build hut on field" in f.caption)
     assert build.caption.startswith(f"step {build.index}/{len(record.actions)}: seat ")
-    assert any(e.startswith("build hut: seat=") for e in build.events)
+    field = int(build.caption.rsplit(" ", 1)[1])
+    assert any(e.startswith("seat ") and f"builds a hut on field {field}: a settlement of " in e
+               for e in build.events)
     assert fs[-1].state.is_terminal()
 
 
@@ -243,3 +252,20 @@ def test_a_single_agent_episode_becomes_a_record_with_the_seats_labelled(tmp_pat
     assert record.agents == ["random", "ppo-in-training", "greedy"]  # clockwise from seat 1
     final = GameRecord.load(record.save(tmp_path / "sa.json")).replay()
     assert final == e.state and record.seed == 4
+
+
+def test_every_event_kind_reads_as_a_sentence():
+    from meduris_env.events import EVENT_KINDS, SENTENCES
+    assert set(SENTENCES) == {name for name, _ in EVENT_KINDS.values()}
+    seen = set()
+    for players in (2, 3, 4):
+        _, record = record_of(players, seed=players, agents=("greedy", "random", "random"))
+        for e in record.events:
+            text = e.describe()
+            assert "=" not in text and "{" not in text, text  # no raw key=value fallback
+            seen.add(e.kind)
+    assert {"build_hut", "offering", "rune_scoring", "temple_scoring", "game_end"} <= seen
+    hut = next(e for e in record.events if e.kind == "build_hut")
+    assert hut.describe() == (f"seat {hut.data['seat']} builds a hut on field {hut.data['field']}: "
+                              f"a settlement of {hut.data['settlement_size']}, costing "
+                              f"{hut.data['cost']} of each material (R12)")
