@@ -15,7 +15,6 @@ from .constants import (
     EXCHANGE_GIVES,
     FACE_NAMES,
     MATERIALS,
-    OFFER_NAMES,
 )
 
 # kind code -> (name, column names for a, b, c, d); None columns are unused
@@ -69,6 +68,8 @@ def decode(step: int, row: tuple[int, ...]) -> Event:
 
 
 CHIP_WORDS = ("no chip", "+2 VP", "free hut", "druid offering")  # by chip kind (CHIP_KEYS)
+OFFER_WORDS = ("nothing", "the first material", "the second material", "both materials",
+               "the druid chip")  # by offering choice (OFFER_NAMES)
 
 # one sentence per kind, in the game's words; {names} are the (translated) event data
 SENTENCES: dict[str, str] = {
@@ -122,7 +123,7 @@ def describe(e: Event) -> str:
     if e.kind == "roll":
         d["face"] = FACE_NAMES[d["face"]]
     if e.kind == "offering":
-        d["choice"] = OFFER_NAMES[d["choice"]]
+        d["choice"] = OFFER_WORDS[d["choice"]]
     if e.kind == "exchange":
         d["give"] = "+".join(MATERIALS[m] for m in EXCHANGE_GIVES[d["give"]])
         d["automatic"] = " (made by the engine to pay)" if d["automatic"] else ""
