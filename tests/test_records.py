@@ -4,7 +4,13 @@
 import csv
 import io
 import json
+import os
+import pty
 import re
+import select
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -269,3 +275,37 @@ def test_every_event_kind_reads_as_a_sentence():
     assert hut.describe() == (f"seat {hut.data['seat']} builds a hut on field {hut.data['field']}: "
                               f"a settlement of {hut.data['settlement_size']}, costing "
                               f"{hut.data['cost']} of each material (R12)")
+
+
+def test_cli_replay_in_a_real_terminal_waits_for_keys(tmp_path):
+    """On a TTY, ``meduris replay`` is interactive (the isatty branch of the CLI)."""
+    _, record = record_of(seed=6)
+    path = record.save(tmp_path / "g.json")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "replay", str(path)],
+                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    seen = b""
+
+    def read_until(marker: bytes, timeout=60.0):
+        nonlocal seen
+        end = time.time() + timeout
+        while marker not in seen and time.time() < end:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        return marker in seen
+
+    try:
+        assert read_until(b"[0/"), seen[-500:]
+        os.write(master, b"3\n")
+        assert read_until(b"[3/")
+        os.write(master, b"q\n")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        os.close(master)
+    assert b"step 3/" in seen and b"Enter: next step" in seen
