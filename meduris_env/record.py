@@ -66,7 +66,7 @@ class GameRecord:
         agents = list(agents) if agents is not None else [f"seat {s}" for s in range(n)]
         if len(agents) != n:
             raise ValueError(f"{n} players need {n} agent labels, got {len(agents)}")
-        actions, seats = _actions_and_seats(game, state.history())
+        actions, seats = _actions_and_seats(state)
         return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
                    events=state.events(), result=_result(state), meta=dict(meta or {}))
 
@@ -204,14 +204,23 @@ def action_text(action: int) -> str:
         return f"action {action}"
 
 
-def _actions_and_seats(game, history: list[int]) -> tuple[list[int], list[int]]:
-    """Who chose each action, found by replaying (the log keeps actions only)."""
-    state = game.new_initial_state()
+def _actions_and_seats(final: State) -> tuple[list[int], list[int]]:
+    """Who chose each action, found by replaying (the log keeps actions only). A position
+    edited by hand is not the end of its history, and cannot be recorded."""
+    history = final.history()
+    state = final.game.new_initial_state()
     seats = []
-    for a in history:
-        seats.append(state.current_player())
-        state.apply_action(a)
-    return list(history), seats
+    try:
+        for a in history:
+            seats.append(state.current_player())
+            state.apply_action(a)
+    except IllegalActionError:
+        state = None
+    if state != final:
+        raise ValueError("this state was edited by hand, so its actions do not lead to it from "
+                         "the start; a game record needs a game played from "
+                         "new_initial_state()")
+    return history, seats
 
 
 def _result(state: State) -> dict:

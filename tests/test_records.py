@@ -146,6 +146,12 @@ def test_an_unfinished_game_has_a_record_too():
     assert final == state and not record.result["terminal"] and record.result["winners"] == []
 
 
+def test_a_position_edited_by_hand_cannot_be_recorded():
+    from helpers import e3_position
+    with pytest.raises(ValueError, match="edited by hand"):
+        GameRecord.from_state(e3_position())
+
+
 # --- tournaments -------------------------------------------------------------------------------
 def test_a_tournament_saves_records_of_the_chosen_games(tmp_path):
     cfg = TournamentConfig(agents=["greedy", "random"], games=4, seed=9, save_records="1,3")
@@ -161,6 +167,12 @@ def test_a_tournament_saves_records_of_the_chosen_games(tmp_path):
         assert final.scores().tolist() == [int(rows[i]["seat0_vp"]), int(rows[i]["seat1_vp"])]
         assert record.agents == [rows[i]["seat0_agent"], rows[i]["seat1_agent"]]
         assert record.meta["tournament_game"] == i
+    # the same records, byte for byte, when the games are played in two processes
+    cfg.workers = 2
+    results2, summary2 = run_tournament(cfg)
+    (tmp_path / "two").mkdir()
+    again = write_results(tmp_path / "two", results2, summary2)
+    assert [p.read_bytes() for p in again] == [p.read_bytes() for p in paths]
 
 
 @pytest.mark.parametrize("spec,message", [("7", "'7' is outside the games 0..3"),
