@@ -29,6 +29,7 @@ test: install browser
 bench: install
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/tournaments.py
+	$(PY) benchmarks/records.py
 
 demo: install
 	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results

@@ -37,3 +37,16 @@ def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):
     assert r["passed"] == (r["win_rate"] >= 0.90)
     assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1]
     assert json.loads(out.read_text()) == rows
+
+
+def test_records_benchmark_reports_every_player_count():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "records.py"
+    spec = importlib.util.spec_from_file_location("records_bench", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = mod.main(["--games", "1", "--no-html", "--json"])  # the HTML writer has its own tests
+    assert [r["players"] for r in rows] == [2, 3, 4]
+    for r in rows:
+        assert r["games"] == 1 and r["actions_per_game"] > 50 and r["record_kb"] > 10
+        assert r["html_steps"] == 0
+        assert min(r["ms_play"], r["ms_record"], r["ms_save"], r["ms_load_replay"]) > 0
