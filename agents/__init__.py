@@ -6,7 +6,7 @@
 >>> action = bot.act(None, state)      # state: a meduris_env State at a decision node
 """
 
-from .base import Agent
-from .registry import KNOWN, UnknownAgentError, make_agent
+from .base import Agent, GameAbandoned, UnknownAgentError
+from .registry import KNOWN, make_agent
 
-__all__ = ["KNOWN", "Agent", "UnknownAgentError", "make_agent"]
+__all__ = ["KNOWN", "Agent", "GameAbandoned", "UnknownAgentError", "make_agent"]

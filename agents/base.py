@@ -2,9 +2,9 @@
 
 An agent is asked for an action whenever its seat must decide:
 ``act(observation, state) -> int``, where ``observation`` is the seat's environment observation
-(``{"observation": vector, "action_mask": int8 mask}``, see :mod:`meduris_env.observation`) or
+(``{"observation": vector, "action_mask": int8 mask}``, see :mod:`meduris_env.envs.observation`) or
 ``None`` when the agent says it does not need one (``uses_observation = False``), and ``state``
-is the live engine :class:`~meduris_env.state.State` (read it or ``clone()`` it; never change
+is the live engine :class:`~meduris_env.engine.state.State` (read it or ``clone()`` it; never change
 it). ``reset(seed)`` starts a new game with a seeded random stream, so the same seed gives the
 same choices. ``name`` is the registry name that built the agent (``"mcts:200"``).
 """
@@ -37,3 +37,7 @@ class Agent(ABC):
 
 class GameAbandoned(Exception):
     """Raised by an agent's ``act`` to end the game unfinished (a player quit)."""
+
+
+class UnknownAgentError(ValueError):
+    """An agent name that the registry cannot build, or a model file it cannot load."""

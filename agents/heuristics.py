@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from meduris_env.constants import (
+from meduris_env.engine.constants import (
     A_EXCHANGE,
     HUT,
     NUM_ACTIONS,
@@ -35,18 +35,19 @@ from meduris_env.constants import (
     PH_TERMINAL,
     TEMPLE,
 )
-from meduris_env.kernel import (
+from meduris_env.engine.kernel import (
     EV_CAPACITY,
     EV_WIDTH,
-    _run_size,
-    _runes_of,
     apply,
     current_player,
     legal_mask,
     random_legal_action,
+    run_size,
+    runes_of,
     sample_chance_outcome,
+    temple_score,
 )
-from meduris_env.layout import (
+from meduris_env.engine.layout import (
     O_MAT,
     O_NF,
     O_NP,
@@ -71,21 +72,16 @@ def seat_value(st, s):
     if st[O_PHASE] == PH_TERMINAL:
         return vp
     n = st[O_NF]
-    k = _runes_of(st, s)
+    k = runes_of(st, s)
     v = vp + k * (k + 1) / 2.0
     for f in range(n):
         if st[O_OWN + f] != s:
             continue
         occ = st[O_OCC + f]
         if occ == HUT:
-            v += SETTLEMENT_WEIGHT * _run_size(st, f, n)
+            v += SETTLEMENT_WEIGHT * run_size(st, f, n)
         elif occ == TEMPLE:
-            left = (f - 1 + n) % n
-            right = (f + 1) % n
-            if st[O_OCC + left] == HUT:
-                v += _run_size(st, left, n)
-            if st[O_OCC + right] == HUT:
-                v += _run_size(st, right, n)
+            v += temple_score(st, f, n)
     for m in range(4):
         c = st[O_MAT + s * 4 + m]
         if c <= 4:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from meduris_env.actions import action_to_string, string_to_action
-from meduris_env.constants import A_HUT, A_OFFER, A_TEMPLE, MATERIALS
-from meduris_env.render import render_text
+from meduris_env.engine.actions import action_to_string, string_to_action
+from meduris_env.engine.constants import A_HUT, A_OFFER, A_TEMPLE, MATERIALS
+from meduris_env.engine.text import render_text
 
 from .base import Agent, GameAbandoned
 

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from meduris_env.chance import sample_chance
+from meduris_env.engine.loop import resolve_chance
 
 from .base import Agent
 from .heuristics import action_values, rollout_values
@@ -73,17 +73,16 @@ class MCTSAgent(Agent):
     def _iterate(self, root: _Node, root_state, n: int) -> None:
         rng = self.rng
         state = root_state.clone()
-        fm, fa = state.game._fm, state.game._fa
+        fm, fa = state.game.field_materials, state.game.field_areas
         node = root
         path = [root]
         while True:
-            while state.is_chance_node():
-                state.apply_action(sample_chance(state, rng))
+            resolve_chance(state, rng)
             if state.is_terminal():
                 break
             player = state.current_player()
             if node.order is None:
-                vals = action_values(state._a, fm, fa)
+                vals = action_values(state.array, fm, fa)
                 legal = np.flatnonzero(vals > -np.inf)
                 node.order = legal[np.argsort(-vals[legal], kind="stable")].tolist()
             action, child = self._select(node, state, player)
@@ -98,7 +97,7 @@ class MCTSAgent(Agent):
             for s in range(n):
                 values[s] = vp[s] - np.delete(vp, s).max()
         else:
-            a = state._a.copy()
+            a = state.array.copy()
             rollout_values(a, fm, fa, self.rollout_depth, self.epsilon, rng.getrandbits(31),
                            values)
         values = np.tanh(values / self.value_scale)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TextIO
 
 from meduris_env import MedurisGame
-from meduris_env.atomic import unwritable_reason
-from meduris_env.record import GameRecord
-from meduris_env.render import render_text
+from meduris_env.engine.text import render_text
+from meduris_env.records.atomic import unwritable_reason
+from meduris_env.records.record import GameRecord
 
 from .human import HumanAgent
 from .match import play_game

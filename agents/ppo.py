@@ -6,49 +6,47 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Agent
-from .registry import UnknownAgentError
+from meduris_env.envs.observation import observation_high
+
+from .base import Agent, UnknownAgentError
+from .features import feature_set_of_size, features
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_2p.pt"
 
 
 def load_policy(path: Path, name: str = "ppo"):
-    """The policy network in ``path``: a policy file (``out/policy.pt`` of ``meduris train``,
-    what ships) or a whole MaskablePPO model or checkpoint (``.zip``). Raises
-    UnknownAgentError saying what to do when the file is missing or not a policy."""
+    """The policy network in ``path``, a weights-only policy file (``out/policy.pt`` of
+    ``meduris train``, what ships; :mod:`agents.network`). Raises UnknownAgentError saying what
+    to do when the file is missing or not a policy file. Full training checkpoints (``.zip``)
+    are pickles that can run code when loaded: the agent refuses them; only ``--resume`` of
+    one's own run loads them."""
+    if path.suffix == ".zip":
+        raise UnknownAgentError(f"agent {name!r}: {path} is a full training checkpoint (a pickle, "
+                                "which can run code when loaded); agents load policy files: "
+                                "use the run's policy.pt")
     if not path.is_file():
         raise UnknownAgentError(f"agent {name!r}: no trained model at {path}; train one with "
-                                "`meduris train` or pass ppo:<path to policy.pt or model.zip>")
+                                "`meduris train` or pass ppo:<path to a policy.pt>")
     try:
-        from sb3_contrib import MaskablePPO
-        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+        from .network import PolicyFileError, load_policy_file
     except ImportError:
         raise UnknownAgentError(f"agent {name!r} needs sb3-contrib: pip install -e .[train]") \
             from None
-    errors = []
     try:
-        return MaskableActorCriticPolicy.load(str(path), device="cpu")
-    except Exception as err:
-        errors.append(f"{type(err).__name__}: {err}")
-    try:
-        return MaskablePPO.load(str(path), device="cpu").policy
-    except Exception as err:  # a corrupt or foreign file: say which and why
-        errors.append(f"{type(err).__name__}: {err}")
-    raise UnknownAgentError(f"agent {name!r}: cannot load {path} as a MaskablePPO model or "
-                            f"policy ({errors[-1]})")
+        return load_policy_file(path)[0]
+    except PolicyFileError as err:
+        raise UnknownAgentError(f"agent {name!r}: {err}") from None
 
 
 class PPOAgent(Agent):
     """Plays the policy's most probable legal action (deterministic given the position).
 
-    The network's inputs are the features it was trained on (:mod:`train.features`, found from
+    The network's inputs are the features it was trained on (:mod:`agents.features`, found from
     the policy's input size); ``model`` may be given directly (a live model during training)."""
 
     uses_observation = True
 
     def __init__(self, name: str, path: str | None = None, model=None):
-        from train.features import feature_set_of_size
-
         super().__init__(name)
         self.path = Path(path) if path else DEFAULT_MODEL
         self.policy = model.policy if model is not None else load_policy(self.path, name)
@@ -57,9 +55,6 @@ class PPOAgent(Agent):
         self._high: dict[int, np.ndarray] = {}
 
     def _features(self, observation, state) -> np.ndarray:
-        from meduris_env.observation import observation_high
-        from train.features import features
-
         turns = state.game.max_turns
         if turns not in self._high:
             self._high[turns] = observation_high(turns)

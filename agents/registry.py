@@ -1,22 +1,18 @@
 """Agents by name, with parameters in the name: ``random``, ``greedy``, ``mcts:200`` (iterations
-per move), ``mcts:0.5s`` (seconds per move), ``ppo`` (the shipped model) or ``ppo:path.zip``."""
+per move), ``mcts:0.5s`` (seconds per move), ``ppo`` (the shipped model) or ``ppo:path/policy.pt``."""
 
 from __future__ import annotations
 
 import difflib
 
-from .base import Agent
+from .base import Agent, UnknownAgentError
 
 KNOWN = {
     "random": "uniform over legal actions",
     "greedy": "one-step lookahead on the hand-written evaluation",
     "mcts": "mcts:<iterations> or mcts:<seconds>s per move (default 200 iterations)",
-    "ppo": "ppo (the shipped 2-player model) or ppo:<path to a MaskablePPO .zip>",
+    "ppo": "ppo (the shipped 2-player model) or ppo:<path to a policy.pt of meduris train>",
 }
-
-
-class UnknownAgentError(ValueError):
-    """An agent name that the registry cannot build."""
 
 
 def _known_list() -> str:

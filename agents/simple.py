@@ -28,4 +28,5 @@ class GreedyAgent(Agent):
 
     def act(self, observation, state) -> int:
         game = state.game
-        return int(greedy_action(state._a, game._fm, game._fa, self.rng.getrandbits(31)))
+        return int(greedy_action(state.array, game.field_materials, game.field_areas,
+                                 self.rng.getrandbits(31)))

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from meduris_env import MedurisGame
+from meduris_env.records.atomic import atomic_write, unwritable_reason
 
-from meduris_env.atomic import atomic_write, unwritable_reason
 from .match import GameResult, derive_seed, play_game
 from .registry import UnknownAgentError, make_agent
 
@@ -190,7 +190,7 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             p["decisions"] += r.decisions_per_seat[seat]
             p["longest"] = max(p["longest"], r.max_seconds_per_decision[seat])
         new = model.rate([[ratings[label]] for label in r.agents], ranks=r.ranks)
-        for label, team in zip(r.agents, new):
+        for label, team in zip(r.agents, new, strict=False):
             ratings[label] = team[0]
     agents = {}
     for label in labels:

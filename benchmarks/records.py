@@ -10,14 +10,14 @@ For ``--games`` greedy games per player count (2, 3, 4), measured in one run:
 * **HTML**: ``write_html`` for the first game of each player count (board picture per step), with
   the page's size.
 
-Usage from the repo root: ``python benchmarks/records.py [--games 20] [--seed 0] [--no-html] [--json]``.
+Usage from the repo root:
+``python benchmarks/records.py [--games 20] [--seed 0] [--no-html] [--json]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 import time
@@ -25,25 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.match import derive_seed, play_game  # noqa: E402
+from agents.match import play_game  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from meduris_env import MedurisGame  # noqa: E402
-from meduris_env.chance import resolve_chance  # noqa: E402
-from meduris_env.record import GameRecord  # noqa: E402
-from meduris_env.replay import write_html  # noqa: E402
-
-
-def _final_state(game: MedurisGame, agents, seed: int):
-    """The same game as ``play_game`` plays, kept as a State (play_game returns a summary)."""
-    rng = random.Random(seed)
-    for s, a in enumerate(agents):
-        a.reset(derive_seed(seed, s + 1))
-    state = game.new_initial_state()
-    while True:
-        resolve_chance(state, rng)
-        if state.is_terminal():
-            return state
-        state.apply_action(agents[state.current_player()].act(None, state))
+from meduris_env.engine.seeding import derive_seed  # noqa: E402
+from meduris_env.records.record import GameRecord  # noqa: E402
+from meduris_env.records.replay import write_html  # noqa: E402
 
 
 def measure(players: int, games: int, seed: int, folder: Path, html: bool = True) -> dict:
@@ -54,10 +41,11 @@ def measure(players: int, games: int, seed: int, folder: Path, html: bool = True
     html_seconds = html_bytes = html_steps = 0
     for i in range(games):
         s = derive_seed(seed, players, i)
+        final: list = []
         t0 = time.perf_counter()
-        play_game(game, agents, s)
+        play_game(game, agents, s, observer=lambda st, seat, action, final=final: final.append(st))
         t["play"] += time.perf_counter() - t0
-        state = _final_state(game, agents, s)
+        state = final[-1]
         t0 = time.perf_counter()
         record = GameRecord.from_state(state, [a.name for a in agents], s)
         t["record"] += time.perf_counter() - t0

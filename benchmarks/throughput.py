@@ -9,7 +9,7 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    counts as a decision, chance outcomes included, for both games. Reported as decisions/s
    and games/s, plus the engine/backgammon ratio of decisions/s.
 2. **clone()/s** of a mid-game engine state (after ~150 random actions of a game).
-3. **The numba in-kernel playout** ``meduris_env.kernel.random_playout`` (no Python per
+3. **The numba in-kernel playout** ``meduris_env.engine.kernel.random_playout`` (no Python per
    step): decisions/s and games/s -- the ceiling for MCTS-style rollouts.
 4. **AEC environment random play**: ``meduris_env.env()`` and PettingZoo's ``connect_four_v3``
    (both as their ``env()`` returns them, wrappers included) driven by the *same* loop,
@@ -21,7 +21,8 @@ numba compiles (or loads from its cache) on the first call; that warm-up is excl
 timings and reported separately. The process is pinned to one CPU where the OS allows it.
 Usage from the repo root (needs OpenSpiel and pygame: ``pip install -e .[bench]``)::
 
-    python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] [--json]
+    python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] \
+        [--json]
 
 Each ``measure_*`` function returns a dict, so further measurements (e.g. of the AEC
 environment) can be added beside them and merged into the result in :func:`main`.
@@ -30,6 +31,7 @@ environment) can be added beside them and merged into the result in :func:`main`
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -43,8 +45,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from meduris_env import kernel as K  # noqa: E402
-from meduris_env.game import MedurisGame  # noqa: E402
+from meduris_env.engine import kernel as K  # noqa: E402
+from meduris_env.engine.game import MedurisGame  # noqa: E402
+from meduris_env.engine.seeding import derive_seed  # noqa: E402
 
 CLONE_PREFIX_ACTIONS = 150
 KERNEL_MAX_STEPS = 1_000_000
@@ -119,7 +122,7 @@ def measure_backgammon(seconds: float, seed: int) -> dict:
 def midgame_state(game: MedurisGame, seed: int, prefix: int = CLONE_PREFIX_ACTIONS):
     """A state after ``prefix`` random actions (trying further seeds if a game ends sooner)."""
     for attempt in range(100):
-        rng = random.Random(seed + attempt)
+        rng = random.Random(derive_seed(seed, attempt))
         s = game.new_initial_state()
         play_random_game(s, rng, limit=prefix)
         if not s.is_terminal():
@@ -129,7 +132,7 @@ def midgame_state(game: MedurisGame, seed: int, prefix: int = CLONE_PREFIX_ACTIO
 
 def _time_aec(env, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
-    seeds = iter(range(seed, seed + 2**31))
+    seeds = (derive_seed(seed, i) for i in itertools.count())
     games, steps, elapsed = _run_for(seconds, lambda: play_random_aec_game(env, rng, next(seeds)))
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed, "games": games,
             "steps": steps, "elapsed_s": elapsed}
@@ -158,8 +161,8 @@ def measure_clones(game: MedurisGame, seconds: float, seed: int, batch: int = 10
 
 
 def measure_kernel_playout(game: MedurisGame, seconds: float, seed: int) -> dict:
-    init, fm, fa = game.new_initial_state()._a, game._fm, game._fa
-    seeds = iter(range(seed, seed + 2**31))
+    init, fm, fa = game.new_initial_state().array, game.field_materials, game.field_areas
+    seeds = (derive_seed(seed, i) for i in itertools.count())
     return _rates(*_run_for(seconds, lambda: K.random_playout(
         init.copy(), fm, fa, next(seeds), KERNEL_MAX_STEPS)))
 
@@ -170,7 +173,8 @@ def warm_up(game: MedurisGame, seed: int) -> dict:
     play_random_game(game.new_initial_state(), random.Random(seed))
     midgame_state(game, seed).clone()
     t1 = time.perf_counter()
-    K.random_playout(game.new_initial_state()._a.copy(), game._fm, game._fa, seed, KERNEL_MAX_STEPS)
+    K.random_playout(game.new_initial_state().array.copy(), game.field_materials,
+                     game.field_areas, seed, KERNEL_MAX_STEPS)
     t2 = time.perf_counter()
     import pyspiel
     play_random_game(pyspiel.load_game("backgammon").new_initial_state(), random.Random(seed))

@@ -1,39 +1,93 @@
 """meduris-rl: the Meduris board game (HABA, 2016) as a fast, faithful RL environment.
 
+Layers (each imports only those below it): :mod:`meduris_env.engine` (rules, Game/State),
+:mod:`meduris_env.render` (pictures), :mod:`meduris_env.records` (game records, replays),
+:mod:`meduris_env.envs` (PettingZoo and gymnasium environments). This module re-exports the
+public API:
+
 Engine (OpenSpiel-style): :class:`MedurisGame` and :class:`State`.
 PettingZoo: :func:`env` (AEC, wrapped), :class:`raw_env`, :func:`parallel_env`.
 Gymnasium: :class:`MedurisSingleAgentEnv` (one learning seat, for stable-baselines3).
 Game records: :class:`GameRecord` (JSON, exact replay).
 """
 
-from .aec import env, raw_env
-from .boards import Board, BoardError, load_board
-from .constants import CHANCE, NUM_ACTIONS, NUM_CHANCE_OUTCOMES, TERMINAL
-from .events import Event
-from .game import MedurisGame
-from .observation import OBS_FIELDS, OBS_SIZE, decode_observation, observe_state
-from .parallel import parallel_env
-from .record import GameRecord, RecordError
-from .serialize import StateFileError
-from .single_agent import MedurisSingleAgentEnv
-from .state import IllegalActionError, State
+import importlib as _importlib
+import sys as _sys
+import warnings as _warnings
+from importlib.abc import Loader as _Loader
+from importlib.abc import MetaPathFinder as _MetaPathFinder
+from importlib.machinery import ModuleSpec as _ModuleSpec
 
-
-def load_state(text: str) -> State:
-    """A state from ``State.to_json()`` text, with the game taken from the file."""
-    from .serialize import state_from_json
-    return state_from_json(text)
-
+from .engine import (
+    CHANCE,
+    NUM_ACTIONS,
+    NUM_CHANCE_OUTCOMES,
+    TERMINAL,
+    Board,
+    BoardError,
+    Event,
+    IllegalActionError,
+    MedurisGame,
+    State,
+    StateFileError,
+    derive_seed,
+    load_board,
+    load_state,
+)
+from .envs import (
+    OBS_FIELDS,
+    OBS_SIZE,
+    MedurisSingleAgentEnv,
+    decode_observation,
+    env,
+    observe_state,
+    parallel_env,
+    raw_env,
+)
+from .records import GameRecord, RecordError
 
 __all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
            "MedurisGame", "MedurisSingleAgentEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
-           "decode_observation", "env", "load_board", "load_state", "observe_state",
-           "parallel_env", "raw_env"]
+           "decode_observation", "derive_seed", "env", "load_board", "load_state",
+           "observe_state", "parallel_env", "raw_env"]
+
+# The flat module paths of version 0.1 (meduris_env.kernel, meduris_env.observation, ...) still
+# import, with a DeprecationWarning naming the new path.
+MOVED_MODULES = {
+    **{name: f"engine.{name}" for name in (
+        "actions", "boards", "chance", "constants", "events", "game", "kernel", "layout",
+        "serialize", "state")},
+    **{name: f"envs.{name}" for name in (
+        "aec", "observation", "parallel", "rewards", "single_agent", "spaces")},
+    **{name: f"records.{name}" for name in ("atomic", "record", "replay")},
+    "image": "render.image",
+}
+
+
+class _MovedModuleFinder(_MetaPathFinder, _Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        prefix, _, name = fullname.partition(".")
+        if prefix == __name__ and name in MOVED_MODULES:
+            return _ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        new = f"{__name__}.{MOVED_MODULES[spec.name.partition('.')[2]]}"
+        _warnings.warn(f"{spec.name} moved to {new}; import it from there", DeprecationWarning,
+                       stacklevel=2)
+        return _importlib.import_module(new)
+
+    def exec_module(self, module):
+        pass
+
+
+if not any(isinstance(f, _MovedModuleFinder) for f in _sys.meta_path):
+    _sys.meta_path.append(_MovedModuleFinder())
 
 # gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper
 import gymnasium as _gymnasium  # noqa: E402
 
 if "meduris_env/Meduris-v0" not in _gymnasium.registry:
     _gymnasium.register(id="meduris_env/Meduris-v0",
-                        entry_point="meduris_env.single_agent:MedurisSingleAgentEnv")
+                        entry_point="meduris_env.envs.single_agent:MedurisSingleAgentEnv")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from meduris_env import MedurisGame
-from meduris_env.actions import big_yield_action
-from meduris_env.constants import (
+from meduris_env.engine.actions import big_yield_action
+from meduris_env.engine.constants import (
     A_EXCHANGE,
     A_HUT,
     A_OFFER,

@@ -71,7 +71,8 @@ def test_registry_builds_agents_by_name_with_parameters():
     ("mcts:-5", "a positive number"),
     ("random:3", "random takes no parameter"),
     ("", "non-empty"),
-    ("ppo:/nonexistent/model.zip", "no trained model at /nonexistent/model.zip"),
+    ("ppo:/nonexistent/policy.pt", "no trained model at /nonexistent/policy.pt"),
+    ("ppo:/nonexistent/model.zip", "model.zip is a full training checkpoint"),
 ])
 def test_registry_errors_name_the_fix(spec, message):
     with pytest.raises(UnknownAgentError) as err:
@@ -80,9 +81,9 @@ def test_registry_errors_name_the_fix(spec, message):
 
 
 def test_corrupt_ppo_model_is_a_clear_error(tmp_path):
-    bad = tmp_path / "model.zip"
+    bad = tmp_path / "policy.pt"
     bad.write_bytes(b"not a zip file")
-    with pytest.raises(UnknownAgentError, match="cannot load .*model.zip as a MaskablePPO"):
+    with pytest.raises(UnknownAgentError, match="policy.pt is not a weights-only policy file"):
         make_agent(f"ppo:{bad}")
 
 
@@ -108,7 +109,7 @@ def test_greedy_takes_a_rune_stone_from_the_leader_rather_than_a_free_area():
     at_turn_action(st)
     set_materials(st, 0, wood=1, stone=1)
     # wood+stone fields: 7 in the diamond area (held by seat 1); 1, 18, 20, 25 in free areas
-    vals = action_values(st._a, st.game._fm, st.game._fa)
+    vals = action_values(st.array, st.game.field_materials, st.game.field_areas)
     huts = [a for a in st.legal_actions() if hut(0) <= a <= hut(31)]
     # 4 would join seat 1's hut on 5 (cost 2 each); 15 and 19 are free-hut chips (R13)
     assert sorted(huts) == [hut(f) for f in (1, 7, 15, 18, 19, 20, 25)]

@@ -9,7 +9,7 @@ from helpers import at_turn_action, druid_on_ring, e3_position, new_game, place,
 
 import meduris_env
 from meduris_env import IllegalActionError, MedurisGame
-from meduris_env.rewards import SCORE_SCALE
+from meduris_env.envs.rewards import SCORE_SCALE
 
 
 def play(e, seed, rng=None, check=None):

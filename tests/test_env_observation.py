@@ -18,7 +18,7 @@ from helpers import (
 )
 
 import meduris_env
-from meduris_env.observation import OBS_FIELDS, OBS_SIZE, decode_observation
+from meduris_env.envs.observation import OBS_FIELDS, OBS_SIZE, decode_observation
 
 
 def ritual_position():
@@ -139,7 +139,7 @@ def test_decode_refuses_a_wrong_shape():
 
 def test_readme_documents_every_observation_slice():
     from pathlib import Path
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    for name, shape, _, _ in OBS_FIELDS:
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
+    for name, _shape, _, _ in OBS_FIELDS:
         assert f"| `{name}` |" in readme, name
     assert f"({OBS_SIZE},)" in readme

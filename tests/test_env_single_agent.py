@@ -9,8 +9,9 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from meduris_env import IllegalActionError, MedurisSingleAgentEnv
-from meduris_env.observation import decode_observation
-from meduris_env.rewards import SCORE_SCALE
+from meduris_env.engine.seeding import STREAM_OPPONENT, derive_seed
+from meduris_env.envs.observation import decode_observation
+from meduris_env.envs.rewards import SCORE_SCALE
 
 
 @pytest.mark.parametrize("num_players,exchange,reward", [
@@ -76,7 +77,7 @@ def test_opponents_as_callables_and_objects_see_their_own_seat():
 
     env = MedurisSingleAgentEnv(num_players=3, opponents=[First(), last_legal], seat=0)
     play_episode(env, 1, random.Random(1))
-    assert ("reset", 1 * 7919 + 1) in calls
+    assert ("reset", derive_seed(1, STREAM_OPPONENT, 0)) in calls  # the one seed scheme
     assert {seat for kind, seat in calls if kind == "act"} == {1}
 
 
@@ -103,6 +104,9 @@ def test_errors_are_clear():
         MedurisSingleAgentEnv(num_players=3, opponents=["random"])
     with pytest.raises(TypeError, match="an opponent is"):
         MedurisSingleAgentEnv(opponents=42)
+    # environments never look agents up by name: that is the agents layer's job
+    with pytest.raises(ValueError, match=r"not names .*agents.make_agent\('greedy'\)"):
+        MedurisSingleAgentEnv(opponents="greedy")
     bad = MedurisSingleAgentEnv(num_players=2, seat=0, opponents=lambda obs, state: 200)
     bad.reset(seed=0)
     with pytest.raises(IllegalActionError, match="opponent .* at seat 1"):

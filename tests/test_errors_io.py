@@ -14,7 +14,7 @@ from meduris_env import (
     load_board,
     load_state,
 )
-from meduris_env.constants import C_DIE, NUM_ACTIONS, NUM_IDS
+from meduris_env.engine.constants import C_DIE, NUM_ACTIONS, NUM_IDS
 
 
 # --- boards (R3) ---------------------------------------------------------------------------------

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from agents.cli import main
 from agents.human import describe_action, parse_choice
 from agents.play import PlayError, play
+from meduris_cli import main
 from meduris_env import MedurisGame
-from meduris_env.chance import resolve_chance
-from meduris_env.constants import A_OFFER
-from meduris_env.record import GameRecord
+from meduris_env.engine.constants import A_OFFER
+from meduris_env.engine.loop import resolve_chance
+from meduris_env.records.record import GameRecord
 
 BAD_INPUT = "abc\n0\n999\ntake stone\n\nhelp\nboard\n"
 
@@ -21,7 +21,7 @@ BAD_INPUT = "abc\n0\n999\ntake stone\n\nhelp\nboard\n"
 def test_play_command_with_scripted_input(tmp_path):
     path = tmp_path / "games" / "me.json"
     script = BAD_INPUT + "1\n" * 600
-    run = subprocess.run([sys.executable, "-m", "agents.cli", "play", "--players", "2",
+    run = subprocess.run([sys.executable, "-m", "meduris_cli", "play", "--players", "2",
                           "--opponents", "mcts:200", "--seed", "3", "--record", str(path)],
                          input=script, capture_output=True, text=True, timeout=300)
     out = run.stdout
@@ -51,7 +51,7 @@ def test_play_command_with_scripted_input(tmp_path):
     assert record.agents == ["human", "mcts:200"] and record.seed == 3
     assert record.meta == {"command": "play", "human_seat": 0}
     human_moves = 0
-    for state, action, seat in zip(record.states(), record.actions, record.seats):
+    for state, action, seat in zip(record.states(), record.actions, record.seats, strict=False):
         if seat == 0:
             assert action == state.legal_actions()[0]  # every accepted input was "1"
             human_moves += 1

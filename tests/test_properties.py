@@ -9,7 +9,7 @@ import pytest
 from helpers import random_action
 
 from meduris_env import MedurisGame, load_state
-from meduris_env.layout import OFFSETS
+from meduris_env.engine.layout import OFFSETS
 
 GAMES = 2000
 SUP = slice(OFFSETS["supply"][0], OFFSETS["supply"][0] + 4)
@@ -33,7 +33,7 @@ def play(game, seed, on_step=None):
     while not st.is_terminal():
         a = random_action(st, rng)
         st.apply_action(a)
-        check_invariants(st._a)
+        check_invariants(st.array)
         if on_step is not None:
             on_step(st, steps, rng)
         steps += 1
@@ -85,11 +85,11 @@ def test_clones_are_independent():
     rng = random.Random(3)
     st = game.new_initial_state()
     while not st.is_terminal():
-        snapshot = st._a.copy()
+        snapshot = st.array.copy()
         child = st.clone()
         legal = child.legal_actions()
         child.apply_action(legal[-1])
-        assert (st._a == snapshot).all() and len(st.history()) + 1 == len(child.history())
+        assert (st.array == snapshot).all() and len(st.history()) + 1 == len(child.history())
         st.apply_action(random_action(st, rng))
 
 

@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-from agents.cli import main
 from agents.match import play_game
 from agents.registry import make_agent
 from agents.tournament import (
@@ -23,9 +22,10 @@ from agents.tournament import (
     run_tournament,
     write_results,
 )
+from meduris_cli import main
 from meduris_env import MedurisGame
-from meduris_env.record import GameRecord, RecordError
-from meduris_env.replay import frames, html_replay, terminal_replay
+from meduris_env.records.record import GameRecord, RecordError
+from meduris_env.records.replay import frames, html_replay, terminal_replay
 
 
 def record_of(players=2, seed=7, agents=("greedy", "random"), exchange="auto"):
@@ -95,13 +95,15 @@ def test_a_tampered_record_is_refused_with_the_first_difference():
     build = next(i for i, a in enumerate(record.to_dict()["actions"])
                  if a["text"].startswith("build hut"))
     bad = _tampered(record, lambda d: d["actions"][build].__setitem__("action", 0))
-    with pytest.raises(RecordError, match=rf"step {build} \(place worker on wood\) does not replay"):
+    with pytest.raises(RecordError,
+                       match=rf"step {build} \(place worker on wood\) does not replay"):
         bad.replay()
     # a forged event: the third bonus chip placed on another field
     field = record.events[2].data["field"]
     bad = _tampered(record, lambda d: d["events"][2].__setitem__("field", field + 1))
-    with pytest.raises(RecordError, match=rf"replayed event 2 is 'a bonus chip \(.*\) is placed on "
-                                          rf"field {field} \(R4\)', the record says .*field {field + 1} "):
+    with pytest.raises(RecordError,
+                       match=rf"replayed event 2 is 'a bonus chip \(.*\) is placed on "
+                             rf"field {field} \(R4\)', the record says .*field {field + 1} "):
         bad.replay()
 
 
@@ -136,7 +138,7 @@ def test_an_unfinished_game_has_a_record_too():
     state = game.new_initial_state()
     import random
 
-    from meduris_env.chance import resolve_chance
+    from meduris_env.engine.loop import resolve_chance
     rng = random.Random(0)
     for _ in range(30):
         resolve_chance(state, rng)
@@ -248,7 +250,7 @@ def test_an_environment_episode_becomes_a_record_that_replays(tmp_path):
     e = make_env(num_players=3)
     e.reset(seed=13)
     rng = __import__("random").Random(13)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, terminated, truncated, _ = e.last()
         legal = [a for a, ok in enumerate(obs["action_mask"]) if ok]
         e.step(None if terminated or truncated else rng.choice(legal))
@@ -259,8 +261,9 @@ def test_an_environment_episode_becomes_a_record_that_replays(tmp_path):
 
 
 def test_a_single_agent_episode_becomes_a_record_with_the_seats_labelled(tmp_path):
+    from agents import make_agent
     from meduris_env import MedurisSingleAgentEnv
-    e = MedurisSingleAgentEnv(num_players=3, opponents=["greedy", "random"], seat=1)
+    e = MedurisSingleAgentEnv(num_players=3, opponents=[make_agent("greedy"), "random"], seat=1)
     e.reset(seed=4)
     done = False
     while not done:
@@ -273,7 +276,7 @@ def test_a_single_agent_episode_becomes_a_record_with_the_seats_labelled(tmp_pat
 
 
 def test_every_event_kind_reads_as_a_sentence():
-    from meduris_env.events import EVENT_KINDS, SENTENCES
+    from meduris_env.engine.events import EVENT_KINDS, SENTENCES
     assert set(SENTENCES) == {name for name, _ in EVENT_KINDS.values()}
     seen = set()
     for players in (2, 3, 4):
@@ -294,7 +297,7 @@ def test_cli_replay_in_a_real_terminal_waits_for_keys(tmp_path):
     _, record = record_of(seed=6)
     path = record.save(tmp_path / "g.json")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "replay", str(path)],
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "replay", str(path)],
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     seen = b""

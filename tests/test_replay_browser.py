@@ -12,8 +12,8 @@ import pytest
 from agents.match import play_game
 from agents.registry import make_agent
 from meduris_env import MedurisGame
-from meduris_env.record import GameRecord
-from meduris_env.replay import frames, write_html
+from meduris_env.records.record import GameRecord
+from meduris_env.records.replay import frames, write_html
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",

@@ -32,9 +32,9 @@ from helpers import (
 )
 
 from meduris_env import IllegalActionError, MedurisGame
-from meduris_env.actions import exchange_action
-from meduris_env.constants import EXCHANGE_GIVES
-from meduris_env.layout import OFFSETS
+from meduris_env.engine.actions import exchange_action
+from meduris_env.engine.constants import EXCHANGE_GIVES
+from meduris_env.engine.layout import OFFSETS
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6,
         "hook": 7, "arrow": 8}
@@ -188,7 +188,7 @@ def test_R15_both_exchange_modes_give_the_same_game_without_exchanges():
         a = random_action(manual, rng, exchange_p=0.0)
         manual.apply_action(a)
         auto.apply_action(a)  # every manual action without exchange is legal in auto mode
-        diff = np.flatnonzero(manual._a != auto._a)
+        diff = np.flatnonzero(manual.array != auto.array)
         assert diff.tolist() == [OFFSETS["manual_exchange"][0]]  # only the mode flag differs
         steps += 1
     assert auto.is_terminal() and steps > 100

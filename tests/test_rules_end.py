@@ -20,7 +20,7 @@ from helpers import (
 )
 
 from meduris_env import MedurisGame
-from meduris_env.constants import A_HUT, A_YIELD
+from meduris_env.engine.constants import A_HUT, A_YIELD
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 

@@ -5,7 +5,7 @@ import pytest
 from helpers import C, L, S, W, decision, move, new_game, roll, set_materials
 
 from meduris_env import CHANCE, IllegalActionError, MedurisGame
-from meduris_env.constants import C_DIE, C_START, CHIP_MIN_DISTANCE
+from meduris_env.engine.constants import C_DIE, C_START, CHIP_MIN_DISTANCE
 
 
 @pytest.mark.parametrize("n,workers,huts,fields", [(2, 3, 12, 32), (3, 2, 8, 32), (4, 2, 8, 40)])

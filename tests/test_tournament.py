@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
 from agents.tournament import TournamentConfig, run_tournament, wilson_interval
+from meduris_cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "agents.cli", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -98,7 +98,7 @@ def test_cli_errors_are_one_line_naming_the_fix(args, message, capsys):
 
 def test_a_killed_tournament_leaves_old_results_whole_and_no_half_written_files(tmp_path):
     (tmp_path / "summary.json").write_text('{"old": true}\n')
-    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "--agents",
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "tournament", "--agents",
                              "mcts:300,greedy", "--games", "200", "--workers", "2",
                              "--out", str(tmp_path), "--no-progress"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -55,8 +55,11 @@ def test_short_run_trains_checkpoints_resumes_and_plays_legally(tmp_path):
     resumed = train(longer, resume=str(run / "checkpoint.zip"), progress=False)
     assert resumed["timesteps"] >= 1024
     assert resumed["bc_losses"] == state["bc_losses"]  # carried over, not redone
-    play_legal_games(f"ppo:{run / 'model.zip'}")
-    play_legal_games(f"ppo:{run / 'policy.pt'}", players=3)
+    play_legal_games(f"ppo:{run / 'policy.pt'}")
+    play_legal_games(f"ppo:{meta['snapshots'][-1]}", players=3)  # snapshots are policy files
+    with pytest.raises(UnknownAgentError, match="full training checkpoint .* use the run's "
+                       "policy.pt"):
+        make_agent(f"ppo:{run / 'model.zip'}")
 
 
 def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path):
@@ -72,7 +75,7 @@ def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path):
 
 
 def test_cli_reports_a_bad_checkpoint_in_one_line(tmp_path, capsys):
-    from agents.cli import main
+    from meduris_cli import main
     code = main(["train", "--resume", str(tmp_path / "missing.zip"), "--steps", "10",
                  "--envs", "1", "--out", str(tmp_path / "r"), "--no-progress"])
     err = capsys.readouterr().err.strip()
@@ -104,10 +107,10 @@ def test_ppo_agent_reports_action_probabilities_over_legal_moves(tmp_path):
     cfg = short_config(tmp_path, steps=128, n_steps=64, bc_teacher=None, eval_every=10**6,
                        checkpoint_every=10**6, snapshot_every=10**6)
     train(cfg, progress=False)
-    bot = make_agent(f"ppo:{cfg.out}/model.zip")
+    bot = make_agent(f"ppo:{cfg.out}/policy.pt")
     from helpers import at_turn_action, new_game
 
-    from meduris_env.observation import observe_state
+    from meduris_env.envs.observation import observe_state
     st = new_game()
     at_turn_action(st)
     obs = observe_state(st, 0)
@@ -115,16 +118,39 @@ def test_ppo_agent_reports_action_probabilities_over_legal_moves(tmp_path):
     assert probs.shape == (241,) and probs.sum() == pytest.approx(1.0, abs=1e-5)
     assert np.all(probs[obs["action_mask"] == 0] == 0)
     with pytest.raises(UnknownAgentError, match="no trained model"):
-        make_agent(f"ppo:{tmp_path}/none.zip")
+        make_agent(f"ppo:{tmp_path}/none.pt")
+
+
+class _RunsCode:
+    """Unpickling this calls os.system: what a malicious model file would carry."""
+
+    def __reduce__(self):
+        import os
+        return (os.system, ("touch pwned",))
+
+
+def test_a_policy_file_carrying_code_is_refused_not_run(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.chdir(tmp_path)
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": "meduris-policy", "version": 1, "payload": _RunsCode()}, evil)
+    with pytest.raises(UnknownAgentError, match="not a weights-only policy file"):
+        make_agent(f"ppo:{evil}")
+    assert not (tmp_path / "pwned").exists()
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(UnknownAgentError, match="not a Meduris policy file"):
+        make_agent(f"ppo:{other}")
 
 
 def test_residual_policy_starts_out_playing_like_greedy():
     from sb3_contrib import MaskablePPO
 
+    from agents.network import init_as_greedy, residual_policy_kwargs
     from agents.ppo import PPOAgent
-    from meduris_env.chance import sample_chance
-    from meduris_env.observation import observe_state
-    from train.policy import init_as_greedy, residual_policy_kwargs
+    from meduris_env.engine.chance import sample_chance
+    from meduris_env.envs.observation import observe_state
     from train.selfplay import SelfPlayEnv
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(), policy_kwargs=residual_policy_kwargs(32),
@@ -140,7 +166,7 @@ def test_residual_policy_starts_out_playing_like_greedy():
             state.apply_action(sample_chance(state, rng))
             continue
         obs = observe_state(state, state.current_player())
-        vals = action_values(state._a, state.game._fm, state.game._fa)
+        vals = action_values(state.array, state.game.field_materials, state.game.field_areas)
         best = vals[np.isfinite(vals)].max()
         choice = ppo.act(obs, state)
         agree += vals[choice] == pytest.approx(best)  # greedy's value (ties: any best action)

@@ -16,7 +16,7 @@ class TrainConfig:
     steps: int = 300_000  # PPO environment steps (the learner's decisions)
     envs: int = 2  # parallel environments (processes); one per core
     seed: int = 0
-    features: str = "obs+greedy"  # see train.features
+    features: str = "obs+greedy"  # see agents.features
     reward: str = "win"
     opponents: dict = field(default_factory=lambda: {"greedy": 0.6, "random": 0.1,
                                                      "snapshots": 0.3})
@@ -37,13 +37,13 @@ class TrainConfig:
     clip_range: float = 0.1
     ent_coef: float = 0.003
     net_arch: list = field(default_factory=lambda: [256, 256])  # "mlp" policy only
-    policy: str = "residual"  # "residual" (train.policy, needs obs+greedy) or "mlp"
+    policy: str = "residual"  # "residual" (agents.network, needs obs+greedy) or "mlp"
     out: str = "runs/ppo"
 
     def validate(self) -> TrainConfig:
         if self.players not in (2, 3, 4):
             raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
-        from .features import FEATURE_SETS
+        from agents.features import FEATURE_SETS
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {self.features!r}; one of {list(FEATURE_SETS)}")
         if self.policy not in ("residual", "mlp"):
@@ -81,7 +81,8 @@ def load_config(path: str | Path | None, overrides: dict) -> TrainConfig:
     known = {f.name for f in fields(TrainConfig)}
     unknown = sorted(set(values) - known)
     if unknown:
-        raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(sorted(known))}")
     try:
         return TrainConfig(**values).validate()
     except TypeError as err:

@@ -1,6 +1,6 @@
 """MaskablePPO self-play training (``meduris train``).
 
-0. **Network** (``policy``): ``"residual"`` (:mod:`train.policy`) starts out playing like the
+0. **Network** (``policy``): ``"residual"`` (:mod:`agents.network`) starts out playing like the
    greedy agent and learns corrections; ``"mlp"`` is sb3's plain MLP.
 1. **Warm start** (optional, ``bc_teacher``): the teacher agent (default ``mcts:50``) plays
    ``bc_games`` games against itself; the network is fitted to its choices (cross-entropy over the
@@ -13,24 +13,25 @@
 4. Every ``checkpoint_every`` steps: ``out/checkpoint.zip`` and ``out/checkpoint.json`` (steps,
    snapshots, evaluation history, config), each written to a temporary file and renamed.
    ``--resume out/checkpoint.zip`` continues from there to ``steps``.
-5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network alone, what the
-   ``ppo`` agent ships and loads) and ``out/learning_curve.png``.
+5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network's weights and
+   architecture alone, what the ``ppo`` agent ships and loads; :mod:`agents.network`) and
+   ``out/learning_curve.png``.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
-import random
 import time
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-
-from meduris_env.atomic import atomic_replace
+from meduris_env.engine.seeding import STREAM_ENV, STREAM_POOL, derive_seed
+from meduris_env.records.atomic import atomic_replace
 
 from .config import TrainConfig
+from .evaluate import evaluate_vs_greedy
+from .progress import bar
+from .warm_start import behaviour_cloning, collect_teacher_data
 
 
 class CheckpointError(ValueError):
@@ -67,118 +68,7 @@ def load_checkpoint(path: str | Path, env=None):
     return model, meta
 
 
-# --- behaviour cloning warm start ------------------------------------------------------------
-def _teacher_game(task):
-    """One teacher-vs-teacher game: (features, masks, actions, seat values) of every decision."""
-    teacher_name, players, feature_set, seed = task
-    import torch
-    torch.set_num_threads(1)
-    from agents import make_agent
-    from agents.match import derive_seed
-    from meduris_env import MedurisGame
-    from meduris_env.chance import sample_chance
-    from meduris_env.observation import observe_state
-    from meduris_env.rewards import terminal_rewards
-
-    from .features import default_high, features
-
-    game = MedurisGame(players)
-    high = default_high(game.max_turns)
-    bots = [make_agent(teacher_name) for _ in range(players)]
-    for s, b in enumerate(bots):
-        b.reset(derive_seed(seed, s + 1))
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    xs, masks, acts, seats = [], [], [], []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(sample_chance(state, rng))
-            continue
-        seat = state.current_player()
-        obs = observe_state(state, seat)
-        action = bots[seat].act(obs, state)
-        xs.append(features(obs["observation"], state, feature_set, high))
-        masks.append(obs["action_mask"].astype(bool))
-        acts.append(action)
-        seats.append(seat)
-        state.apply_action(action)
-    result = terminal_rewards(state, "win") if not state.is_truncated() else np.zeros(players)
-    return (np.array(xs, np.float32), np.array(masks), np.array(acts, np.int64),
-            result[np.array(seats)].astype(np.float32))
-
-
-def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
-    tasks = [(cfg.bc_teacher, cfg.players, cfg.features, cfg.seed * 100_003 + i)
-             for i in range(cfg.bc_games)]
-    parts = []
-    bar = _bar(len(tasks), "teacher games", progress)
-    with mp.get_context("spawn").Pool(cfg.envs) as pool:
-        for part in pool.imap(_teacher_game, tasks):
-            parts.append(part)
-            bar.update(1)
-    bar.close()
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
-
-
-def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256,
-                      progress: bool = True) -> list[float]:
-    """Fit the policy to the teacher's actions and the value head to the results."""
-    import torch
-    import torch.nn.functional as F
-
-    x, masks, acts, values = data
-    policy = model.policy
-    opt = policy.optimizer
-    rng = np.random.default_rng(seed)
-    losses = []
-    bar = _bar(epochs, "behaviour cloning", progress)
-    for _ in range(epochs):
-        order = rng.permutation(len(acts))
-        total = 0.0
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            obs = torch.as_tensor(x[idx])
-            v, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(acts[idx]),
-                                                     action_masks=masks[idx])
-            loss = -log_prob.mean() + 0.5 * F.mse_loss(v.flatten(), torch.as_tensor(values[idx]))
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(total / len(order))
-        bar.update(1)
-    bar.close()
-    return losses
-
-
-# --- evaluation ------------------------------------------------------------------------------
-def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
-    """Win rate (shared wins split) of the deterministic policy against greedy opponents."""
-    from agents import make_agent
-    from agents.match import derive_seed, play_game
-    from agents.ppo import PPOAgent
-    from meduris_env import MedurisGame
-
-    game = MedurisGame(players)
-    me = PPOAgent("ppo", model=model)
-    wins = 0.0
-    for i in range(games):
-        seat = i % players
-        seats = [make_agent("greedy") for _ in range(players)]
-        seats[seat] = me
-        r = play_game(game, seats, derive_seed(seed, i))
-        if seat in r.winners:
-            wins += 1.0 / len(r.winners)
-    return wins / games
-
-
 # --- the run ---------------------------------------------------------------------------------
-def _bar(total: int, desc: str, enabled: bool):
-    from tqdm import tqdm
-    return tqdm(total=total, desc=desc, disable=not enabled, dynamic_ncols=True)
-
-
 def _make_env(cfg: TrainConfig, rank: int):
     def build():
         import torch
@@ -188,10 +78,18 @@ def _make_env(cfg: TrainConfig, rank: int):
         from .selfplay import SelfPlayEnv
         env = SelfPlayEnv(num_players=cfg.players, feature_set=cfg.features,
                           weights=cfg.opponents, reward=cfg.reward,
-                          max_snapshots=cfg.max_snapshots, seed=cfg.seed * 1000 + rank)
-        env.reset(seed=cfg.seed * 1000 + rank)
+                          max_snapshots=cfg.max_snapshots,
+                          seed=derive_seed(cfg.seed, STREAM_POOL, rank))
+        env.reset(seed=derive_seed(cfg.seed, STREAM_ENV, rank))
         return env
     return build
+
+
+def network_of(cfg: TrainConfig) -> dict:
+    """The policy network's architecture for this configuration (:mod:`agents.network`)."""
+    from agents.features import FEATURE_SETS
+    from agents.network import architecture
+    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch)
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) -> dict:
@@ -200,6 +98,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from agents.network import init_as_greedy, policy_kwargs, save_policy
 
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -211,25 +111,21 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     venv.seed(cfg.seed)
     state = {"config": cfg.to_dict(), "timesteps": 0, "snapshots": [], "evals": [],
              "bc_losses": [], "wall_seconds": 0.0}
+    arch = network_of(cfg)
     if resume:
         model, state = load_checkpoint(resume, env=venv)
         for path in state["snapshots"]:
             venv.env_method("add_snapshot", path)
     else:
-        from .policy import init_as_greedy, residual_policy_kwargs
-        if cfg.policy == "residual":
-            policy_kwargs = residual_policy_kwargs(int(cfg.net_arch[0]))
-        else:
-            policy_kwargs = {"net_arch": list(cfg.net_arch)}
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
-            policy_kwargs=policy_kwargs, tensorboard_log=str(out / "tb"),
+            policy_kwargs=policy_kwargs(arch), tensorboard_log=str(out / "tb"),
             seed=cfg.seed, device="cpu", verbose=0)
         if cfg.policy == "residual":
             init_as_greedy(model)
-        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
+        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
         state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
         if cfg.bc_teacher:
             t0 = time.perf_counter()
@@ -238,7 +134,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
                                                    cfg.batch_size, progress)
             state["bc_samples"] = int(len(data[2]))
             state["bc_seconds"] = time.perf_counter() - t0
-            win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
+            win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
             state["evals"].append({"timesteps": 0, "phase": "warm start",
                                    "win_rate_vs_greedy": win})
     start_wall = run_start - state["wall_seconds"]
@@ -246,7 +142,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     class Periodic(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.bar = _bar(cfg.steps, "PPO steps", progress)
+            self.bar = bar(cfg.steps, "PPO steps", progress)
             self.bar.update(model.num_timesteps)
             self.last = {"eval": model.num_timesteps, "ckpt": model.num_timesteps,
                          "snap": model.num_timesteps}
@@ -257,13 +153,13 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
             self.bar.update(t - self.bar.n)
             if t - self.last["snap"] >= cfg.snapshot_every:
                 self.last["snap"] = t
-                path = out / "snapshots" / f"step_{t}.zip"
-                save_model(self.model, path)
+                path = out / "snapshots" / f"step_{t}.pt"
+                save_policy(self.model.policy, arch, path)
                 state["snapshots"] = (state["snapshots"] + [str(path)])[-cfg.max_snapshots:]
                 self.training_env.env_method("add_snapshot", str(path))
             if t - self.last["eval"] >= cfg.eval_every:
                 self.last["eval"] = t
-                win = evaluate_vs_greedy(self.model, cfg.players, cfg.eval_games, cfg.seed + 7)
+                win = evaluate_vs_greedy(self.model, cfg.players, cfg.eval_games, cfg.seed)
                 state["evals"].append({"timesteps": t, "phase": "ppo", "win_rate_vs_greedy": win,
                                        "wall_seconds": time.perf_counter() - start_wall})
                 self.logger.record("eval/win_rate_vs_greedy", win)
@@ -294,13 +190,13 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     state["timesteps"] = model.num_timesteps
     state["wall_seconds"] = time.perf_counter() - start_wall
     if model.num_timesteps - state["evals"][-1]["timesteps"] >= cfg.n_steps * cfg.envs:
-        final_win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed + 7)
+        final_win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
         state["evals"].append({"timesteps": model.num_timesteps, "phase": "ppo",
                                "win_rate_vs_greedy": final_win,
                                "wall_seconds": state["wall_seconds"]})
     _write_eval_csv(out, state["evals"])
     save_model(model, out / "model.zip")
-    atomic_replace(out / "policy.pt", lambda tmp: model.policy.save(tmp))
+    save_policy(model.policy, arch, out / "policy.pt")
     save_json(state, out / "checkpoint.json")
     save_model(model, out / "checkpoint.zip")
     plot_learning_curve(state["evals"], out / "learning_curve.png")
@@ -325,7 +221,7 @@ def plot_learning_curve(evals: list[dict], path: Path) -> None:
                          ("ppo", dict(marker="o", color="tab:blue"))):
         pts = [(e["timesteps"], e["win_rate_vs_greedy"]) for e in evals if e["phase"] == phase]
         if pts:
-            ax.plot(*zip(*pts), linestyle="-" if phase == "ppo" else "none",
+            ax.plot(*zip(*pts, strict=False), linestyle="-" if phase == "ppo" else "none",
                     label={"untrained": "untrained (plays like greedy)",
                            "warm start": "after behaviour cloning", "ppo": "PPO"}[phase],
                     **style)

@@ -3,7 +3,7 @@
 The pool mixes ``random``, ``greedy`` and frozen snapshots of the learner (saved model files,
 added during training). Each episode the learner's seat is drawn at random and every other seat
 gets an opponent drawn by the pool's weights (a snapshot slot falls back to greedy until a
-snapshot exists). Observations are the network features of :mod:`train.features`.
+snapshot exists). Observations are the network features of :mod:`agents.features`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import numpy as np
 from gymnasium import spaces
 
 from agents import make_agent
+from agents.features import FEATURE_SETS, default_high, features
 from meduris_env import MedurisSingleAgentEnv
-
-from .features import FEATURE_SETS, default_high, features
 
 
 class SelfPlayEnv(gymnasium.Env):

@@ -1,0 +1,126 @@
+"""The "greedy residual" policy network: the greedy agent's judgement plus a learned correction.
+
+With the ``obs+greedy`` features (:mod:`agents.features`) the last 241 inputs are the greedy
+evaluation of every action relative to the best one. The features extractor passes them through
+beside an MLP of the whole input; the action head is initialised to ``GREEDY_LOGIT_SCALE`` x those
+241 inputs and zero for the MLP part, so the untrained policy already plays like the greedy agent
+(its most probable action is greedy's choice) and training learns where to depart from it. The
+value head sits on the same features.
+
+**Policy files** hold weights only: ``torch.save`` of a dict with ``format``, ``version``, the
+``architecture`` (plain JSON-able values: the kind of network, its input size, its layer sizes)
+and the ``state_dict`` tensors, loaded with ``torch.load(weights_only=True)``, so loading a policy
+file someone else made cannot run code. The network is rebuilt from the architecture by
+:func:`build_policy`; only the kinds named in :data:`KINDS` exist.
+"""
+
+from __future__ import annotations
+
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from meduris_env.engine.constants import NUM_ACTIONS
+
+GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent = 2 logits)
+
+
+class GreedyResidualExtractor(BaseFeaturesExtractor):
+    def __init__(self, observation_space: spaces.Box, hidden: int = 256):
+        super().__init__(observation_space, features_dim=hidden + NUM_ACTIONS)
+        n = int(observation_space.shape[0])
+        self.mlp = nn.Sequential(nn.Linear(n, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
+                                 nn.ReLU())
+        self.hidden = hidden
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.mlp(x), x[:, -NUM_ACTIONS:]], dim=1)
+
+
+KINDS = ("residual", "mlp")
+POLICY_FORMAT = "meduris-policy"
+POLICY_VERSION = 1
+
+
+class PolicyFileError(ValueError):
+    """A policy file that is not a weights-only Meduris policy (the message says why)."""
+
+
+def architecture(kind: str, inputs: int, net_arch: list[int]) -> dict:
+    """The description of a policy network that a policy file carries: ``kind`` ("residual":
+    the greedy-residual network with ``net_arch[0]`` hidden units; "mlp": sb3's MLP with
+    ``net_arch`` layers), ``inputs`` (the feature vector's length)."""
+    if kind not in KINDS:
+        raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
+    return {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
+
+
+def policy_kwargs(arch: dict) -> dict:
+    """sb3's ``policy_kwargs`` for an architecture."""
+    if arch["kind"] == "residual":
+        return residual_policy_kwargs(arch["net_arch"][0])
+    return {"net_arch": list(arch["net_arch"])}
+
+
+def build_policy(arch: dict):
+    """An untrained MaskableActorCriticPolicy of this architecture (inputs in [-1, 1])."""
+    import numpy as np
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    observation_space = spaces.Box(-1.0, 1.0, (arch["inputs"],), dtype=np.float32)
+    return MaskableActorCriticPolicy(observation_space, spaces.Discrete(NUM_ACTIONS),
+                                     lambda _: 0.0, **policy_kwargs(arch))
+
+
+def save_policy(policy, arch: dict, path) -> None:
+    """Write ``policy``'s weights and ``arch`` as a policy file (temporary file, then rename)."""
+    from meduris_env.records.atomic import atomic_replace
+
+    doc = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "architecture": arch,
+           "state_dict": {k: v.detach().cpu() for k, v in policy.state_dict().items()}}
+    atomic_replace(path, lambda tmp: torch.save(doc, tmp))
+
+
+def load_policy_file(path):
+    """(policy, architecture) from a policy file; PolicyFileError says what is wrong. Only
+    tensors and plain values are unpickled (``weights_only=True``): a file carrying code is
+    refused, not run."""
+    try:
+        doc = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PolicyFileError(f"{path} is not a weights-only policy file ({first})") from None
+    if not isinstance(doc, dict) or doc.get("format") != POLICY_FORMAT:
+        raise PolicyFileError(f"{path} is not a Meduris policy file (no format "
+                              f"{POLICY_FORMAT!r}); policy files come from `meduris train`")
+    if doc.get("version") != POLICY_VERSION:
+        raise PolicyFileError(f"{path}: policy file version {doc.get('version')!r} is not "
+                              f"supported (expected {POLICY_VERSION})")
+    arch = doc.get("architecture")
+    try:
+        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"])
+        policy = build_policy(arch)
+        policy.load_state_dict(doc["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PolicyFileError(f"{path}: the weights do not fit the architecture {arch!r} "
+                              f"({first})") from None
+    policy.set_training_mode(False)
+    return policy, arch
+
+
+def residual_policy_kwargs(hidden: int = 256) -> dict:
+    return {"features_extractor_class": GreedyResidualExtractor,
+            "features_extractor_kwargs": {"hidden": hidden},
+            "net_arch": {"pi": [], "vf": [128]}}
+
+
+def init_as_greedy(model) -> None:
+    """Set the action head to play like greedy: logits = scale x the greedy inputs."""
+    head = model.policy.action_net
+    hidden = model.policy.features_extractor.hidden
+    with torch.no_grad():
+        head.weight.zero_()
+        head.bias.zero_()
+        head.weight[:, hidden:] = GREEDY_LOGIT_SCALE * torch.eye(NUM_ACTIONS)

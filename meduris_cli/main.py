@@ -1,0 +1,157 @@
+"""The ``meduris`` command: ``tournament``, ``play``, ``replay`` and ``train``.
+
+Errors the user can fix (unknown agent, impossible player count, unwritable folder) print one
+line, ``meduris: error: ...``, and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from .train import add_parser as add_train_parser
+from .train import run as run_train
+
+DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
+
+
+def _tournament_parser(sub) -> None:
+    p = sub.add_parser("tournament", help="play agents against each other and print a leaderboard",
+                       description="Play every lineup (ordered choice of agents for the seats) "
+                       "equally often; write games.csv and summary.json to --out.")
+    p.add_argument("--agents", default=DEFAULT_AGENTS,
+                   help=f"comma-separated agent names (default {DEFAULT_AGENTS}); repeat a name "
+                   "to seat it twice; known: random, greedy, mcts[:iterations|:seconds s], "
+                   "ppo[:policy.pt]")
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--games", type=int, default=180,
+                   help="games to play, rounded up to a multiple of the lineups (default 180)")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                   help="parallel processes (default: 2 or the CPUs there are)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
+    p.add_argument("--out", default="results", help="output folder (default results/)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-records", default="", metavar="GAMES",
+                   help="save game records of these games to OUT/records/: 'all' or numbers and "
+                   "ranges such as 0,5,10-19 (default: none)")
+
+
+def _play_parser(sub) -> None:
+    p = sub.add_parser("play", help="play against agents in the terminal",
+                       description="Play Meduris against agents: the board is shown each turn "
+                       "and your legal actions are numbered. The game record is saved at the end.")
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--opponents", default="mcts:200",
+                   help="agent name for every opponent, or one per opponent separated by commas "
+                   "(default mcts:200)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
+    p.add_argument("--record", default=None,
+                   help="where to save the game record (default records/play-<seed>.json)")
+    p.add_argument("--open-screens", action="store_true",
+                   help="show the opponents' materials (by the rules they are behind screens: "
+                   "you see their totals)")
+
+
+def _run_play(args) -> int:
+    import random
+
+    from agents.play import play
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    record = args.record or f"records/play-{seed}.json"
+    return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
+                exchange=args.exchange, open_screens=args.open_screens)
+
+
+def _replay_parser(sub) -> None:
+    p = sub.add_parser("replay", help="step through a game record, or write it as an HTML page",
+                       description="Replay a game record exactly (the result is checked against "
+                       "the record). In a terminal it waits for a key after each step; piped, "
+                       "or with --all, it prints every step.")
+    p.add_argument("record", help="a game record (.json) from play or tournament --save-records")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML page with the board "
+                   "picture of every step and a slider, instead of stepping in the terminal")
+    p.add_argument("--all", action="store_true", help="print every step without waiting")
+
+
+def _run_replay(args) -> int:
+    from meduris_env.records.record import GameRecord
+    from meduris_env.records.replay import summary, terminal_replay, write_html
+    record = GameRecord.load(args.record)
+    if args.html:
+        out = Path(args.html)
+        if not out.parent.is_dir():
+            raise OSError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
+        write_html(record, out)
+        print(f"{summary(record)} (replayed exactly)\nwrote {out} "
+              f"({len(record.actions) + 1} steps, {out.stat().st_size / 1e6:.1f} MB)")
+        return 0
+    interactive = not args.all and sys.stdin.isatty()
+    terminal_replay(record, sys.stdout, sys.stdin if interactive else None)
+    return 0
+
+
+def _run_tournament(args) -> int:
+    from agents.tournament import (
+        TournamentConfig,
+        check_config,
+        check_writable,
+        leaderboard,
+        run_tournament,
+        write_results,
+    )
+
+    cfg = TournamentConfig(agents=args.agents.split(","), players=args.players, games=args.games,
+                           seed=args.seed, workers=args.workers, exchange=args.exchange,
+                           save_records=args.save_records)
+    _, lineups, games = check_config(cfg)
+    out = Path(args.out)
+    check_writable(out)
+    if games != cfg.games:
+        print(f"note: {cfg.games} games rounded up to {games} so each of the {len(lineups)} "
+              "lineups plays equally often", file=sys.stderr)
+    t0 = time.perf_counter()
+    results, summary = run_tournament(cfg, progress=not args.no_progress)
+    summary["wall_seconds"] = time.perf_counter() - t0
+    records = write_results(out, results, summary)
+    print(leaderboard(summary))
+    print(f"wall time {summary['wall_seconds']:.1f} s with {cfg.workers} worker(s); "
+          f"results in {out / 'games.csv'} and {out / 'summary.json'}")
+    if records:
+        print(f"{len(records)} game record(s) in {out / 'records'}; watch one with: "
+              f"meduris replay {records[0]}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="meduris", description="Meduris RL tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _tournament_parser(sub)
+    _play_parser(sub)
+    _replay_parser(sub)
+    add_train_parser(sub)
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        return run_train(args)
+    from agents.play import PlayError
+    from agents.tournament import TournamentError
+    from meduris_env.records.record import RecordError
+    try:
+        if args.command == "tournament":
+            return _run_tournament(args)
+        if args.command == "play":
+            return _run_play(args)
+        if args.command == "replay":
+            return _run_replay(args)
+    except (TournamentError, PlayError, RecordError, OSError) as err:
+        print(f"meduris: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("meduris: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,329 @@
+"""One position of a Meduris game (OpenSpiel-style ``State``).
+
+The position is a single flat ``int32`` numpy array (layout in
+:mod:`meduris_env.engine.layout`); each named part is available as a numpy view
+(``state.board_occupant``, ``state.stacks``, ``state.materials`` …, see the state table in
+docs/engine.md). ``state.array`` is the array itself, for kernels and batch code. The rules run
+in numba kernels (:mod:`meduris_env.engine.kernel`).
+
+Chance is explicit: at a chance node (``current_player() == CHANCE``) the caller applies one of
+``chance_outcomes()``. The distributions:
+
+* die (R7): six faces, 1/6 each;
+* bonus chips (R4 ruling): six chance nodes, one chip each; the field is uniform among the fields
+  that keep ring distance >= 4 to every chip placed and leave room for the chips still to come;
+  the kind is drawn from the face-down chips left (probability proportional to their count);
+* starting player (R6 ruling, only with ``random_start_player=True``): uniform over the seats.
+
+The move log and the event log are persistent (shared) linked lists, so ``clone()`` costs one
+array copy whatever the game length.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import kernel as K
+from .actions import action_to_string
+from .constants import (
+    C_CHIP,
+    C_DIE,
+    C_START,
+    CHANCE,
+    DECISION_NAMES,
+    NUM_ACTIONS,
+    NUM_CHANCE_OUTCOMES,
+    NUM_IDS,
+    PH_CHIPS,
+    PH_QUEUE,
+    PH_START,
+    PHASE_NAMES,
+    TERMINAL,
+)
+from .events import Event, decode
+from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
+
+if TYPE_CHECKING:
+    from .game import MedurisGame
+
+_EV = np.zeros((K.EV_CAPACITY, K.EV_WIDTH), dtype=np.int32)
+_EVC = np.zeros(1, dtype=np.int64)
+_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_CMASK = np.zeros(NUM_CHANCE_OUTCOMES, dtype=np.int8)
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in this state (the state is left unchanged)."""
+
+
+def _view(name: str):
+    start, shape = OFFSETS[name]
+    size = int(np.prod(shape)) if shape else 1
+    if not shape:
+        def get(self: State) -> int:
+            return int(self._a[start])
+
+        def put(self: State, value: int) -> None:  # for building positions by hand
+            self._a[start] = value
+        doc = next(d for n, _, d in FIELDS if n == name)
+        return property(get, put, doc=doc)
+
+    def get_array(self: State) -> np.ndarray:
+        return self._a[start:start + size].reshape(shape)
+    doc = next(d for n, _, d in FIELDS if n == name)
+    return property(get_array, doc=f"{doc} (numpy view, shape {shape})")
+
+
+class State:
+    """A Meduris position. Create with ``MedurisGame.new_initial_state()``."""
+
+    __slots__ = ("game", "_a", "_log", "_cur")
+
+    def __init__(self, game: MedurisGame, array: np.ndarray, log: Any = None):
+        self.game = game
+        self._a = array
+        self._log = log  # None or (previous_log, action, events tuple)
+        self._cur = int(K.current_player(array))
+
+    @property
+    def array(self) -> np.ndarray:
+        """The position itself: the flat int32 array the kernels work on (layout in
+        :data:`~meduris_env.engine.layout.FIELDS`). It is live, not a copy: code that edits it
+        by hand calls :meth:`resettle` afterwards."""
+        return self._a
+
+    # --- OpenSpiel-style core ------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to decide, ``CHANCE`` (-1) at a chance node or ``TERMINAL`` (-4)."""
+        return self._cur
+
+    def is_chance_node(self) -> bool:
+        return self._cur == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self._cur == TERMINAL
+
+    def is_truncated(self) -> bool:
+        """True when the game ended on the turn limit (``max_turns``), not by the rules."""
+        return self._cur == TERMINAL and self.end_reason == 3
+
+    def legal_actions(self) -> list[int]:
+        """Legal player actions (ids < NUM_ACTIONS), or the possible outcome ids at a chance
+        node."""
+        if self._cur >= 0:
+            K.legal_mask(self._a, self.game.field_materials, _MASK)
+            return np.flatnonzero(_MASK).tolist()
+        if self._cur == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        return []
+
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 mask over the NUM_ACTIONS player actions (all zero at chance and terminal nodes)."""
+        out = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        K.legal_mask(self._a, self.game.field_materials, out)
+        return out
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome id, probability) pairs at a chance node; empty elsewhere."""
+        if self._cur != CHANCE:
+            return []
+        phase = self.phase
+        if phase == PH_START:
+            n = self.game.num_players
+            return [(C_START + s, 1.0 / n) for s in range(n)]
+        if phase != PH_CHIPS:
+            return [(C_DIE + f, 1.0 / 6.0) for f in range(6)]
+        K.chance_mask(self._a, _CMASK)
+        ids = np.flatnonzero(_CMASK) + C_DIE
+        fields = sorted({(a - C_CHIP) // 3 for a in ids.tolist()})
+        left = self.chips_to_place
+        total = int(left.sum())
+        out = []
+        for a in ids.tolist():
+            kind = (a - C_CHIP) % 3
+            out.append((a, (1.0 / len(fields)) * (int(left[kind]) / total)))
+        return out
+
+    def apply_action(self, action: int, player: int | None = None) -> None:
+        """Apply a player action (at a decision node) or a chance outcome (at a chance node).
+
+        ``player``, if given, must be the seat to move (``CHANCE`` for outcomes). Raises
+        :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when the
+        action is not legal now.
+        """
+        if player is not None and player != self._cur:
+            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
+                self._cur, f"seat {self._cur}")
+            raise IllegalActionError(f"seat {player} is not to move: {who} is")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"an action is an int id, got {action!r}") from None
+        if a != action:
+            raise IllegalActionError(f"an action is an int id, got {action!r}")
+        game = self.game
+        cur = K.apply(self._a, game.field_materials, game.field_areas, a, _EV, _EVC)
+        if cur < -4:
+            if cur == K.ILLEGAL:
+                raise IllegalActionError(self._illegal_reason(a))
+            raise RuntimeError(f"event buffer overflow applying {a}")  # pragma: no cover
+        n = int(_EVC[0])
+        self._log = (self._log, a, tuple(map(tuple, _EV[:n].tolist())) if n else ())
+        self._cur = cur
+
+    def step(self, action: int) -> State:
+        """``apply_action`` on a clone; returns the new state (the original is unchanged)."""
+        child = self.clone()
+        child.apply_action(action)
+        return child
+
+    def clone(self) -> State:
+        """An independent copy (the logs are shared immutably, the position is copied)."""
+        new = State.__new__(State)
+        new.game = self.game
+        new._a = self._a.copy()
+        new._log = self._log
+        new._cur = self._cur
+        return new
+
+    # --- results -------------------------------------------------------------------------------
+    def scores(self) -> np.ndarray:
+        """VP per seat (int array of length num_players)."""
+        return self.vp[: self.game.num_players].copy()
+
+    def buildings_built(self) -> np.ndarray:
+        """Huts and temples standing per seat (int array of length num_players)."""
+        return np.array([K.buildings_of(self._a, s) for s in range(self.game.num_players)])
+
+    def ranks(self) -> np.ndarray:
+        """R26 rank per seat, 1 = best: most VP, ties by most buildings (huts + temples), then
+        most materials left; seats still tied share a rank. Meaningful at the end; mid-game it
+        ranks the standings."""
+        out = np.empty(self.game.num_players, dtype=np.int64)
+        K.rank_seats(self._a, out)
+        return out
+
+    def winners(self) -> list[int]:
+        """The seats of rank 1 (R26): several on a shared win."""
+        return np.flatnonzero(self.ranks() == 1).tolist()
+
+    def returns(self) -> np.ndarray:
+        """Utility per seat. With ``zero_sum=True`` (the game's default) winners share +1 and
+        losers share -1, so the sum is 0 (all tied: all 0). With ``zero_sum=False`` winners
+        share +1 and losers get 0 (all tied: 1/n each). Zeros until the game is terminal
+        (truncated games are scored on the standings at the turn limit)."""
+        out = np.zeros(self.game.num_players, dtype=np.float64)
+        if self.is_terminal():
+            K.win_returns(self._a, self.game.zero_sum, out)
+        return out
+
+    # --- decisions and logs --------------------------------------------------------------------
+    def pending_decision(self) -> dict[str, Any]:
+        """The decision now due: kind, seat, and for an offering the hut's field and settlement
+        size; ``None`` kind at chance and terminal nodes."""
+        if self.phase != PH_QUEUE:
+            return {"kind": PHASE_NAMES[self.phase], "seat": self._cur, "field": -1, "size": 0}
+        row = self.queue[self.queue_head]
+        return {"kind": DECISION_NAMES[row[0]], "seat": int(row[1]), "field": int(row[2]),
+                "size": int(row[3])}
+
+    def upcoming_decisions(self) -> list[dict[str, Any]]:
+        """The queued entries from the pending one on (this turn's known future)."""
+        if self.phase != PH_QUEUE:
+            return []
+        rows = self.queue[self.queue_head:self.queue_len]
+        return [{"kind": DECISION_NAMES[r[0]], "seat": int(r[1]), "field": int(r[2]),
+                 "size": int(r[3])} for r in rows]
+
+    def _entries(self) -> list[tuple[int, tuple]]:
+        out = []
+        node = self._log
+        while node is not None:
+            node, a, rows = node
+            out.append((a, rows))
+        out.reverse()
+        return out
+
+    def history(self) -> list[int]:
+        """Every action and chance outcome applied since the initial state, in order."""
+        return [a for a, _ in self._entries()]
+
+    def events(self) -> list[Event]:
+        """Every event, in order; ``Event.step`` indexes ``history()``."""
+        return [decode(i, row) for i, (_, rows) in enumerate(self._entries()) for row in rows]
+
+    def last_events(self) -> list[Event]:
+        """The events caused by the most recent action."""
+        if self._log is None:
+            return []
+        steps = self._history_length() - 1
+        return [decode(steps, row) for row in self._log[2]]
+
+    def _history_length(self) -> int:
+        n = 0
+        node = self._log
+        while node is not None:
+            node = node[0]
+            n += 1
+        return n
+
+    def action_to_string(self, action: int) -> str:
+        return action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self.game.string_to_action(text)
+
+    def to_json(self) -> str:
+        from .serialize import state_to_json
+        return state_to_json(self)
+
+    def resettle(self) -> list[Event]:
+        """Re-derive whose decision is due after a position was edited by hand (tests, tools):
+        resolves automatic queue entries exactly as the engine would and returns their events
+        (they are not part of ``history()``, which holds applied actions only)."""
+        K.settle(self._a, _EV, _EVC)
+        n = int(_EVC[0])
+        self._cur = int(K.current_player(self._a))
+        return [decode(-1, tuple(row)) for row in _EV[:n].tolist()]
+
+    def _illegal_reason(self, a: int) -> str:
+        desc = action_to_string(a) if 0 <= a < NUM_IDS else "no such action"
+        what = f"action {a} ({desc})"
+        if self._cur == TERMINAL:
+            return f"{what}: the game is over"
+        if self._cur == CHANCE:
+            kind = PHASE_NAMES[self.phase]
+            if a < NUM_ACTIONS:
+                return f"{what}: this is a chance node ({kind}); apply one of chance_outcomes()"
+            return f"{what} is not a possible outcome of this chance node ({kind})"
+        d = self.pending_decision()
+        ctx = f"seat {d['seat']} must decide: {d['kind']}"
+        if d["kind"] == "offering":
+            ctx += f" for the hut on field {d['field']} (settlement of {d['size']})"
+        if a >= NUM_ACTIONS:
+            return f"{what} is a chance outcome, but this is a decision node: {ctx}"
+        legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:8])
+        return f"{what} is not legal now; {ctx}; legal actions include: {legal}"
+
+    def __str__(self) -> str:
+        from .text import render_text
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return (f"<meduris State: {self.game.num_players} players, turn {self.turn}, "
+                f"{PHASE_NAMES[self.phase]}, current player {self._cur}>")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other.game == self.game and np.array_equal(
+            other._a, self._a)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+for _name, _shape, _doc in FIELDS:
+    setattr(State, _name, _view(_name))
+
+QUEUE_FIELDS = ("kind", "seat", "field", "size")
+assert len(QUEUE_FIELDS) == QUEUE_WIDTH

@@ -1,0 +1,233 @@
+"""Game records: one game as a JSON file that replays exactly.
+
+A record holds the game (parameters and board), the seed its chance outcomes were drawn from, a
+label per seat (``"greedy"``, ``"mcts:200"``, ``"human"``), every action in order (player
+actions and chance outcomes alike, so replaying needs no random numbers), the events they caused
+and the result. :meth:`GameRecord.replay` applies the actions to a fresh initial state and checks
+that every action is legal for the seat recorded and that events, scores and winners come out
+exactly as recorded; any difference raises :class:`RecordError` naming the first one.
+
+File format (a JSON object)::
+
+    format   "meduris-record"          version  1
+    game     {num_players, exchange, max_turns, random_start_player, zero_sum, board}
+    seed     int or null               agents   [label per seat]
+    actions  [{"step", "seat" (-1: chance), "action" (id), "text"}]
+    events   [{"step", "kind", ...named integers}]   (as State.events())
+    result   {"terminal", "end_reason", "turns", "scores", "winners"}
+    meta     {...}                     free-form (tournament, game index)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .atomic import atomic_write
+from ..engine.constants import END_NAMES
+from ..engine.events import EVENT_KINDS, Event
+from ..engine.serialize import game_from_dict, game_to_dict
+from ..engine.state import IllegalActionError, State
+
+FORMAT = "meduris-record"
+VERSION = 1
+
+
+_EVENT_COLUMNS = {name: {c for c in cols if c} for name, cols in EVENT_KINDS.values()}
+
+
+class RecordError(ValueError):
+    """A record file that does not parse, or a record that does not replay as recorded."""
+
+
+@dataclass
+class GameRecord:
+    """One game: see the module docstring for the fields."""
+
+    game: Any  # MedurisGame
+    actions: list[int]
+    seats: list[int]  # who chose each action (-1: chance)
+    agents: list[str]
+    seed: int | None = None
+    events: list[Event] = field(default_factory=list)
+    result: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    # --- making ----------------------------------------------------------------------------
+    @classmethod
+    def from_state(cls, state: State, agents: list[str] | None = None, seed: int | None = None,
+                   meta: dict | None = None) -> GameRecord:
+        """The record of the game that led to ``state`` (finished or not)."""
+        game = state.game
+        n = game.num_players
+        agents = list(agents) if agents is not None else [f"seat {s}" for s in range(n)]
+        if len(agents) != n:
+            raise ValueError(f"{n} players need {n} agent labels, got {len(agents)}")
+        actions, seats = _actions_and_seats(state)
+        return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
+                   events=state.events(), result=_result(state), meta=dict(meta or {}))
+
+    # --- replaying -------------------------------------------------------------------------
+    def states(self) -> Iterator[State]:
+        """The initial state, then the state after each action (each one a new object)."""
+        state = self.game.new_initial_state()
+        yield state.clone()
+        for step, (action, seat) in enumerate(zip(self.actions, self.seats)):
+            try:
+                state.apply_action(action, seat)
+            except IllegalActionError as err:
+                raise RecordError(f"record: step {step} ({action_text(action)}) does not replay: "
+                                  f"{err}") from None
+            yield state.clone()
+
+    def replay(self) -> State:
+        """The final state, after checking it reproduces the recorded events and result."""
+        state = None
+        for state in self.states():
+            pass
+        assert state is not None
+        events = state.events()
+        if events != self.events:
+            at = next((i for i, (a, b) in enumerate(zip(events, self.events)) if a != b),
+                      min(len(events), len(self.events)))
+            got = events[at].describe() if at < len(events) else "no event"
+            want = self.events[at].describe() if at < len(self.events) else "no event"
+            raise RecordError(f"record: replayed event {at} is '{got}', the record says '{want}'")
+        result = _result(state)
+        for key in ("scores", "winners", "terminal", "end_reason", "turns"):
+            if result[key] != self.result.get(key):
+                raise RecordError(f"record: replayed {key} {result[key]!r}, the record says "
+                                  f"{self.result.get(key)!r}")
+        return state
+
+    # --- files -----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": game_to_dict(self.game),
+            "seed": self.seed,
+            "agents": list(self.agents),
+            "actions": [{"step": i, "seat": s, "action": a, "text": action_text(a)}
+                        for i, (a, s) in enumerate(zip(self.actions, self.seats))],
+            "events": [{"step": e.step, "kind": e.kind, **e.data} for e in self.events],
+            "result": dict(self.result),
+            "meta": dict(self.meta),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the record atomically (a crash never leaves half a file)."""
+        path = Path(path)
+        atomic_write(path, self.to_json() + "\n")
+        return path
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> GameRecord:
+        try:
+            doc = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"record: not JSON ({exc})") from None
+        return cls.from_dict(doc)
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> GameRecord:
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise RecordError(f"record: 'format' must be {FORMAT!r} (is this a game record?)")
+        if doc.get("version") != VERSION:
+            raise RecordError(f"record: version {doc.get('version')!r} is not supported "
+                              f"(expected {VERSION})")
+        if not isinstance(doc.get("game"), dict):
+            raise RecordError("record: 'game' must be an object")
+        game = game_from_dict(doc["game"], RecordError, "record")
+        agents = doc.get("agents")
+        if not isinstance(agents, list) or len(agents) != game.num_players \
+                or not all(isinstance(a, str) for a in agents):
+            raise RecordError(f"record: 'agents' must list {game.num_players} labels")
+        seed = doc.get("seed")
+        if seed is not None and not _is_int(seed):
+            raise RecordError("record: 'seed' must be an integer or null")
+        actions, seats = [], []
+        rows = doc.get("actions")
+        if not isinstance(rows, list):
+            raise RecordError("record: 'actions' must be a list")
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict) or not _is_int(row.get("action")) \
+                    or not _is_int(row.get("seat")):
+                raise RecordError(f"record: actions[{i}] needs integer 'action' and 'seat'")
+            actions.append(row["action"])
+            seats.append(row["seat"])
+        events = []
+        for i, row in enumerate(doc.get("events") or []):
+            if not isinstance(row, dict) or not _is_int(row.get("step")) \
+                    or not isinstance(row.get("kind"), str):
+                raise RecordError(f"record: events[{i}] needs 'step' and 'kind'")
+            data = {k: v for k, v in row.items() if k not in ("step", "kind")}
+            columns = _EVENT_COLUMNS.get(row["kind"])
+            if columns is None:
+                raise RecordError(f"record: events[{i}]: unknown kind {row['kind']!r}")
+            if set(data) != columns or not all(_is_int(v) for v in data.values()):
+                raise RecordError(f"record: events[{i}] ({row['kind']}) needs the integers "
+                                  f"{sorted(columns)}")
+            events.append(Event(row["step"], row["kind"], data))
+        result = doc.get("result")
+        if not isinstance(result, dict):
+            raise RecordError("record: 'result' must be an object")
+        meta = doc.get("meta") or {}
+        return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
+                   events=events, result=result, meta=meta if isinstance(meta, dict) else {})
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        try:
+            text = Path(path).read_text()
+        except OSError as err:
+            raise RecordError(f"cannot read record {str(path)!r}: "
+                              f"{err.strerror or err}") from None
+        return cls.from_json(text)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def action_text(action: int) -> str:
+    from ..engine.actions import action_to_string
+    try:
+        return action_to_string(action)
+    except ValueError:
+        return f"action {action}"
+
+
+def _actions_and_seats(final: State) -> tuple[list[int], list[int]]:
+    """Who chose each action, found by replaying (the log keeps actions only). A position
+    edited by hand is not the end of its history, and cannot be recorded."""
+    history = final.history()
+    state = final.game.new_initial_state()
+    seats = []
+    try:
+        for a in history:
+            seats.append(state.current_player())
+            state.apply_action(a)
+    except IllegalActionError:
+        state = None
+    if state != final:
+        raise ValueError("this state was edited by hand, so its actions do not lead to it from "
+                         "the start; a game record needs a game played from "
+                         "new_initial_state()")
+    return history, seats
+
+
+def _result(state: State) -> dict:
+    terminal = state.is_terminal()
+    return {"terminal": terminal,
+            "end_reason": END_NAMES[state.end_reason] if terminal else None,
+            "turns": int(state.turn),
+            "scores": [int(v) for v in state.scores()],
+            "winners": state.winners() if terminal else []}
+

@@ -1,0 +1,215 @@
+"""The shape of the code: layers that import downwards only (import-linter, and a planted
+violation it must catch), no engine underscore names outside the engine, the public API of
+version 0.1 still importable, one implementation of each shared piece, ruff clean, every rule
+number cited defined in docs/RULES.md, and a README that stays a front door."""
+
+import ast
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("meduris_env", "agents", "train", "meduris_cli")
+ENGINE = REPO / "meduris_env" / "engine"
+
+
+def sources(*roots: str, suffixes=(".py",)) -> list[Path]:
+    return sorted(p for r in roots for p in (REPO / r).rglob("*") if p.suffix in suffixes
+                  and ".venv" not in p.parts and "__pycache__" not in p.parts)
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+    """import-linter on the packages in ``cwd`` (which come first on the path)."""
+    exe = Path(sys.executable).parent / "lint-imports"
+    return subprocess.run([str(exe), "--no-cache"], cwd=cwd, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"}, timeout=300)
+
+
+# --- layers ------------------------------------------------------------------------------------
+def test_the_layer_contract_holds_on_the_tree():
+    run = lint_imports(REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 kept, 0 broken" in run.stdout
+
+
+@pytest.mark.parametrize("module,planted", [
+    ("meduris_env/engine/kernel.py", "import agents.registry"),  # engine -> agents
+    ("meduris_env/envs/single_agent.py", "from agents import make_agent"),  # envs -> agents
+    ("agents/ppo.py", "from train.config import TrainConfig"),  # agents -> train
+    ("train/run.py", "import meduris_cli"),  # train -> CLI
+])
+def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted):
+    for pkg in PACKAGES:
+        shutil.copytree(REPO / pkg, tmp_path / pkg,
+                        ignore=shutil.ignore_patterns("__pycache__", "models"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    target = tmp_path / module
+    target.write_text(target.read_text() + f"\n{planted}  # planted by the test\n")
+    run = lint_imports(tmp_path)
+    assert run.returncode != 0 and "1 broken" in run.stdout, run.stdout + run.stderr
+    importer = module.removesuffix(".py").replace("/", ".")
+    assert importer in run.stdout  # the report names the offending import
+
+
+def _engine_private_names() -> set[str]:
+    """Underscore names the engine defines: module-level names and class attributes."""
+    names = set()
+    for path in ENGINE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                candidates = [node.name]
+            elif isinstance(node, ast.Assign):
+                candidates = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                candidates += [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
+            else:
+                continue
+            names |= {n for n in candidates if n.startswith("_") and not n.startswith("__")}
+    return names
+
+
+def test_no_module_outside_the_engine_uses_an_underscore_name_of_the_engine():
+    private = _engine_private_names()
+    assert {"_a", "_fa_full", "_settle", "_held"} <= private  # the scan sees them
+    found = []
+    for path in sources(*PACKAGES, "tests", "benchmarks"):
+        if ENGINE in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "meduris_env.engine"):
+                found += [f"{path.name}: import {a.name}" for a in node.names
+                          if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr in private and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}")
+    assert not found, found
+
+
+# --- public API --------------------------------------------------------------------------------
+PUBLIC_0_1 = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
+              "MedurisGame", "MedurisSingleAgentEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
+              "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
+              "decode_observation", "env", "load_board", "load_state", "observe_state",
+              "parallel_env", "raw_env"]
+
+
+def test_every_public_name_of_version_0_1_still_imports_from_meduris_env():
+    import meduris_env
+    for name in PUBLIC_0_1:
+        assert name in meduris_env.__all__ and getattr(meduris_env, name) is not None, name
+    assert meduris_env.MedurisGame is importlib.import_module("meduris_env.engine").MedurisGame
+
+
+@pytest.mark.parametrize("old,new", [("kernel", "engine.kernel"), ("observation",
+                         "envs.observation"), ("record", "records.record"),
+                         ("image", "render.image"), ("single_agent", "envs.single_agent")])
+def test_flat_module_paths_of_version_0_1_import_with_a_deprecation_warning(old, new):
+    sys.modules.pop(f"meduris_env.{old}", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(f"meduris_env.{old}")
+    assert module is importlib.import_module(f"meduris_env.{new}")
+    assert module.__name__ == f"meduris_env.{new}"  # the real module, not a copy
+    assert any(issubclass(w.category, DeprecationWarning) and f"meduris_env.{new}" in
+               str(w.message) for w in caught)
+
+
+def test_low_level_handles_are_public():
+    from meduris_env import MedurisGame
+    from meduris_env.engine import kernel as K
+
+    game = MedurisGame(2)
+    state = game.new_initial_state()
+    assert state.array.dtype.name == "int32" and state.array is state.array  # live, not a copy
+    assert game.field_materials.shape == (32, 2) and game.field_areas.shape == (32,)
+    assert not game.field_materials.flags.writeable  # shared by every state of the game
+    for kernel in ("run_size", "runes_of", "temple_score", "rank_seats", "win_returns"):
+        assert callable(getattr(K, kernel))
+
+
+# --- one implementation of each shared piece ----------------------------------------------------
+# Loops that apply actions, allowed where they are not "play a game with agents":
+NOT_GAME_LOOPS = {
+    "meduris_env/engine/loop.py": "the one loop",
+    "meduris_env/records/record.py": "replays recorded actions",
+    "meduris_env/engine/game.py": "places the bonus chips a caller gives",
+    "agents/mcts.py": "descends the search tree",
+    "benchmarks/throughput.py": "one driver for Meduris and OpenSpiel's backgammon alike",
+}
+
+
+def test_one_loop_plays_games():
+    offenders = []
+    for path in sources(*PACKAGES, "benchmarks"):
+        rel = str(path.relative_to(REPO))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.While, ast.For)) and "apply_action(" in ast.unparse(node):
+                if rel not in NOT_GAME_LOOPS:
+                    offenders.append(f"{rel}:{node.lineno}")
+    assert not offenders, f"a loop that plays a game: use meduris_env.engine.loop.play {offenders}"
+
+
+def test_one_seed_scheme():
+    """Seeds are derived with derive_seed only: no SeedSequence, no seed arithmetic."""
+    arithmetic = re.compile(r"\bseed\s*[-+*^]\s*\w|\w\s*[-+*^]\s*seed\b")
+    offenders = []
+    for path in sources(*PACKAGES, "benchmarks"):
+        if path.name == "seeding.py":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if "SeedSequence" in code or arithmetic.search(code):
+                offenders.append(f"{path.relative_to(REPO)}:{i}: {line.strip()}")
+    assert not offenders, offenders
+
+
+def test_one_ranking_and_one_temple_scoring():
+    """R26 and R24 are computed by the engine's kernels; others call them."""
+    ranking = re.compile(r"buildings_built\(\)\[|materials\[\w+\]\.sum\(\)\)")
+    temple = re.compile(r"run_size\(st, (left|right)")
+    offenders = []
+    for path in sources(*PACKAGES, "benchmarks"):
+        text = path.read_text()
+        if path != ENGINE / "kernel.py" and temple.search(text):
+            offenders.append(f"{path.relative_to(REPO)}: temple scoring")
+        if ENGINE not in path.parents and ranking.search(text):
+            offenders.append(f"{path.relative_to(REPO)}: an R26 ranking key")
+    assert not offenders, offenders
+
+
+# --- lint, rules, README -----------------------------------------------------------------------
+def test_ruff_finds_nothing():
+    exe = Path(sys.executable).parent / "ruff"
+    run = subprocess.run([str(exe), "check", "--no-cache", "."], cwd=REPO, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_rule_number_cited_in_the_sources_is_defined_in_docs_rules():
+    rules = (REPO / "docs" / "RULES.md").read_text()
+    defined = set(re.findall(r"^### ([RE]\d+)\. ", rules, flags=re.M))
+    assert {f"R{i}" for i in range(1, 27)} | {f"E{i}" for i in range(1, 8)} <= defined
+    cited: dict[str, str] = {}
+    for path in sources(*PACKAGES, "tests", "benchmarks", "notebooks",
+                        suffixes=(".py", ".ipynb", ".html")):
+        for ref in re.findall(r"(?<![\w-])([RE]\d{1,2})(?!\w)", path.read_text()):
+            cited.setdefault(ref, str(path.relative_to(REPO)))
+    assert "R17" in cited and "E3" in cited  # the scan sees citations
+    missing = {ref: where for ref, where in cited.items() if ref not in defined}
+    assert not missing, f"cited but not defined in docs/RULES.md: {missing}"
+
+
+def test_readme_is_a_front_door():
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) <= 220
+    for doc in ("RULES", "engine", "environments", "agents", "training", "benchmarks",
+                "testing"):
+        assert f"docs/{doc}.md" in readme, doc
+        assert (REPO / "docs" / f"{doc}.md").is_file(), doc
+    assert "make demo" in readme and "make test" in readme

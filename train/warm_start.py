@@ -1,0 +1,111 @@
+"""Warm start by behaviour cloning: a teacher agent (default ``mcts:50``) plays games against
+itself; the network is fitted to its choices (cross-entropy over the legal actions) and its value
+head to the game results.
+
+The teacher games are ordinary games (:func:`agents.match.play_game`) whose seats are played by a
+:class:`Recorder` around the teacher, so they are played by the same loop, with the same seeds,
+as any tournament game.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import numpy as np
+
+from meduris_env.engine.seeding import STREAM_TEACHER, derive_seed
+
+from .config import TrainConfig
+from .progress import bar
+
+
+class Recorder:
+    """An agent that plays like ``teacher`` and keeps, for every decision, the network inputs,
+    the legal mask, the action and the seat."""
+
+    uses_observation = True
+
+    def __init__(self, teacher, feature_set: str, high: np.ndarray, log: list):
+        self.teacher, self.feature_set, self.high, self.log = teacher, feature_set, high, log
+        self.name = teacher.name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.teacher.reset(seed)
+
+    def act(self, observation, state) -> int:
+        from agents.features import features
+
+        action = self.teacher.act(observation, state)
+        self.log.append((features(observation["observation"], state, self.feature_set,
+                                  self.high), observation["action_mask"].astype(bool), action,
+                         state.current_player()))
+        return action
+
+
+def teacher_game(task):
+    """One teacher-vs-teacher game: (features, masks, actions, seat results) of every decision."""
+    teacher_name, players, feature_set, seed = task
+    import torch
+    torch.set_num_threads(1)
+    from agents import make_agent
+    from agents.features import default_high
+    from agents.match import play_game
+    from meduris_env import MedurisGame
+    from meduris_env.envs.rewards import terminal_rewards
+
+    game = MedurisGame(players)
+    high = default_high(game.max_turns)
+    log: list = []
+    seats = [Recorder(make_agent(teacher_name), feature_set, high, log) for _ in range(players)]
+    final: list = []
+    play_game(game, seats, seed, observer=lambda state, seat, action: final.append(state))
+    state = final[-1]
+    result = terminal_rewards(state, "win") if not state.is_truncated() else np.zeros(players)
+    xs, masks, acts, movers = zip(*log, strict=False)
+    return (np.array(xs, np.float32), np.array(masks), np.array(acts, np.int64),
+            result[np.array(movers)].astype(np.float32))
+
+
+def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
+    tasks = [(cfg.bc_teacher, cfg.players, cfg.features, derive_seed(cfg.seed, STREAM_TEACHER, i))
+             for i in range(cfg.bc_games)]
+    parts = []
+    b = bar(len(tasks), "teacher games", progress)
+    with mp.get_context("spawn").Pool(cfg.envs) as pool:
+        for part in pool.imap(teacher_game, tasks):
+            parts.append(part)
+            b.update(1)
+    b.close()
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+
+def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256,
+                      progress: bool = True) -> list[float]:
+    """Fit the policy to the teacher's actions and the value head to the results."""
+    import torch
+    import torch.nn.functional as F
+
+    x, masks, acts, values = data
+    policy = model.policy
+    opt = policy.optimizer
+    rng = np.random.default_rng(seed)
+    losses = []
+    b = bar(epochs, "behaviour cloning", progress)
+    for _ in range(epochs):
+        order = rng.permutation(len(acts))
+        total = 0.0
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            obs = torch.as_tensor(x[idx])
+            v, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(acts[idx]),
+                                                     action_masks=masks[idx])
+            loss = -log_prob.mean() + 0.5 * F.mse_loss(v.flatten(), torch.as_tensor(values[idx]))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        losses.append(total / len(order))
+        b.update(1)
+    b.close()
+    return losses
