@@ -1,5 +1,6 @@
 """Agents by name, with parameters in the name: ``random``, ``greedy``, ``mcts:200`` (iterations
-per move), ``mcts:0.5s`` (seconds per move), ``ppo`` (the shipped model) or ``ppo:path/policy.pt``."""
+per move), ``mcts:0.5s`` (seconds per move), ``ppo`` (the shipped model) or
+``ppo:path/policy.pt``."""
 
 from __future__ import annotations
 

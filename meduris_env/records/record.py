@@ -21,16 +21,17 @@ File format (a JSON object)::
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write
 from ..engine.constants import END_NAMES
 from ..engine.events import EVENT_KINDS, Event
 from ..engine.serialize import game_from_dict, game_to_dict
 from ..engine.state import IllegalActionError, State
+from .atomic import atomic_write
 
 FORMAT = "meduris-record"
 VERSION = 1
@@ -75,7 +76,7 @@ class GameRecord:
         """The initial state, then the state after each action (each one a new object)."""
         state = self.game.new_initial_state()
         yield state.clone()
-        for step, (action, seat) in enumerate(zip(self.actions, self.seats)):
+        for step, (action, seat) in enumerate(zip(self.actions, self.seats, strict=True)):
             try:
                 state.apply_action(action, seat)
             except IllegalActionError as err:
@@ -85,14 +86,11 @@ class GameRecord:
 
     def replay(self) -> State:
         """The final state, after checking it reproduces the recorded events and result."""
-        state = None
-        for state in self.states():
-            pass
-        assert state is not None
+        state = deque(self.states(), maxlen=1)[0]  # run through every step, keep the last
         events = state.events()
         if events != self.events:
-            at = next((i for i, (a, b) in enumerate(zip(events, self.events)) if a != b),
-                      min(len(events), len(self.events)))
+            pairs = enumerate(zip(events, self.events, strict=False))
+            at = next((i for i, (a, b) in pairs if a != b), min(len(events), len(self.events)))
             got = events[at].describe() if at < len(events) else "no event"
             want = self.events[at].describe() if at < len(self.events) else "no event"
             raise RecordError(f"record: replayed event {at} is '{got}', the record says '{want}'")
@@ -112,7 +110,7 @@ class GameRecord:
             "seed": self.seed,
             "agents": list(self.agents),
             "actions": [{"step": i, "seat": s, "action": a, "text": action_text(a)}
-                        for i, (a, s) in enumerate(zip(self.actions, self.seats))],
+                        for i, (a, s) in enumerate(zip(self.actions, self.seats, strict=True))],
             "events": [{"step": e.step, "kind": e.kind, **e.data} for e in self.events],
             "result": dict(self.result),
             "meta": dict(self.meta),

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .atomic import atomic_write
 from ..engine.events import Event
-from .record import GameRecord, action_text
+from ..engine.state import State
 from ..engine.text import render_text
 from ..render import template
-from ..engine.state import State
+from .atomic import atomic_write
+from .record import GameRecord, action_text
 
 
 @dataclass
@@ -155,7 +155,8 @@ def html_replay(record: GameRecord, title: str | None = None) -> str:
     title = title or f"Meduris replay: {', '.join(record.agents)}" + (
         f", seed {record.seed}" if record.seed is not None else "")
     seats = "".join(f"<tr><td>{s}</td><td>{html.escape(a)}</td><td>{v}</td></tr>"
-                    for s, (a, v) in enumerate(zip(record.agents, record.result["scores"])))
+                    for s, (a, v) in enumerate(zip(record.agents, record.result["scores"],
+                                                   strict=True)))
     page = string.Template(template("replay.html"))
     return page.substitute(title=html.escape(title), summary=html.escape(summary(record)),
                            seats=seats, last=len(fs) - 1, frames=payload)
