@@ -18,6 +18,8 @@ import numpy as np
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.envs.observation import OBS_SIZE, observation_high
 
+from .heuristics import batch_action_values
+
 FEATURE_SETS = {"obs": OBS_SIZE, "obs+greedy": OBS_SIZE + NUM_ACTIONS}
 VALUE_SPREAD = 10.0  # VP-equivalents mapped onto [-1, 0]
 
@@ -31,19 +33,25 @@ def feature_set_of_size(size: int) -> str:
 
 def features(observation: np.ndarray, state, feature_set: str, high: np.ndarray) -> np.ndarray:
     """The network input for ``observation`` (the vector) of the seat to move in ``state``."""
-    scaled = (observation / high).astype(np.float32)
+    game = state.game
+    return batch_features(observation[None], state.array[None], game.field_materials,
+                          game.field_areas, feature_set, high)[0]
+
+
+def batch_features(observations: np.ndarray, states: np.ndarray, fm: np.ndarray,
+                   fa: np.ndarray, feature_set: str, high: np.ndarray) -> np.ndarray:
+    """The network inputs of a batch: row ``j`` for ``observations[j]`` of the seat to move in
+    ``states[j]`` (the game's board arrays ``fm``, ``fa``)."""
+    scaled = (observations / high).astype(np.float32)
     if feature_set == "obs":
         return scaled
-    from agents.heuristics import action_values
-
-    game = state.game
-    vals = action_values(state.array, game.field_materials, game.field_areas)
+    vals = np.empty((len(states), NUM_ACTIONS), dtype=np.float64)
+    batch_action_values(np.ascontiguousarray(states), fm, fa, vals)
     legal = np.isfinite(vals)
-    rel = np.full(NUM_ACTIONS, -1.0, dtype=np.float32)
-    if legal.any():
-        best = vals[legal].max()
-        rel[legal] = np.maximum(-1.0, (vals[legal] - best) / VALUE_SPREAD)
-    return np.concatenate([scaled, rel])
+    best = np.where(legal, vals, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # rows without a legal action stay -1
+        rel = np.where(legal, np.maximum(-1.0, (vals - best) / VALUE_SPREAD), -1.0)
+    return np.concatenate([scaled, rel.astype(np.float32)], axis=1)
 
 
 def default_high(max_turns: int = 1000) -> np.ndarray:

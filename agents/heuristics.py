@@ -24,7 +24,7 @@ best action it makes newly affordable. ``rollout_values`` plays a few decisions 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from meduris_env.engine.constants import (
     A_EXCHANGE,
@@ -177,6 +177,21 @@ def greedy_action(st, fm, fa, seed):
     np.random.seed(seed)
     mask, mask2, tmp, tmp2, ev, evc, vals = _scratch(st.shape[0])
     return _greedy(st, fm, fa, current_player(st), vals, mask, mask2, tmp, tmp2, ev, evc)
+
+
+@njit(cache=True, parallel=True)
+def greedy_actions(states, fm, fa, seeds, out):
+    """:func:`greedy_action` for every row of ``states`` (in parallel): ``out[j]`` is the
+    greedy agent's action at ``states[j]`` with the tie-break seed ``seeds[j]``."""
+    for j in prange(states.shape[0]):
+        out[j] = greedy_action(states[j], fm, fa, seeds[j])
+
+
+@njit(cache=True, parallel=True)
+def batch_action_values(states, fm, fa, out):
+    """:func:`action_values` for every row of ``states`` into ``out[j]`` (in parallel)."""
+    for j in prange(states.shape[0]):
+        out[j] = action_values(states[j], fm, fa)
 
 
 @njit(cache=True)

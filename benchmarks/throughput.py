@@ -1,6 +1,17 @@
-"""Single-core throughput of the Meduris engine, compared with OpenSpiel's backgammon.
+"""Throughput of the Meduris engine, environments and batch engine, beside references.
 
 Measured in one run, each for ``--seconds`` of wall time after a warm-up:
+
+0. **The batch engine** (``meduris_env.envs.vector.MedurisBatch``), first and on every core:
+   random play of B = 1, 64, 1024 games at once, with one thread and with all threads. A step
+   is one decision in every game: the batched random sampler draws each game's action from its
+   mask (inside the timed loop), then ``step`` applies them, resolves chance, and writes every
+   game's observation (1470 floats), mask, rewards and flags. Reported as steps/s (decisions
+   summed over the games), the best of three runs of ``--seconds / 3`` (the machine is a
+   shared VM); ``batch_steps_per_s`` is the best B on all cores and ``batch_vs_aec`` its ratio
+   to the AEC environment below (one core; the AEC env has no batch). Then **MaskablePPO on
+   the batch** (``meduris_env.envs.sb3.MedurisSB3VecEnv`` against random opponents, a 2x256
+   MLP): environment steps/s of ``learn()``, rollouts and updates together.
 
 1. **Python-driven random playouts** of the engine and of ``pyspiel.load_game("backgammon")``.
    Both games are driven by the *same* function, :func:`play_random_game`, so the comparison
@@ -18,7 +29,8 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    agent included, for both environments.
 
 numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
-timings and reported separately. The process is pinned to one CPU where the OS allows it.
+timings and reported separately. After the batch rows the process is pinned to one CPU where the
+OS allows it (items 1-4 are single-core measurements).
 Usage from the repo root (needs OpenSpiel and pygame: ``pip install -e .[bench]``)::
 
     python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] \
@@ -167,6 +179,62 @@ def measure_kernel_playout(game: MedurisGame, seconds: float, seed: int) -> dict
         init.copy(), fm, fa, next(seeds), KERNEL_MAX_STEPS)))
 
 
+BATCH_SIZES = (1, 64, 1024)
+
+
+def measure_batch(players: int, exchange: str, seconds: float, seed: int) -> dict:
+    """Random play through the batch engine: steps/s for each B with 1 thread and all threads
+    (best of three runs of ``seconds / 3``)."""
+    import numba
+
+    from meduris_env.envs.vector import MedurisBatch
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    rows = []
+    for threads in sorted({1, all_threads}):
+        for size in BATCH_SIZES:
+            batch = MedurisBatch(size, players, exchange=exchange, seed=seed,
+                                 num_threads=threads)
+            batch.reset()
+            actions = np.empty(size, dtype=np.int64)
+            for _ in range(5):  # warm: compiled kernels, caches
+                batch.step(batch.sample_actions(actions))
+
+            def steps(batch=batch, actions=actions, size=size) -> int:
+                batch.step(batch.sample_actions(actions))
+                return size
+
+            runs = [_run_for(seconds / 3, steps) for _ in range(3)]  # (calls, steps, seconds)
+            rate = max(total / elapsed for _, total, elapsed in runs)
+            rows.append({"games": size, "threads": threads, "steps_per_s": rate})
+    top = max((r for r in rows if r["threads"] == all_threads), key=lambda r: r["steps_per_s"])
+    return {"batch_rows": rows, "batch_steps_per_s": top["steps_per_s"],
+            "batch_best_games": top["games"], "threads": all_threads}
+
+
+def measure_ppo_batch(players: int, envs: int, rollouts: int, seed: int) -> dict:
+    """Environment steps/s of MaskablePPO ``learn()`` on the batch adapter (2x256 MLP; random
+    opponents; after one warm-up rollout)."""
+    import time
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from meduris_env.envs.sb3 import MedurisSB3VecEnv
+    settings = {"num_envs": envs, "n_steps": 64, "batch_size": 1024, "n_epochs": 4,
+                "net_arch": [256, 256], "torch_threads": torch.get_num_threads()}
+    venv = MedurisSB3VecEnv(num_envs=envs, num_players=players, opponents="random", seed=seed)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=settings["n_steps"],
+                        batch_size=settings["batch_size"], n_epochs=settings["n_epochs"],
+                        policy_kwargs={"net_arch": settings["net_arch"]}, seed=seed,
+                        device="cpu", verbose=0)
+    per_rollout = envs * settings["n_steps"]
+    model.learn(per_rollout)
+    t0 = time.perf_counter()
+    model.learn(per_rollout * rollouts, reset_num_timesteps=False)
+    return {"ppo_batch_steps_per_s": per_rollout * rollouts / (time.perf_counter() - t0),
+            "ppo_batch_settings": settings}
+
+
 def warm_up(game: MedurisGame, seed: int) -> dict:
     """Trigger numba compilation / cache loading and warm both drivers; return the seconds."""
     t0 = time.perf_counter()
@@ -193,6 +261,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--exchange", default="auto", choices=("auto", "manual"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--ppo-envs", type=int, default=256,
+                    help="games in the MaskablePPO measurement (default 256)")
+    ap.add_argument("--ppo-rollouts", type=int, default=3,
+                    help="timed rollouts (+ updates) of the MaskablePPO measurement (default 3)")
     args = ap.parse_args(argv)
     try:
         import pygame  # noqa: F401  (PettingZoo's connect_four imports it)
@@ -201,7 +273,9 @@ def main(argv: list[str] | None = None) -> dict:
         sys.exit(f"error: {err.name} is not installed; install the bench extra: "
                  "pip install -e .[bench]")
 
-    try:  # one core: pin to the lowest CPU we may run on (Linux only)
+    batch = measure_batch(args.players, args.exchange, args.seconds, args.seed)  # every core
+    ppo = measure_ppo_batch(args.players, args.ppo_envs, args.ppo_rollouts, args.seed)
+    try:  # one core from here: pin to the lowest CPU we may run on (Linux only)
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
     except (AttributeError, OSError):
@@ -235,6 +309,9 @@ def main(argv: list[str] | None = None) -> dict:
         "connect_four_games_per_s": c4["games_per_s"],
         "aec_steps_per_game": aec["steps"] / aec["games"],
         "connect_four_steps_per_game": c4["steps"] / c4["games"],
+        **batch,
+        "batch_vs_aec": batch["batch_steps_per_s"] / aec["steps_per_s"],
+        **ppo,
         **warm,
     }
     if args.json:
@@ -259,6 +336,15 @@ def print_table(r: dict) -> None:
     print()
     _print_pair(r, "PettingZoo AEC loop", ("aec", "Meduris"), ("connect_four", "connect four"),
                 "steps")
+    print(f"\n{'batch engine (random play)':<26}{'games':>8}{'threads':>9}{'steps/s':>14}")
+    for row in r["batch_rows"]:
+        print(f"{'':<26}{row['games']:>8}{row['threads']:>9}{row['steps_per_s']:>14,.0f}")
+    print(f"{'best, all threads':<26}{r['batch_best_games']:>8}{r['threads']:>9}"
+          f"{r['batch_steps_per_s']:>14,.0f}  = {r['batch_vs_aec']:.1f}x the AEC env")
+    ppo = r["ppo_batch_settings"]
+    print(f"{'MaskablePPO learn() on it':<26}{ppo['num_envs']:>8}{ppo['torch_threads']:>9}"
+          f"{r['ppo_batch_steps_per_s']:>14,.0f}  env steps/s (2x256 MLP, n_steps "
+          f"{ppo['n_steps']}, batch {ppo['batch_size']}, {ppo['n_epochs']} epochs)")
 
 
 def _print_pair(r: dict, title: str, ours: tuple[str, str], ref: tuple[str, str],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import big_yield_action
 from meduris_env.engine.constants import (
@@ -15,6 +17,23 @@ from meduris_env.engine.constants import (
     HUT,
     TEMPLE,
 )
+from meduris_env.engine.layout import OFFSETS
+
+_SUP = slice(OFFSETS["supply"][0], OFFSETS["supply"][0] + 4)
+_MAT = slice(OFFSETS["materials"][0], OFFSETS["materials"][0] + 16)
+_VP = slice(OFFSETS["vp"][0], OFFSETS["vp"][0] + 4)
+
+
+def check_invariants(a: np.ndarray) -> None:
+    """The invariants of every position, for one state array or a batch of rows (B, S)."""
+    a = np.atleast_2d(a)
+    supply = a[:, _SUP]
+    mats = a[:, _MAT].reshape(-1, 4, 4)
+    assert (supply + mats.sum(axis=1) == 18).all(), "the 72 materials are conserved (R2)"
+    assert supply.min() >= 0 and supply.max() <= 18, "supply in 0..18 (R2)"
+    assert mats.min() >= 0, "no negative holdings"
+    assert a[:, _VP].min() >= 0, "VP never below 0 (R19)"
+
 
 # chips far from the fields the tests build on: (field, kind)
 CHIPS = [(4, "vp"), (9, "vp"), (14, "free"), (19, "free"), (24, "druid"), (28, "druid")]

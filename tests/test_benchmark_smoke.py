@@ -12,8 +12,9 @@ def test_throughput_benchmark_reports_all_keys():
     spec = importlib.util.spec_from_file_location("throughput", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    out = mod.main(["--seconds", "0.3", "--json"])
-    for key in ("engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
+    out = mod.main(["--seconds", "0.3", "--json", "--ppo-envs", "16", "--ppo-rollouts", "1"])
+    for key in ("batch_steps_per_s", "batch_vs_aec", "ppo_batch_steps_per_s",
+                "engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
                 "clones_per_s", "engine_games_per_s", "kernel_playout_decisions_per_s",
                 "aec_steps_per_s", "connect_four_steps_per_s", "aec_vs_connect_four"):
         assert out[key] > 0, key
@@ -21,6 +22,13 @@ def test_throughput_benchmark_reports_all_keys():
         out["engine_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
     assert out["aec_vs_connect_four"] == pytest.approx(
         out["aec_steps_per_s"] / out["connect_four_steps_per_s"], rel=1e-6)
+    assert out["batch_vs_aec"] == pytest.approx(
+        out["batch_steps_per_s"] / out["aec_steps_per_s"], rel=1e-6)
+    rows = {(r["games"], r["threads"]) for r in out["batch_rows"]}
+    assert {(b, 1) for b in (1, 64, 1024)} <= rows  # every B on one thread and on all of them
+    assert {(b, out["threads"]) for b in (1, 64, 1024)} <= rows
+    assert out["batch_steps_per_s"] == max(r["steps_per_s"] for r in out["batch_rows"]
+                                           if r["threads"] == out["threads"])
 
 
 def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):

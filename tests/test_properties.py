@@ -4,26 +4,12 @@ mid-game, clone independence and determinism."""
 
 import random
 
-import numpy as np
 import pytest
-from helpers import random_action
+from helpers import check_invariants, random_action
 
 from meduris_env import MedurisGame, load_state
-from meduris_env.engine.layout import OFFSETS
 
 GAMES = 2000
-SUP = slice(OFFSETS["supply"][0], OFFSETS["supply"][0] + 4)
-MAT = slice(OFFSETS["materials"][0], OFFSETS["materials"][0] + 16)
-VP = slice(OFFSETS["vp"][0], OFFSETS["vp"][0] + 4)
-
-
-def check_invariants(a: np.ndarray) -> None:
-    supply = a[SUP]
-    mats = a[MAT].reshape(4, 4)
-    assert (supply + mats.sum(axis=0) == 18).all(), "the 72 materials are conserved (R2)"
-    assert supply.min() >= 0 and supply.max() <= 18, "supply in 0..18 (R2)"
-    assert mats.min() >= 0, "no negative holdings"
-    assert a[VP].min() >= 0, "VP never below 0 (R19)"
 
 
 def play(game, seed, on_step=None):

@@ -204,14 +204,14 @@ def runes_of(st, seat):
 def run_size(st, f, n):
     """Huts in the settlement (maximal run of huts, R16) that contains the hut on field f."""
     size = 1
-    g = (f - 1 + n) % n
+    g = f - 1 if f > 0 else n - 1
     while st[O_OCC + g] == HUT and size < n:
         size += 1
-        g = (g - 1 + n) % n
-    g = (f + 1) % n
+        g = g - 1 if g > 0 else n - 1
+    g = f + 1 if f + 1 < n else 0
     while st[O_OCC + g] == HUT and size < n:
         size += 1
-        g = (g + 1) % n
+        g = g + 1 if g + 1 < n else 0
     return size
 
 
@@ -288,16 +288,17 @@ def temple_score(st, f, n):
 
 @njit(cache=True)
 def _new_hut_size(st, f, n):
-    """Settlement size a hut on the empty field f would belong to, after it is placed (R12)."""
+    """Settlement size a hut on the empty field f would belong to, after it is placed (R12).
+    (Ring steps wrap by comparison, not ``%``: this runs for every field in every legal mask.)"""
     size = 1
-    g = (f - 1 + n) % n
+    g = f - 1 if f > 0 else n - 1
     while st[O_OCC + g] == HUT and g != f:
         size += 1
-        g = (g - 1 + n) % n
-    g = (f + 1) % n
+        g = g - 1 if g > 0 else n - 1
+    g = f + 1 if f + 1 < n else 0
     while st[O_OCC + g] == HUT and g != f:
         size += 1
-        g = (g + 1) % n
+        g = g + 1 if g + 1 < n else 0
     return size
 
 
@@ -380,8 +381,10 @@ def _chip_field_ok(st, f, n):
     and the remaining chips still fit with that spacing afterwards."""
     if f >= n or st[O_CHIP + f] != 0:
         return False
-    pos = np.empty(8, dtype=np.int64)
-    k = 0
+    # walk the chips (with f) in ring order; each gap between neighbours fits gap // 4 - 1 more
+    first = -1
+    prev = -1
+    cap = 0
     for g in range(n):
         if st[O_CHIP + g] != 0 or g == f:
             if g != f:
@@ -390,18 +393,20 @@ def _chip_field_ok(st, f, n):
                     d = n - d
                 if d < CHIP_MIN_DISTANCE:
                     return False
-            pos[k] = g
-            k += 1
+            if prev >= 0:
+                cap += _chip_gap_room(g - prev)
+            else:
+                first = g
+            prev = g
+    cap += _chip_gap_room(first + n - prev)  # the gap across the great river (n if f alone)
     remaining = st[O_CHIPLEFT] + st[O_CHIPLEFT + 1] + st[O_CHIPLEFT + 2] - 1
-    cap = 0
-    for i in range(k):
-        gap = (pos[(i + 1) % k] - pos[i] + n) % n
-        if gap == 0:
-            gap = n
-        extra = gap // CHIP_MIN_DISTANCE - 1
-        if extra > 0:
-            cap += extra
     return cap >= remaining
+
+
+@njit(cache=True)
+def _chip_gap_room(gap):
+    extra = gap // CHIP_MIN_DISTANCE - 1
+    return extra if extra > 0 else 0
 
 
 @njit(cache=True)
@@ -448,6 +453,12 @@ def _legal_yield(st, seat, a):
 def _legal_hut(st, fm, seat, f, n):
     if f >= n or st[O_OCC + f] != EMPTY or st[O_HUTS + seat] <= 0:
         return False
+    return _hut_affordable(st, fm, seat, f, n)
+
+
+@njit(cache=True)
+def _hut_affordable(st, fm, seat, f, n):
+    """A hut on the empty field f is affordable for seat (R12, R13; exchanges R15)."""
     if st[O_CHIP + f] == CHIP_FREE_HUT:
         return True  # R13: the hut costs nothing
     s = _new_hut_size(st, f, n)
@@ -545,17 +556,28 @@ def legal_mask(st, fm, out):
                 count += 1
     elif kind == Q_MAIN:
         n = st[O_NF]
-        for a in range(A_YIELD, A_HUT):
-            if _legal_yield(st, seat, a):
-                out[a] = 1
-                count += 1
-        for f in range(n):
-            if _legal_hut(st, fm, seat, f, n):
-                out[A_HUT + f] = 1
-                count += 1
-            if _legal_temple(st, fm, seat, f, n):
-                out[A_TEMPLE + f] = 1
-                count += 1
+        for src in range(4):  # R11: own workers onto another plain with room (= _legal_yield)
+            for lvl in range(3):
+                if st[O_STACK + src * 3 + lvl] == seat:
+                    for d in range(4):
+                        if d != src and _height(st, d) < 3:
+                            out[A_YIELD + (src * 3 + lvl) * 4 + d] = 1
+                            count += 1
+        # _legal_hut / _legal_temple for every field, with their cheap tests hoisted (a call
+        # per field and action costs more than the tests: this mask is the hot path)
+        huts = st[O_HUTS + seat] > 0
+        temples = st[O_TEMPLES + seat] > 0
+        if huts or temples:
+            for f in range(n):
+                if st[O_OCC + f] != EMPTY:
+                    continue
+                if huts and _hut_affordable(st, fm, seat, f, n):
+                    out[A_HUT + f] = 1
+                    count += 1
+                if temples and st[O_CHIP + f] == 0 and _can_pay(st, seat, fm[f, 0], 1,
+                                                                fm[f, 1], 1):
+                    out[A_TEMPLE + f] = 1
+                    count += 1
     elif kind == Q_OFFER:
         f = st[q + 2]
         for c in range(5):
@@ -590,6 +612,14 @@ def chance_legal(st, a):
 def chance_mask(st, out):
     """Fill ``out`` (int8 [NUM_CHANCE_OUTCOMES], index = id - C_DIE) with possible outcomes."""
     out[:] = 0
+    if st[O_PHASE] == PH_CHIPS:  # the field test is the same for the three kinds: once each
+        n = st[O_NF]
+        for f in range(n):
+            if _chip_field_ok(st, f, n):
+                for kind in range(3):
+                    if st[O_CHIPLEFT + kind] > 0:
+                        out[C_CHIP - C_DIE + f * 3 + kind] = 1
+        return
     for i in range(NUM_CHANCE_OUTCOMES):
         if chance_legal(st, C_DIE + i):
             out[i] = 1
@@ -1044,8 +1074,22 @@ def random_playout(st, fm, fa, seed, max_steps):
 @njit(cache=True)
 def random_legal_action(st, fm, mask):
     """A uniformly random legal action at a decision node (np.random seeded by the caller)."""
-    pick = np.random.randint(legal_mask(st, fm, mask))
-    for i in range(NUM_ACTIONS):
+    legal_mask(st, fm, mask)
+    return masked_choice(mask, np.random.randint(0, 1 << 32))
+
+
+@njit(cache=True)
+def masked_choice(mask, r):
+    """The action picked uniformly among the nonzero entries of ``mask`` by the uniform 32-bit
+    number ``r``; -1 when there is none."""
+    count = 0
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            count += 1
+    if count == 0:
+        return -1
+    pick = below(r, count)
+    for i in range(mask.shape[0]):
         if mask[i] != 0:
             if pick == 0:
                 return i
@@ -1054,27 +1098,32 @@ def random_legal_action(st, fm, mask):
 
 
 @njit(cache=True)
-def sample_chance_outcome(st, cmask):
-    """An outcome id of the chance node ``st`` with the documented probabilities."""
-    if st[O_PHASE] == PH_ROLL:
-        return C_DIE + np.random.randint(6)
-    chance_mask(st, cmask)
-    return C_DIE + _sample_chance(st, cmask)
+def below(r, n):
+    """A uniform int in [0, n) from a uniform 32-bit number ``r`` (multiply-shift: no modulo
+    bias beyond n / 2**32)."""
+    return np.int64((np.uint64(r) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
-def _sample_chance(st, cmask):
-    """Sample a chance outcome index with the documented distribution (see state.py)."""
-    if st[O_PHASE] == PH_START:
-        return C_START - C_DIE + np.random.randint(st[O_NP])
-    # bonus chips: a field uniformly among the allowed ones, a kind by chips left of each kind
+def chance_outcome(st, cmask, r1, r2):
+    """The outcome id of the chance node ``st`` picked by two uniform 32-bit numbers, with the
+    documented distributions (state.py): a die face (R7) or a starting seat (R6) from ``r1``; a
+    bonus chip's field uniformly among the allowed ones from ``r1`` and its kind by the chips
+    left of each kind from ``r2`` (R4). ``cmask`` is scratch (int8 [NUM_CHANCE_OUTCOMES]). Every
+    sampler of the project (numba playouts, the batch engine) draws through this function."""
+    ph = st[O_PHASE]
+    if ph == PH_ROLL:
+        return C_DIE + below(r1, 6)
+    if ph == PH_START:
+        return C_START + below(r1, st[O_NP])
+    chance_mask(st, cmask)
     nfields = 0
     for f in range(MAX_FIELDS):
         for kind in range(3):
             if cmask[C_CHIP - C_DIE + f * 3 + kind] != 0:
                 nfields += 1
                 break
-    pick = np.random.randint(nfields)
+    pick = below(r1, nfields)
     field = -1
     for f in range(MAX_FIELDS):
         ok = False
@@ -1087,9 +1136,16 @@ def _sample_chance(st, cmask):
                 break
             pick -= 1
     left = st[O_CHIPLEFT] + st[O_CHIPLEFT + 1] + st[O_CHIPLEFT + 2]
-    r = np.random.randint(left)
+    r = below(r2, left)
     kind = 0
     while r >= st[O_CHIPLEFT + kind]:
         r -= st[O_CHIPLEFT + kind]
         kind += 1
-    return C_CHIP - C_DIE + field * 3 + kind
+    return C_CHIP + field * 3 + kind
+
+
+@njit(cache=True)
+def sample_chance_outcome(st, cmask):
+    """An outcome id of the chance node ``st`` with the documented probabilities, drawn from
+    numba's ``np.random`` (seeded by the caller)."""
+    return chance_outcome(st, cmask, np.random.randint(0, 1 << 32), np.random.randint(0, 1 << 32))

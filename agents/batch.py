@@ -1,0 +1,86 @@
+"""Agents that decide for a whole batch of games at once, as opponents of
+:class:`~meduris_env.envs.vector.MedurisVectorEnv` (and the training built on it).
+
+Each takes a :class:`~meduris_env.envs.vector.Decisions` (observations, masks, state rows and one
+seed per decision) and returns one action per row:
+
+* ``BatchGreedy``: the greedy agent (:mod:`agents.heuristics`) on every row in parallel; with
+  the same seed it chooses exactly what :class:`~agents.simple.GreedyAgent` would;
+* ``BatchPolicy``: a policy network (the ``ppo`` agent's), its most probable legal action on a
+  whole batch in one forward pass.
+
+:func:`make_batch_opponent` builds them by name (``"random"`` is the environment's own).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .base import UnknownAgentError
+from .features import batch_features, feature_set_of_size
+from .heuristics import greedy_actions
+
+
+class BatchGreedy:
+    """The greedy agent for a batch of decisions (in parallel over rows)."""
+
+    name = "greedy"
+
+    def act_batch(self, decisions) -> np.ndarray:
+        game = decisions.game
+        out = np.empty(len(decisions.seeds), dtype=np.int64)
+        greedy_actions(np.ascontiguousarray(decisions.states), game.field_materials,
+                       game.field_areas, decisions.seeds, out)
+        return out
+
+    def __repr__(self) -> str:
+        return "<batch agent greedy>"
+
+
+class BatchPolicy:
+    """A policy network's most probable legal action for each row (one forward pass)."""
+
+    def __init__(self, policy, name: str = "ppo"):
+        self.policy = policy
+        self.name = name
+        self.feature_set = feature_set_of_size(policy.observation_space.shape[0])
+        self._high: dict[int, np.ndarray] = {}
+
+    def inputs(self, decisions) -> np.ndarray:
+        """The network inputs of the decisions (the features the policy was trained on)."""
+        from meduris_env.envs.observation import observation_high
+
+        game = decisions.game
+        if game.max_turns not in self._high:
+            self._high[game.max_turns] = observation_high(game.max_turns)
+        return batch_features(decisions.obs, decisions.states, game.field_materials,
+                              game.field_areas, self.feature_set, self._high[game.max_turns])
+
+    def act_batch(self, decisions) -> np.ndarray:
+        import torch
+
+        x = torch.as_tensor(self.inputs(decisions))
+        with torch.no_grad():
+            dist = self.policy.get_distribution(x, action_masks=decisions.mask.astype(bool))
+            return dist.distribution.probs.argmax(dim=1).cpu().numpy().astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"<batch agent {self.name}>"
+
+
+def make_batch_opponent(spec: str):
+    """An opponent for the vector environment by name: ``random`` (the environment's built-in),
+    ``greedy``, ``ppo`` (the shipped model) or ``ppo:<policy.pt>``."""
+    kind, _, param = str(spec).strip().partition(":")
+    if kind == "random" and not param:
+        return "random"
+    if kind == "greedy" and not param:
+        return BatchGreedy()
+    if kind == "ppo":
+        from .ppo import DEFAULT_MODEL, load_policy
+        path = Path(param) if param else DEFAULT_MODEL
+        return BatchPolicy(load_policy(path, spec), name=spec)
+    raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are random, "
+                            "greedy, ppo and ppo:<policy.pt>")
