@@ -8,6 +8,8 @@ public API:
 Engine (OpenSpiel-style): :class:`MedurisGame` and :class:`State`.
 PettingZoo: :func:`env` (AEC, wrapped), :class:`raw_env`, :func:`parallel_env`.
 Gymnasium: :class:`MedurisSingleAgentEnv` (one learning seat, for stable-baselines3).
+Batch: :class:`MedurisBatch` (B games in one array, stepped by parallel kernels) and
+:class:`MedurisVectorEnv` (its ``gymnasium.vector.VectorEnv``).
 Game records: :class:`GameRecord` (JSON, exact replay).
 """
 
@@ -37,7 +39,9 @@ from .engine import (
 from .envs import (
     OBS_FIELDS,
     OBS_SIZE,
+    MedurisBatch,
     MedurisSingleAgentEnv,
+    MedurisVectorEnv,
     decode_observation,
     env,
     observe_state,
@@ -47,7 +51,8 @@ from .envs import (
 from .records import GameRecord, RecordError
 
 __all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
-           "MedurisGame", "MedurisSingleAgentEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
+           "MedurisBatch", "MedurisGame", "MedurisSingleAgentEnv", "MedurisVectorEnv",
+           "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
            "decode_observation", "derive_seed", "env", "load_board", "load_state",
            "observe_state", "parallel_env", "raw_env"]
@@ -85,9 +90,11 @@ class _MovedModuleFinder(_MetaPathFinder, _Loader):
 if not any(isinstance(f, _MovedModuleFinder) for f in _sys.meta_path):
     _sys.meta_path.append(_MovedModuleFinder())
 
-# gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper
+# gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper;
+# gymnasium.make_vec("meduris_env/Meduris-v0", num_envs=1024, ...) the batch vector env
 import gymnasium as _gymnasium  # noqa: E402
 
 if "meduris_env/Meduris-v0" not in _gymnasium.registry:
     _gymnasium.register(id="meduris_env/Meduris-v0",
-                        entry_point="meduris_env.envs.single_agent:MedurisSingleAgentEnv")
+                        entry_point="meduris_env.envs.single_agent:MedurisSingleAgentEnv",
+                        vector_entry_point="meduris_env.envs.vector:MedurisVectorEnv")

@@ -292,3 +292,14 @@ def test_sb3_adapter_passes_vec_checks_and_maskable_ppo_learns_on_it():
                         device="cpu", policy_kwargs={"net_arch": [32]})
     model.learn(16 * 32 * 2)
     assert model.num_timesteps >= 16 * 32 * 2
+
+
+def test_gymnasium_make_vec_builds_the_batch_vector_env():
+    import gymnasium
+
+    import meduris_env  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make_vec("meduris_env/Meduris-v0", num_envs=4, num_players=3, seat=2)
+    assert isinstance(env, MedurisVectorEnv) and env.num_envs == 4
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (4, OBS_SIZE) and (info["seat"] == 2).all()

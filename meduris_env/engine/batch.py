@@ -28,11 +28,9 @@ from .constants import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, PH_QUEUE, PH_TERMINAL
 from .kernel import (
     EV_CAPACITY,
     EV_WIDTH,
-    ILLEGAL,
-    apply,
+    apply_legal,
     chance_outcome,
     current_player,
-    is_legal,
     masked_choice,
 )
 from .layout import O_PHASE
@@ -79,7 +77,7 @@ def resolve_chance_row(st, fm, fa, keys, chance_ctr, b, hist, hlen, ev, evc, cma
     while st[O_PHASE] != PH_QUEUE and st[O_PHASE] != PH_TERMINAL:
         a = chance_outcome(st, cmask, draw(keys, chance_ctr, b, CHANCE_DOMAIN),
                            draw(keys, chance_ctr, b, CHANCE_DOMAIN))
-        apply(st, fm, fa, a, ev, evc)
+        apply_legal(st, fm, fa, a, ev, evc)  # a possible outcome by construction
         _record(hist, hlen, b, a)
     return current_player(st)
 
@@ -101,13 +99,12 @@ def reset_row(states, initial, fm, fa, b, seed, episodes, keys, chance_ctr, agen
 
 @njit(cache=True)
 def act_row(states, fm, fa, b, action, keys, chance_ctr, hist, hlen, ev, evc, cmask):
-    """Apply ``action`` (legal: checked by the caller) to game ``b`` for its mover, then resolve
-    chance; return the current player (ILLEGAL if the action was not legal after all)."""
-    st = states[b]
-    if apply(st, fm, fa, action, ev, evc) == ILLEGAL:
-        return ILLEGAL
+    """Apply ``action`` to game ``b`` for its mover, then resolve chance; return the current
+    player. The action must be legal: the caller checks it (against the legal mask)."""
+    apply_legal(states[b], fm, fa, action, ev, evc)
     _record(hist, hlen, b, action)
-    return resolve_chance_row(st, fm, fa, keys, chance_ctr, b, hist, hlen, ev, evc, cmask)
+    return resolve_chance_row(states[b], fm, fa, keys, chance_ctr, b, hist, hlen, ev, evc,
+                              cmask)
 
 
 @njit(cache=True)
@@ -131,21 +128,8 @@ def reset_games(states, initial, fm, fa, games, seed, episodes, keys, chance_ctr
 
 
 @njit(cache=True, parallel=True)
-def illegal_actions(states, fm, games, actions, out):
-    """``out[j]`` = 1 where ``actions[j]`` is not legal for the mover of game ``games[j]``;
-    returns how many are not."""
-    n = games.shape[0]
-    bad = 0
-    for j in prange(n):
-        ok = is_legal(states[games[j]], fm, actions[j])
-        out[j] = 0 if ok else 1
-        bad += 0 if ok else 1
-    return bad
-
-
-@njit(cache=True, parallel=True)
 def step_games(states, fm, fa, games, actions, keys, chance_ctr, hist, hlen, movers):
-    """``act_row`` for every game in ``games`` (actions checked legal beforehand); the current
+    """``act_row`` for every game in ``games`` (actions checked legal before); the current
     player into ``movers``."""
     n = games.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):

@@ -1033,10 +1033,20 @@ def apply(st, fm, fa, a, ev, evc):
     if ph == PH_QUEUE:
         if not is_legal(st, fm, a):
             return ILLEGAL
+    elif not chance_legal(st, a):
+        return ILLEGAL
+    return apply_legal(st, fm, fa, a, ev, evc)
+
+
+@njit(cache=True)
+def apply_legal(st, fm, fa, a, ev, evc):
+    """:func:`apply` without the legality test, for callers that know ``a`` is legal (the batch
+    engine tests actions against the legal masks it wrote, and draws chance outcomes from
+    :func:`chance_outcome`). An illegal ``a`` here corrupts the state."""
+    evc[0] = 0
+    if st[O_PHASE] == PH_QUEUE:
         _apply_decision(st, fm, fa, a, ev, evc)
     else:
-        if not chance_legal(st, a):
-            return ILLEGAL
         _apply_chance(st, a, ev, evc)
     _settle(st, ev, evc)
     if evc[0] > ev.shape[0]:

@@ -165,9 +165,14 @@ B_FCIRC, B_MANUAL, B_TURN, B_TLEFT = (_o("final_circuit"), _o("manual_exchange")
 
 @njit(cache=True)
 def encode_observation(st, fm, fa, observer, hidden, out):
-    """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE)."""
+    """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE).
+    Relative seats come from a table made once: ``(seat - observer) % n`` at every seat entry
+    (an integer division each) cost more than everything else here."""
     out[:] = 0.0
     n = st[O_NP]
+    relative = np.empty(MAX_PLAYERS, dtype=np.int64)
+    for s in range(MAX_PLAYERS):
+        relative[s] = s - observer + (n if s < observer else 0)
     nf = st[O_NF]
     for f in range(nf):
         out[B_PRESENT + f] = 1.0
@@ -176,7 +181,7 @@ def encode_observation(st, fm, fa, observer, hidden, out):
         out[B_AREA + f * 9 + fa[f]] = 1.0
         occ = st[O_OCC + f]
         if occ != 0:
-            rel = (st[O_OWN + f] - observer) % n
+            rel = relative[st[O_OWN + f]]
             if occ == HUT:
                 out[B_HUT + f * 4 + rel] = 1.0
             elif occ == TEMPLE:
@@ -192,7 +197,7 @@ def encode_observation(st, fm, fa, observer, hidden, out):
     for r in range(9):
         holder = st[O_RUNE + r]
         if holder >= 0:
-            rel = (holder - observer) % n
+            rel = relative[holder]
             out[B_RUNE + r * 4 + rel] = 1.0
             out[B_PRUNES + rel] += 1.0
     for p in range(4):
@@ -200,9 +205,9 @@ def encode_observation(st, fm, fa, observer, hidden, out):
         for lv in range(3):
             w = st[O_STACK + p * 3 + lv]
             if w >= 0:
-                out[B_STACK + (p * 3 + lv) * 4 + (w - observer) % n] = 1.0
+                out[B_STACK + (p * 3 + lv) * 4 + relative[w]] = 1.0
     for s in range(n):
-        rel = (s - observer) % n
+        rel = relative[s]
         out[B_PPRES + rel] = 1.0
         total = 0
         for m in range(4):
@@ -216,17 +221,17 @@ def encode_observation(st, fm, fa, observer, hidden, out):
         out[B_PVP + rel] = st[O_VP + s]
         out[B_PHUTS + rel] = st[O_HUTS + s]
         out[B_PTEMPLES + rel] = st[O_TEMPLES + s]
-    out[B_PROLLER + (st[O_ROLLER] - observer) % n] = 1.0
-    out[B_PSTART + (st[O_START] - observer) % n] = 1.0
+    out[B_PROLLER + relative[st[O_ROLLER]]] = 1.0
+    out[B_PSTART + relative[st[O_START]]] = 1.0
     if st[O_FSEAT] >= 0:
-        out[B_PFINALE + (st[O_FSEAT] - observer) % n] = 1.0
+        out[B_PFINALE + relative[st[O_FSEAT]]] = 1.0
         out[B_FINALE] = 1.0
     if st[O_PHASE] == PH_QUEUE:
         h = O_QUEUE + st[O_QHEAD] * 4
         kind = st[h]
         if 1 <= kind <= 5:
             out[B_DKIND + kind - 1] = 1.0
-            out[B_DSEAT + (st[h + 1] - observer) % n] = 1.0
+            out[B_DSEAT + relative[st[h + 1]]] = 1.0
             if kind == Q_OFFER:
                 out[B_OFFERF + st[h + 2]] = 1.0
                 out[B_SIZE] = st[h + 3]

@@ -61,7 +61,6 @@ from ..engine.batch import (
     CHUNK,
     act_row,
     draw,
-    illegal_actions,
     random_action,
     reset_row,
     sample_actions,
@@ -357,7 +356,6 @@ class MedurisBatch:
                          hidden=bool(hidden_materials), auto_reset=bool(auto_reset),
                          learner_mode=ALL_SEATS, random_opponents=False)
         self._all = np.arange(b, dtype=np.int64)
-        self._bad = np.zeros(b, dtype=np.int8)
         self._started = False
 
     @property
@@ -395,20 +393,29 @@ class MedurisBatch:
         whose action is not legal, and then changes nothing."""
         self._step_games(self._all, self._actions(actions, self.num_games))
 
-    def _step_games(self, idx: np.ndarray, actions: np.ndarray, finish: bool = True) -> None:
+    def _step_games(self, idx: np.ndarray, actions: np.ndarray, finish: bool = True,
+                    masks: np.ndarray | None = None) -> None:
+        """Apply ``actions`` to games ``idx`` (``masks``: their movers' legal masks, by default
+        the batch's own ``mask`` rows), then with ``finish`` rewards, flags and observations."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         live = self.mover[idx] >= 0
         if not live.all():  # finished games (auto_reset off) keep their flags, earn nothing
             self.rewards[idx[~live]] = 0.0
             idx, actions = idx[live], actions[live]
+        if masks is None:
+            masks = self.mask if idx is self._all else self.mask[idx]
+        elif not live.all():
+            masks = masks[live]
+        # the legal masks this batch wrote are the test (the kernels then apply unchecked)
+        inside = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = inside & (masks[np.arange(len(idx)), np.where(inside, actions, 0)] != 0)
+        if not legal.all():
+            j = int(np.flatnonzero(~legal)[0])
+            b = int(idx[j])
+            raise IllegalActionError(f"game {b}: {self._illegal_reason(b, actions[j])}; "
+                                     "no game of the batch was changed")
         with self._threads():
-            bad = self._bad[:len(idx)]
-            if illegal_actions(self.states, self._c.fm, idx, actions, bad):
-                j = int(np.flatnonzero(bad)[0])
-                b = int(idx[j])
-                raise IllegalActionError(f"game {b}: {self._illegal_reason(b, actions[j])}; "
-                                         "no game of the batch was changed")
             play_games(*self._g, *self._c, idx, actions, finish)
 
     def _finish(self, idx: np.ndarray) -> None:
@@ -697,13 +704,15 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
                 ks = [k for k, o in enumerate(self.opponents) if o is opponent]
                 idx = np.flatnonzero(waiting & np.isin(which, ks)).astype(np.int64)
                 if len(idx):
-                    batch._step_games(idx, self._ask(opponent, idx), finish=False)
+                    actions, masks = self._ask(opponent, idx)
+                    batch._step_games(idx, actions, finish=False, masks=masks)
 
     @property
     def _opponents_in_python(self) -> bool:
         return not self.self_play and not self.batch._c.random_opponents
 
-    def _ask(self, opponent, idx: np.ndarray) -> np.ndarray:
+    def _ask(self, opponent, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The opponent's actions for games ``idx`` and the legal masks it was shown."""
         batch = self.batch
         k = len(idx)
         obs, mask = batch._observe(idx, batch.mover[idx].astype(np.int32))
@@ -711,7 +720,7 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
             if isinstance(opponent, str):  # "random", built in
                 out = np.empty(k, dtype=np.int64)
                 sample_actions(mask, idx, batch._g.keys, batch._g.agent_ctr, out)
-                return out
+                return out, mask
             if hasattr(opponent, "act_batch"):
                 seeds = np.empty(k, dtype=np.int64)
                 draw_seeds(idx, batch._g.keys, batch._g.agent_ctr, seeds)
@@ -724,7 +733,7 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"opponent {opponent!r} returned actions of shape {actions.shape} "
                              f"for {k} decisions")
         try:
-            return batch._actions(actions, k)
+            return batch._actions(actions, k), mask
         except IllegalActionError as err:
             raise IllegalActionError(f"opponent {opponent!r}: {err}") from None
 
