@@ -163,22 +163,42 @@ B_FCIRC, B_MANUAL, B_TURN, B_TLEFT = (_o("final_circuit"), _o("manual_exchange")
                                       _o("turns_left"))
 
 
+# The board's own slices (field_present, field_materials, field_rune_area) come first and never
+# change during a game: the batch engine writes them once per buffer row.
+BOARD_SLICES_END = B_HUT
+assert BOARD_SLICES_END == _o("field_rune_area") + MAX_FIELDS * NUM_RUNE_AREAS
+
+
 @njit(cache=True)
 def encode_observation(st, fm, fa, observer, hidden, out):
-    """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE).
-    Relative seats come from a table made once: ``(seat - observer) % n`` at every seat entry
-    (an integer division each) cost more than everything else here."""
-    out[:] = 0.0
+    """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE)."""
+    encode_board(fm, fa, st[O_NF], out)
+    encode_position(st, observer, hidden, out)
+
+
+@njit(cache=True)
+def encode_board(fm, fa, nf, out):
+    """The board's slices of an observation (``out[:BOARD_SLICES_END]``)."""
+    out[:BOARD_SLICES_END] = 0.0
+    for f in range(nf):
+        out[B_PRESENT + f] = 1.0
+        out[B_MAT + f * 4 + fm[f, 0]] = 1.0
+        out[B_MAT + f * 4 + fm[f, 1]] = 1.0
+        out[B_AREA + f * 9 + fa[f]] = 1.0
+
+
+@njit(cache=True)
+def encode_position(st, observer, hidden, out):
+    """Everything after the board's slices (``out[BOARD_SLICES_END:]``). Relative seats come
+    from a table made once: ``(seat - observer) % n`` at every seat entry (an integer division
+    each) cost more than everything else here."""
+    out[BOARD_SLICES_END:] = 0.0
     n = st[O_NP]
     relative = np.empty(MAX_PLAYERS, dtype=np.int64)
     for s in range(MAX_PLAYERS):
         relative[s] = s - observer + (n if s < observer else 0)
     nf = st[O_NF]
     for f in range(nf):
-        out[B_PRESENT + f] = 1.0
-        out[B_MAT + f * 4 + fm[f, 0]] = 1.0
-        out[B_MAT + f * 4 + fm[f, 1]] = 1.0
-        out[B_AREA + f * 9 + fa[f]] = 1.0
         occ = st[O_OCC + f]
         if occ != 0:
             rel = relative[st[O_OWN + f]]

@@ -69,9 +69,9 @@ from ..engine.batch import (
 from ..engine.constants import END_TRUNCATED, MAX_PLAYERS, NUM_ACTIONS, TERMINAL
 from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.kernel import below, current_player, legal_mask
-from ..engine.layout import O_END, O_NP, O_VP, STATE_SIZE
+from ..engine.layout import O_END, O_NF, O_NP, O_VP, STATE_SIZE
 from ..engine.state import IllegalActionError, State
-from .observation import OBS_SIZE, encode_observation, observation_high
+from .observation import OBS_SIZE, encode_board, encode_position, observation_high
 from .rewards import DENSE, REWARD_MODES, SCORE_SCALE, check_reward_mode, terminal_reward_kernel
 
 ALL_SEATS = -1  # learner value: every seat learns (self-play); the observer is the mover
@@ -120,8 +120,9 @@ class Config(NamedTuple):
 # loses writes made directly to a tuple's array inside a prange body.
 @njit(cache=True)
 def _observe_row(st, fm, fa, hidden, observer, obs_row, mask_row):
-    """``observer``'s observation and legal mask (zeros unless it is to move)."""
-    encode_observation(st, fm, fa, observer, hidden, obs_row)
+    """``observer``'s observation and legal mask (zeros unless it is to move). The batch's own
+    buffer rows hold the board's slices from the start: only the position is written."""
+    encode_position(st, observer, hidden, obs_row)
     if current_player(st) == observer:
         legal_mask(st, fm, mask_row)
     else:
@@ -283,10 +284,14 @@ def finish_games(states, obs, masks, mover, rewards, terminated, truncated, fina
 
 
 @njit(cache=True, parallel=True)
-def observe_games(states, fm, fa, hidden, games, observers, obs, masks):
-    """Row ``j`` of ``obs`` / ``masks``: game ``games[j]`` seen by seat ``observers[j]``."""
+def observe_games(states, fm, fa, hidden, games, observers, obs, masks, board):
+    """Row ``j`` of ``obs`` / ``masks``: game ``games[j]`` seen by seat ``observers[j]`` (with
+    ``board``, the board's slices too)."""
     for j in prange(games.shape[0]):
-        _observe_row(states[games[j]], fm, fa, hidden, observers[j], obs[j], masks[j])
+        st = states[games[j]]
+        if board:
+            encode_board(fm, fa, st[O_NF], obs[j])
+        _observe_row(st, fm, fa, hidden, observers[j], obs[j], masks[j])
 
 
 @njit(cache=True, parallel=True)
@@ -356,6 +361,10 @@ class MedurisBatch:
                          hidden=bool(hidden_materials), auto_reset=bool(auto_reset),
                          learner_mode=ALL_SEATS, random_opponents=False)
         self._all = np.arange(b, dtype=np.int64)
+        board = np.zeros(OBS_SIZE, dtype=np.float32)  # the board's slices, the same every step
+        encode_board(self._c.fm, self._c.fa, self.game.num_fields, board)
+        self.obs[:] = board
+        self.final_obs[:] = board
         self._started = False
 
     @property
@@ -466,7 +475,7 @@ class MedurisBatch:
             mask = np.empty((len(idx), NUM_ACTIONS), dtype=np.int8)
         with self._threads():
             observe_games(self.states, self._c.fm, self._c.fa, self._c.hidden, idx, observers,
-                          obs, mask)
+                          obs, mask, obs is not self.obs)  # new arrays need the board slices
         if view:
             return obs, mask
         if obs is not self.obs:
