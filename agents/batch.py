@@ -70,17 +70,17 @@ class BatchPolicy:
         return f"<batch agent {self.name}>"
 
 
-def make_batch_opponent(spec: str):
+def make_batch_opponent(spec: str, players: int = 2):
     """An opponent for the vector environment by name: ``random`` (the environment's built-in),
-    ``greedy``, ``ppo`` (the shipped model) or ``ppo:<policy.pt>``."""
+    ``greedy``, ``ppo`` (the shipped model for ``players``) or ``ppo:<policy.pt>``."""
     kind, _, param = str(spec).strip().partition(":")
     if kind == "random" and not param:
         return "random"
     if kind == "greedy" and not param:
         return BatchGreedy()
     if kind == "ppo":
-        from .ppo import DEFAULT_MODEL, load_policy
-        path = Path(param) if param else DEFAULT_MODEL
+        from .ppo import load_policy, shipped_model
+        path = Path(param) if param else shipped_model(players)
         return BatchPolicy(load_policy(path, spec), name=spec)
     raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are random, "
                             "greedy, ppo and ppo:<policy.pt>")

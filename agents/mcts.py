@@ -57,7 +57,7 @@ class MCTSAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         n = state.game.num_players
-        root = _Node(n)
+        root = self._new_root(n)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while True:
@@ -68,6 +68,13 @@ class MCTSAgent(Agent):
                     break
             elif time.perf_counter() >= deadline:
                 break
+        return self._choose(root)
+
+    def _new_root(self, num_players: int) -> _Node:
+        return _Node(num_players)
+
+    def _choose(self, root: _Node) -> int:
+        """The move to play: the root child visited most."""
         return max(root.children.items(), key=lambda kv: kv[1].visits)[0]
 
     def _iterate(self, root: _Node, root_state, n: int) -> None:

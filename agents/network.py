@@ -110,6 +110,17 @@ def load_policy_file(path):
     return policy, arch
 
 
+def policy_outputs(policy, x):
+    """The network's raw action logits (before any mask) and values for a batch of inputs
+    ``x`` (a float32 array (k, inputs)): numpy arrays (k, 241) and (k,)."""
+    with torch.no_grad():
+        t = torch.as_tensor(x)
+        latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(t))
+        logits = policy.action_net(latent_pi)
+        values = policy.value_net(latent_vf)
+    return logits.numpy(), values[:, 0].numpy()
+
+
 def residual_policy_kwargs(hidden: int = 256) -> dict:
     return {"features_extractor_class": GreedyResidualExtractor,
             "features_extractor_kwargs": {"hidden": hidden},

@@ -11,7 +11,13 @@ from meduris_env.envs.observation import observation_high
 from .base import Agent, UnknownAgentError
 from .features import feature_set_of_size, features
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_2p.pt"
+MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODELS / "ppo_2p.pt"
+
+
+def shipped_model(players: int) -> Path:
+    """The shipped policy file for a player count (``agents/models/ppo_<n>p.pt``)."""
+    return MODELS / f"ppo_{players}p.pt"
 
 
 def load_policy(path: Path, name: str = "ppo"):
@@ -41,37 +47,68 @@ def load_policy(path: Path, name: str = "ppo"):
 class PPOAgent(Agent):
     """Plays the policy's most probable legal action (deterministic given the position).
 
-    The network's inputs are the features it was trained on (:mod:`agents.features`, found from
-    the policy's input size); ``model`` may be given directly (a live model during training)."""
+    Without a path it plays the shipped model for the game's player count (loaded at its first
+    decision, :func:`shipped_model`). The network's inputs are the features it was trained on
+    (:mod:`agents.features`, found from the policy's input size); ``model`` may be given
+    directly (a live model during training)."""
 
     uses_observation = True
 
     def __init__(self, name: str, path: str | None = None, model=None):
         super().__init__(name)
-        self.path = Path(path) if path else DEFAULT_MODEL
-        self.policy = model.policy if model is not None else load_policy(self.path, name)
-        self.policy.set_training_mode(False)
-        self.feature_set = feature_set_of_size(self.policy.observation_space.shape[0])
+        self.path = Path(path) if path else None
+        self._policies: dict[int, object] = {}  # player count -> policy (0: any count)
+        if model is not None:
+            self._policies[0] = model.policy
+        elif self.path is not None:
+            self._policies[0] = load_policy(self.path, name)
+        else:  # check now that the 2-player model is there; the others load when needed
+            self._policies[2] = load_policy(shipped_model(2), name)
         self._high: dict[int, np.ndarray] = {}
 
-    def _features(self, observation, state) -> np.ndarray:
+    def policy_for(self, players: int):
+        """The network this agent plays with in a game of ``players``."""
+        if 0 in self._policies:
+            return self._policies[0]
+        if players not in self._policies:
+            self._policies[players] = load_policy(shipped_model(players), self.name)
+        return self._policies[players]
+
+    def _playing(self, policy):
+        if policy.training:  # a live model may have been training since the last move
+            policy.set_training_mode(False)
+        return policy
+
+    @property
+    def policy(self):
+        return self._policies.get(0) or self._policies[min(self._policies)]
+
+    @property
+    def feature_set(self) -> str:
+        return feature_set_of_size(self.policy.observation_space.shape[0])
+
+    def inputs(self, observation, state) -> tuple[object, np.ndarray]:
+        """(the policy for this game, the network inputs of ``observation`` in ``state``)."""
+        policy = self._playing(self.policy_for(state.game.num_players))
         turns = state.game.max_turns
         if turns not in self._high:
             self._high[turns] = observation_high(turns)
-        return features(observation["observation"], state, self.feature_set, self._high[turns])
+        feature_set = feature_set_of_size(policy.observation_space.shape[0])
+        return policy, features(observation["observation"], state, feature_set,
+                                self._high[turns])
 
     def act(self, observation, state) -> int:
+        policy, x = self.inputs(observation, state)
         mask = observation["action_mask"].astype(bool)
-        action, _ = self.policy.predict(self._features(observation, state), action_masks=mask,
-                                        deterministic=True)
+        action, _ = policy.predict(x, action_masks=mask, deterministic=True)
         return int(action)
 
     def action_probabilities(self, observation, state) -> np.ndarray:
         """The policy's probability for each of the 241 actions (illegal ones are 0)."""
         import torch
 
-        policy = self.policy
-        obs, _ = policy.obs_to_tensor(self._features(observation, state))
+        policy, x = self.inputs(observation, state)
+        obs, _ = policy.obs_to_tensor(x)
         with torch.no_grad():
             dist = policy.get_distribution(obs, action_masks=observation["action_mask"]
                                            .astype(bool)[None])

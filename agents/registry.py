@@ -12,7 +12,9 @@ KNOWN = {
     "random": "uniform over legal actions",
     "greedy": "one-step lookahead on the hand-written evaluation",
     "mcts": "mcts:<iterations> or mcts:<seconds>s per move (default 200 iterations)",
-    "ppo": "ppo (the shipped 2-player model) or ppo:<path to a policy.pt of meduris train>",
+    "ppo": "ppo (the shipped model for the game's player count) or ppo:<path to a policy.pt>",
+    "az": "az:<iterations> or az:<seconds>s per move (default 200), search guided by the ppo "
+          "network; az:<budget>:<policy.pt> for another network",
 }
 
 
@@ -39,6 +41,10 @@ def make_agent(spec: str) -> Agent:
     if kind == "ppo":
         from .ppo import PPOAgent
         return PPOAgent(spec, param or None)
+    if kind == "az":
+        from .az import AZAgent
+        budget, _, path = param.partition(":")
+        return AZAgent(spec, **_mcts_budget(spec, budget), path=path or None)
     if kind in KNOWN:
         raise UnknownAgentError(f"agent {spec!r}: {kind} takes no parameter; use {kind!r}")
     close = difflib.get_close_matches(kind, KNOWN, n=1)
@@ -60,5 +66,6 @@ def _mcts_budget(spec: str, param: str) -> dict:
                 return {"iterations": iterations}
     except ValueError:
         pass
-    raise UnknownAgentError(f"agent {spec!r}: write mcts:<iterations> (e.g. mcts:200) or "
-                            "mcts:<seconds>s (e.g. mcts:0.5s), a positive number")
+    kind = spec.partition(":")[0]
+    raise UnknownAgentError(f"agent {spec!r}: write {kind}:<iterations> (e.g. {kind}:200) or "
+                            f"{kind}:<seconds>s (e.g. {kind}:0.5s), a positive number")

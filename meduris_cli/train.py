@@ -6,13 +6,15 @@ import sys
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("train", help="train a MaskablePPO agent by self-play",
-                       description="MaskablePPO self-play against random, greedy and snapshots "
-                       "of the learner; see train/run.py. Flags override the --config file.")
+    p = sub.add_parser("train", help="train a MaskablePPO agent on the batch engine",
+                       description="MaskablePPO on the batch engine against a league of random, "
+                       "greedy and frozen snapshots of the learner; see train/run.py and "
+                       "docs/training.md. Flags override the --config file.")
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
     p.add_argument("--players", type=int)
     p.add_argument("--steps", type=int, help="PPO environment steps in total")
-    p.add_argument("--envs", type=int, help="parallel environment processes")
+    p.add_argument("--envs", type=int, help="games played at once by the batch engine")
+    p.add_argument("--threads", type=int, help="torch threads")
     p.add_argument("--seed", type=int)
     p.add_argument("--features", choices=("obs", "obs+greedy"))
     p.add_argument("--reward", choices=("win", "score", "dense"))
@@ -33,10 +35,10 @@ def run(args) -> int:
     from train.run import CheckpointError, train
 
     overrides = {k: getattr(args, k) for k in (
-        "players", "steps", "envs", "seed", "features", "reward", "bc_games", "eval_every",
-        "eval_games", "checkpoint_every", "snapshot_every", "n_steps", "out")}
+        "players", "steps", "envs", "threads", "seed", "features", "reward", "bc_games",
+        "eval_every", "eval_games", "checkpoint_every", "snapshot_every", "n_steps", "out")}
     if args.bc_teacher is not None:
-        overrides["bc_teacher"] = None if args.bc_teacher.lower() == "none" else args.bc_teacher
+        overrides["bc_teacher"] = args.bc_teacher  # "none" is a value: no warm start
     try:
         cfg = load_config(args.config, overrides)
         state = train(cfg, resume=args.resume, progress=not args.no_progress)

@@ -141,6 +141,7 @@ NOT_GAME_LOOPS = {
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
     "meduris_env/envs/vector.py": "replays a batch game's history",
     "agents/mcts.py": "descends the search tree",
+    "agents/az.py": "descends the search tree",
     "benchmarks/throughput.py": "one driver for Meduris and OpenSpiel's backgammon alike",
 }
 

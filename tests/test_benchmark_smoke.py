@@ -58,3 +58,27 @@ def test_records_benchmark_reports_every_player_count():
         assert r["games"] == 1 and r["actions_per_game"] > 50 and r["record_kb"] > 10
         assert r["html_steps"] == 0
         assert min(r["ms_play"], r["ms_record"], r["ms_save"], r["ms_load_replay"]) > 0
+
+
+def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "training.py"
+    spec = importlib.util.spec_from_file_location("training_bench", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.main(["--players", "2", "--rollouts", "1", "--json"])
+    assert out["train_env_steps_per_s"] > 0 and out["rows"][0]["steps"] == 256 * 64
+
+    from train.config import load_config
+    from train.run import train
+    cfg = load_config(None, {"steps": 128, "envs": 16, "n_steps": 8, "batch_size": 64,
+                             "n_epochs": 1, "snapshot_every": 64, "eval_every": 10**6,
+                             "checkpoint_every": 10**6, "eval_games": 4, "net_arch": [16],
+                             "out": str(tmp_path / "run"), "threads": 1})
+    train(cfg, progress=False)
+    picture = tmp_path / "curve.png"
+    rows = mod.main(["--curve", str(tmp_path / "run"), "--greedy-games", "4",
+                     "--mcts-games", "2", "--workers", "1", "--plot", str(picture)])
+    assert len(rows) >= 2 and all(0 <= r["vs_greedy"] <= 1 and 0 <= r["vs_mcts100"] <= 1
+                                  for r in rows)
+    assert rows == sorted(rows, key=lambda r: r["timesteps"]) and picture.stat().st_size > 0
+    assert (tmp_path / "run" / "curve.csv").read_text().startswith("timesteps,wall_seconds")

@@ -18,9 +18,9 @@ from train.run import CheckpointError, load_checkpoint, train
 
 
 def short_config(tmp_path, **kw):
-    values = dict(steps=512, envs=1, n_steps=128, batch_size=64, n_epochs=1, eval_every=256,
-                  eval_games=2, checkpoint_every=256, snapshot_every=256, bc_teacher="greedy",
-                  bc_games=2, bc_epochs=1, out=str(tmp_path / "run"), net_arch=[32])
+    values = dict(steps=512, envs=16, n_steps=16, batch_size=64, n_epochs=1, eval_every=256,
+                  eval_games=4, checkpoint_every=256, snapshot_every=256, bc_teacher="greedy",
+                  bc_games=2, bc_epochs=1, out=str(tmp_path / "run"), net_arch=[32], threads=1)
     values.update(kw)
     return load_config(None, values)
 
@@ -57,6 +57,7 @@ def test_short_run_trains_checkpoints_resumes_and_plays_legally(tmp_path):
     assert resumed["bc_losses"] == state["bc_losses"]  # carried over, not redone
     play_legal_games(f"ppo:{run / 'policy.pt'}")
     play_legal_games(f"ppo:{meta['snapshots'][-1]}", players=3)  # snapshots are policy files
+    play_legal_games(f"az:20:{run / 'policy.pt'}")
     with pytest.raises(UnknownAgentError, match="full training checkpoint .* use the run's "
                        "policy.pt"):
         make_agent(f"ppo:{run / 'model.zip'}")
@@ -91,6 +92,9 @@ def test_config_errors_name_the_setting(tmp_path):
     yml.write_text("steps: 2000\nplayers: 3\n")
     cfg = load_config(yml, {"players": 2})
     assert cfg.steps == 2000 and cfg.players == 2  # flags win over the file
+    yml.write_text("bc_teacher: mcts:50\n")
+    assert load_config(yml, {}).bc_teacher == "mcts:50"
+    assert load_config(yml, {"bc_teacher": "none"}).bc_teacher is None  # the flag is honoured
     yml.write_text("- just\n- a list\n")
     with pytest.raises(ConfigError, match="expected a mapping"):
         load_config(yml, {})
@@ -151,10 +155,11 @@ def test_residual_policy_starts_out_playing_like_greedy():
     from agents.ppo import PPOAgent
     from meduris_env.engine.chance import sample_chance
     from meduris_env.envs.observation import observe_state
-    from train.selfplay import SelfPlayEnv
+    from train.config import TrainConfig
+    from train.league import TrainingEnv
 
-    model = MaskablePPO("MlpPolicy", SelfPlayEnv(), policy_kwargs=residual_policy_kwargs(32),
-                        device="cpu", seed=0)
+    model = MaskablePPO("MlpPolicy", TrainingEnv(TrainConfig(envs=4)),
+                        policy_kwargs=residual_policy_kwargs(32), device="cpu", seed=0)
     init_as_greedy(model)
     ppo = PPOAgent("ppo", model=model)
     greedy = make_agent("greedy")
@@ -173,3 +178,37 @@ def test_residual_policy_starts_out_playing_like_greedy():
         total += 1
         state.apply_action(greedy.act(None, state))
     assert agree == total
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_tiny_run_trains_checkpoints_resumes_and_plays_for_more_players(tmp_path, players):
+    cfg = short_config(tmp_path, players=players, steps=256, bc_teacher=None, eval_every=128,
+                       snapshot_every=128, checkpoint_every=128)
+    state = train(cfg, progress=False)
+    run = Path(cfg.out)
+    assert state["timesteps"] >= 256 and state["snapshots"]
+    resumed = train(short_config(tmp_path, players=players, steps=512, bc_teacher=None),
+                    resume=str(run / "checkpoint.zip"), progress=False)
+    assert resumed["timesteps"] >= 512
+    play_legal_games(f"ppo:{run / 'policy.pt'}", players=players)
+
+
+def test_the_league_draws_snapshots_greedy_and_random_by_their_weights(tmp_path):
+    from train.config import TrainConfig
+    from train.league import TrainingEnv
+
+    cfg = short_config(tmp_path, steps=128, bc_teacher=None, eval_every=10**6,
+                       checkpoint_every=10**6, snapshot_every=64)
+    state = train(cfg, progress=False)
+    env = TrainingEnv(TrainConfig(envs=64, opponents={"greedy": 1, "random": 1, "snapshots": 2}))
+    assert [name for name, _ in env.league()] == ["random", "greedy"]  # greedy stands in
+    assert env.league()[1][1] == 3
+    env.add_snapshot(state["snapshots"][-1])
+    names = [name for name, _ in env.league()]
+    assert names[:2] == ["random", "greedy"] and names[2].startswith("snapshot:")
+    env.reset()
+    seats = [env.vector.opponent_of(g, 1 - int(env.vector.batch.learner[g])) for g in range(64)]
+    kinds = {"random" if s == "random" else s.name.split(":")[0] for s in seats}
+    assert kinds == {"random", "greedy", "snapshot"}  # every kind drawn among 64 games
+    obs = env.reset()
+    assert obs.shape == (64, 1711) and obs.min() >= -1 and obs.max() <= 1

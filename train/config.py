@@ -13,34 +13,37 @@ class ConfigError(ValueError):
 @dataclass
 class TrainConfig:
     players: int = 2
-    steps: int = 300_000  # PPO environment steps (the learner's decisions)
-    envs: int = 2  # parallel environments (processes); one per core
+    steps: int = 2_000_000  # PPO environment steps (the learner's decisions)
+    envs: int = 256  # games played at once by the batch engine
+    threads: int = 2  # torch threads (the batch kernels use numba's, one per core)
     seed: int = 0
     features: str = "obs+greedy"  # see agents.features
     reward: str = "win"
-    opponents: dict = field(default_factory=lambda: {"greedy": 0.6, "random": 0.1,
-                                                     "snapshots": 0.3})
-    snapshot_every: int = 50_000
+    opponents: dict = field(default_factory=lambda: {"greedy": 0.4, "random": 0.05,
+                                                     "snapshots": 0.55})
+    snapshot_every: int = 200_000
     max_snapshots: int = 5
-    eval_every: int = 25_000
-    eval_games: int = 40  # against greedy, seats alternating
-    checkpoint_every: int = 25_000
-    bc_teacher: str | None = "mcts:50"  # behaviour-cloning warm start; None to skip
+    eval_every: int = 200_000
+    eval_games: int = 200  # against greedy, on the batch engine
+    checkpoint_every: int = 200_000
+    bc_teacher: str | None = None  # behaviour-cloning warm start (e.g. "mcts:50"); None: none
     bc_games: int = 300
     bc_epochs: int = 8
     learning_rate: float = 1e-4
-    n_steps: int = 1024  # per environment, per rollout
-    batch_size: int = 256
-    n_epochs: int = 4
+    n_steps: int = 64  # per game, per rollout (a rollout is envs x n_steps steps)
+    batch_size: int = 4096
+    n_epochs: int = 2  # passes over each rollout (the updates are most of a step's cost)
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip_range: float = 0.1
     ent_coef: float = 0.003
-    net_arch: list = field(default_factory=lambda: [256, 256])  # "mlp" policy only
+    net_arch: list = field(default_factory=lambda: [256])  # residual: hidden units; mlp: layers
     policy: str = "residual"  # "residual" (agents.network, needs obs+greedy) or "mlp"
     out: str = "runs/ppo"
 
     def validate(self) -> TrainConfig:
+        if isinstance(self.bc_teacher, str) and self.bc_teacher.strip().lower() in ("", "none"):
+            self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         if self.players not in (2, 3, 4):
             raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
         from agents.features import FEATURE_SETS
@@ -51,7 +54,8 @@ class TrainConfig:
         if self.policy == "residual" and self.features != "obs+greedy":
             raise ConfigError("policy 'residual' builds on the greedy inputs: use features "
                               "'obs+greedy' or policy 'mlp'")
-        for name in ("steps", "envs", "n_steps", "batch_size", "n_epochs", "eval_games"):
+        for name in ("steps", "envs", "threads", "n_steps", "batch_size", "n_epochs",
+                     "eval_games"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}: {getattr(self, name)}; must be at least 1")
         if not self.opponents or any(w < 0 for w in self.opponents.values()):

@@ -1,26 +1,44 @@
-"""Evaluation during training: the deterministic policy against greedy opponents."""
+"""Evaluation during and after training: the deterministic policy against an opponent, many
+games at once on the batch engine.
+
+Each of ``games`` games is played exactly once (game ``i`` of a batch of ``games``; the
+learner's seat drawn per game), so short games are not over-counted; shared wins count as a
+share (R26), truncated games as no win.
+"""
 
 from __future__ import annotations
+
+import numpy as np
 
 from meduris_env.engine.seeding import STREAM_EVAL, derive_seed
 
 
-def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
-    """Win rate (shared wins split) of the deterministic policy against greedy opponents, seats
-    rotating; game ``i`` has the seed ``derive_seed(seed, STREAM_EVAL, i)``."""
-    from agents import make_agent
-    from agents.match import play_game
-    from agents.ppo import PPOAgent
-    from meduris_env import MedurisGame
+def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> float:
+    """Win rate of ``policy`` (a network, played by :class:`agents.batch.BatchPolicy`) against
+    ``opponent`` (a batch opponent or its name: random, greedy, ppo, ppo:<file>) in every other
+    seat."""
+    from agents.batch import BatchPolicy, make_batch_opponent
+    from meduris_env.envs.vector import Decisions, MedurisVectorEnv
 
-    game = MedurisGame(players)
-    me = PPOAgent("ppo", model=model)
+    if isinstance(opponent, str):
+        opponent = make_batch_opponent(opponent, players)
+    env = MedurisVectorEnv(games, players, opponents=opponent, seat="random", reward="win",
+                           seed=derive_seed(seed, STREAM_EVAL))
+    me = BatchPolicy(policy)
+    obs, _ = env.reset()
+    batch = env.batch
+    first = np.zeros(games, dtype=bool)  # the first episode of every game is over
     wins = 0.0
-    for i in range(games):
-        seat = i % players
-        seats = [make_agent("greedy") for _ in range(players)]
-        seats[seat] = me
-        r = play_game(game, seats, derive_seed(seed, STREAM_EVAL, i))
-        if seat in r.winners:
-            wins += 1.0 / len(r.winners)
+    no_seeds = np.zeros(games, dtype=np.int64)
+    while not first.all():
+        actions = me.act_batch(Decisions(obs, batch.mask, batch.states, no_seeds, batch.game))
+        obs, rewards, terminated, truncated, _ = env.step(actions)
+        ended = (terminated | truncated) & ~first
+        wins += float(np.maximum(rewards[ended & terminated], 0.0).sum())  # 1/k for k winners
+        first |= ended
     return wins / games
+
+
+def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
+    """:func:`evaluate` of a MaskablePPO model's policy against greedy opponents."""
+    return evaluate(model.policy, players, games, seed, "greedy")

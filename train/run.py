@@ -25,7 +25,6 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from meduris_env.engine.seeding import STREAM_ENV, STREAM_POOL, derive_seed
 from meduris_env.records.atomic import atomic_replace
 
 from .config import TrainConfig
@@ -69,22 +68,6 @@ def load_checkpoint(path: str | Path, env=None):
 
 
 # --- the run ---------------------------------------------------------------------------------
-def _make_env(cfg: TrainConfig, rank: int):
-    def build():
-        import torch
-        torch.set_num_threads(1)
-        from sb3_contrib.common.wrappers import ActionMasker  # noqa: F401  (import check)
-
-        from .selfplay import SelfPlayEnv
-        env = SelfPlayEnv(num_players=cfg.players, feature_set=cfg.features,
-                          weights=cfg.opponents, reward=cfg.reward,
-                          max_snapshots=cfg.max_snapshots,
-                          seed=derive_seed(cfg.seed, STREAM_POOL, rank))
-        env.reset(seed=derive_seed(cfg.seed, STREAM_ENV, rank))
-        return env
-    return build
-
-
 def network_of(cfg: TrainConfig) -> dict:
     """The policy network's architecture for this configuration (:mod:`agents.network`)."""
     from agents.features import FEATURE_SETS
@@ -97,25 +80,25 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from agents.network import init_as_greedy, policy_kwargs, save_policy
+
+    from .league import TrainingEnv
 
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "snapshots").mkdir(exist_ok=True)
     torch.manual_seed(cfg.seed)
     run_start = time.perf_counter()
-    makers = [_make_env(cfg, r) for r in range(cfg.envs)]
-    venv = SubprocVecEnv(makers, start_method="spawn") if cfg.envs > 1 else DummyVecEnv(makers)
-    venv.seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    venv = TrainingEnv(cfg)
     state = {"config": cfg.to_dict(), "timesteps": 0, "snapshots": [], "evals": [],
              "bc_losses": [], "wall_seconds": 0.0}
     arch = network_of(cfg)
     if resume:
         model, state = load_checkpoint(resume, env=venv)
         for path in state["snapshots"]:
-            venv.env_method("add_snapshot", path)
+            venv.add_snapshot(path)
     else:
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -156,7 +139,10 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
                 path = out / "snapshots" / f"step_{t}.pt"
                 save_policy(self.model.policy, arch, path)
                 state["snapshots"] = (state["snapshots"] + [str(path)])[-cfg.max_snapshots:]
-                self.training_env.env_method("add_snapshot", str(path))
+                state.setdefault("snapshot_log", []).append(
+                    {"path": str(path), "timesteps": t,
+                     "wall_seconds": time.perf_counter() - start_wall})
+                venv.add_snapshot(path)
             if t - self.last["eval"] >= cfg.eval_every:
                 self.last["eval"] = t
                 win = evaluate_vs_greedy(self.model, cfg.players, cfg.eval_games, cfg.seed)
@@ -199,7 +185,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     save_policy(model.policy, arch, out / "policy.pt")
     save_json(state, out / "checkpoint.json")
     save_model(model, out / "checkpoint.zip")
-    plot_learning_curve(state["evals"], out / "learning_curve.png")
+    plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players)
     venv.close()
     return state
 
@@ -210,7 +196,7 @@ def _write_eval_csv(out: Path, evals: list[dict]) -> None:
     atomic_replace(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
 
 
-def plot_learning_curve(evals: list[dict], path: Path) -> None:
+def plot_learning_curve(evals: list[dict], path: Path, players: int) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -225,13 +211,12 @@ def plot_learning_curve(evals: list[dict], path: Path) -> None:
                     label={"untrained": "untrained (plays like greedy)",
                            "warm start": "after behaviour cloning", "ppo": "PPO"}[phase],
                     **style)
-    ax.axhline(0.5, color="grey", linestyle=":", label="even with greedy")
-    ax.axhline(0.55, color="tab:red", linestyle="--", label="bar: 55%")
+    ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
     ax.set_xlabel("PPO environment steps")
     ax.set_ylabel("win rate vs greedy")
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right")
-    ax.set_title("MaskablePPO self-play, 2 players")
+    ax.set_title(f"MaskablePPO on the batch engine, {players} players")
     fig.tight_layout()
     atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)

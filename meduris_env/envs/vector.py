@@ -560,9 +560,10 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
     in batch; or self-play (``seat="all"``): every seat is the learner and ``info["seat"]`` says
     whose decision each observation asks for.
 
-    Opponents (one shared by all other seats, or a list: the seats clockwise from the
-    learner): ``"random"`` (built in, inside the kernel: the fastest), a callable
-    ``f(obs, mask) -> actions`` (e.g. a frozen policy network over a batch of observations), or
+    Opponents (one shared by all other seats, a list: the seats clockwise from the learner,
+    or a pool drawn from per game and episode: :meth:`set_opponents`): ``"random"`` (built in,
+    inside the kernel: the fastest), a callable ``f(obs, mask) -> actions`` (e.g. a frozen
+    policy network over a batch of observations), or
     an object with ``act_batch(decisions)`` taking :class:`Decisions` (e.g. the batched greedy
     agent, ``agents.batch.BatchGreedy``). The env advances each game through the opponents'
     decisions until its learner must decide (in rounds: each round asks every opponent once
@@ -596,16 +597,13 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         else:
             raise ValueError(f"seat must be 0..{n - 1}, 'random' or 'all', got {seat!r}")
         self.self_play = mode == ALL_SEATS
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
-            self.opponents = [_check_batch_opponent(o) for o in opponents]
-        else:
-            self.opponents = [_check_batch_opponent(opponents)] * (n - 1)
-        random_opponents = not self.self_play and all(o == "random" for o in self.opponents)
-        self.batch._c = self.batch._c._replace(learner_mode=mode,
-                                               random_opponents=random_opponents)
+        self.batch._c = self.batch._c._replace(learner_mode=mode)
         self.num_envs = self.batch.num_games
+        # table[assignment[b, k]] plays the k-th seat clockwise from game b's learner
+        self._assignment = np.zeros((self.num_envs, n - 1), dtype=np.int64)
+        self._assigned_episode = np.full(self.num_envs, -2, dtype=np.int64)
+        self._weights: np.ndarray | None = None
+        self.set_opponents(opponents)
         self.single_observation_space = spaces.Box(
             0.0, observation_high(self.batch.game.max_turns), dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -614,6 +612,34 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space,
                                                                self.num_envs)
         self._seed_next = seed
+
+    def set_opponents(self, opponents: BatchOpponent | Sequence[BatchOpponent],
+                      weights: Sequence[float] | None = None) -> None:
+        """The opponents, from each game's next episode on. Without ``weights``: one opponent
+        for every other seat, or a list of one per seat clockwise from the learner. With
+        ``weights`` (one per opponent in the list): a **pool**, from which each game draws an
+        opponent for each other seat at the start of every episode, from its own stream (a
+        league of frozen snapshots, greedy and random, for instance)."""
+        n = self.batch.game.num_players
+        table = list(opponents) if isinstance(opponents, (list, tuple)) else None
+        if weights is not None:
+            w = np.asarray(weights, dtype=np.float64)
+            if table is None or len(w) != len(table) or not len(w) or (w < 0).any() or \
+                    not w.sum() > 0:
+                raise ValueError("a pool needs a list of opponents and as many non-negative "
+                                 "weights, not all 0")
+            self._weights = np.cumsum(w / w.sum())
+        else:
+            if table is None:
+                table = [opponents] * (n - 1)
+            elif len(table) != n - 1:
+                raise ValueError(f"{n} players need {n - 1} opponents, got {len(table)}")
+            self._weights = None
+        self._table = [_check_batch_opponent(o) for o in table]
+        self.opponents = self._table  # (the seat list, or the pool)
+        random_opponents = not self.self_play and all(o == "random" for o in self._table)
+        self.batch._c = self.batch._c._replace(random_opponents=random_opponents)
+        self._assigned_episode[:] = -2  # every game draws (or takes its seats) anew
 
     # --- gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -702,19 +728,52 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         if not self._opponents_in_python:
             return False
         n = batch.game.num_players
+        self._assign()
+        rows = np.arange(self.num_envs)
         played = False
         while True:
             waiting = (batch.mover >= 0) & (batch.mover != batch.learner)
             if not waiting.any():
                 return played
             played = True
-            which = (batch.mover - batch.learner) % n - 1  # opponent k, clockwise from learner
-            for opponent in _distinct(self.opponents):
-                ks = [k for k, o in enumerate(self.opponents) if o is opponent]
-                idx = np.flatnonzero(waiting & np.isin(which, ks)).astype(np.int64)
+            k = (batch.mover - batch.learner) % n - 1  # the k-th seat clockwise from learner
+            entry = self._assignment[rows, np.clip(k, 0, n - 2)]
+            for opponent in _distinct(self._table):
+                ids = [i for i, o in enumerate(self._table) if o is opponent]
+                idx = np.flatnonzero(waiting & np.isin(entry, ids)).astype(np.int64)
                 if len(idx):
                     actions, masks = self._ask(opponent, idx)
                     batch._step_games(idx, actions, finish=False, masks=masks)
+
+    def _assign(self) -> None:
+        """Games in a new episode take their opponents: the seat list, or draws from the pool
+        (by weight, from each game's agent stream)."""
+        batch = self.batch
+        fresh = np.flatnonzero(self._assigned_episode != batch.episodes)
+        if not len(fresh):
+            return
+        n = batch.game.num_players
+        if self._weights is None:
+            self._assignment[fresh] = np.arange(n - 1)
+        else:
+            draws = np.empty(len(fresh), dtype=np.int64)
+            for k in range(n - 1):
+                draw_seeds(fresh.astype(np.int64), batch._g.keys, batch._g.agent_ctr, draws)
+                u = draws / float(2**31)
+                self._assignment[fresh, k] = np.minimum(
+                    np.searchsorted(self._weights, u, side="right"), len(self._table) - 1)
+        self._assigned_episode[fresh] = batch.episodes[fresh]
+
+    def opponent_of(self, game: int, seat: int):
+        """The opponent playing ``seat`` of game ``game`` in its current episode (None: the
+        learner's own seat, or every seat in self-play)."""
+        batch = self.batch
+        learner = int(batch.learner[game])
+        if self.self_play or seat == learner:
+            return None
+        self._assign()
+        k = (seat - learner) % batch.game.num_players - 1
+        return self._table[int(self._assignment[game, k])]
 
     @property
     def _opponents_in_python(self) -> bool:

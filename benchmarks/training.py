@@ -1,0 +1,155 @@
+"""Training throughput and learning curves.
+
+**Throughput** (default): the end-to-end environment steps/s of a training run, rollouts and
+updates together, with the shipped configuration (``train/configs/ppo_<n>p.yaml``: the batch
+engine, the opponent league, the network features, MaskablePPO's updates) for 2 and 4 players:
+one warm-up rollout, then ``--rollouts`` timed ones. ``--json`` prints one object with
+``train_env_steps_per_s`` (2 players) and ``train_env_steps_per_s_4p``.
+
+**Learning curves** (``--curve RUN``): every snapshot of a finished run (``RUN/snapshots``,
+saved with their wall time in ``RUN/checkpoint.json``) played against greedy (``--greedy-games``
+games on the batch engine) and against ``mcts:100`` (``--mcts-games`` tournament games, seats
+rotated); written to ``RUN/curve.csv`` and plotted (``--plot``, e.g. into docs/).
+
+    python benchmarks/training.py [--rollouts 4] [--json]
+    python benchmarks/training.py --curve runs/ppo_2p --plot docs/learning_curve_2p.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from train.config import load_config  # noqa: E402
+
+
+def measure(players: int, rollouts: int, seed: int = 0) -> dict:
+    """Env steps/s of ``learn()`` with the shipped configuration for ``players``."""
+    import tempfile
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.network import init_as_greedy, policy_kwargs
+    from train.league import TrainingEnv
+    from train.run import network_of
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load_config(REPO / "train" / "configs" / f"ppo_{players}p.yaml",
+                          {"out": tmp, "seed": seed})
+    torch.set_num_threads(cfg.threads)
+    env = TrainingEnv(cfg)
+    arch = network_of(cfg)
+    model = MaskablePPO("MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+                        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+                        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+                        ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs(arch), seed=seed,
+                        device="cpu")
+    if cfg.policy == "residual":
+        init_as_greedy(model)
+    per_rollout = cfg.envs * cfg.n_steps
+    model.learn(per_rollout)  # warm-up: compiled kernels, torch's first passes
+    t0 = time.perf_counter()
+    model.learn(per_rollout * rollouts, reset_num_timesteps=False)
+    seconds = time.perf_counter() - t0
+    return {"players": players, "steps": per_rollout * rollouts, "seconds": seconds,
+            "env_steps_per_s": per_rollout * rollouts / seconds, "games": cfg.envs,
+            "n_epochs": cfg.n_epochs, "batch_size": cfg.batch_size}
+
+
+def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int) -> list[dict]:
+    """Win rates of every snapshot of ``run`` against greedy and mcts:100."""
+    from agents.network import load_policy_file
+    from agents.tournament import TournamentConfig, run_tournament
+    from train.evaluate import evaluate
+
+    meta = json.loads((run / "checkpoint.json").read_text())
+    players = meta["config"]["players"]
+    rows = []
+    for snap in meta.get("snapshot_log", []):
+        path = Path(snap["path"])
+        if not path.is_file():
+            continue
+        policy, _ = load_policy_file(path)
+        row = {"timesteps": snap["timesteps"], "wall_seconds": snap["wall_seconds"],
+               "vs_greedy": evaluate(policy, players, greedy_games, seed)}
+        if mcts_games:
+            names = [f"ppo:{path}", "mcts:100"] + ["greedy"] * (players - 2)
+            cfg = TournamentConfig(agents=names, players=players, games=mcts_games, seed=seed,
+                                   workers=workers)
+            _, summary = run_tournament(cfg)
+            row["vs_mcts100"] = summary["agents"][names[0]]["win_rate"]
+        rows.append(row)
+        print(f"{row['timesteps']:>10} steps {row['wall_seconds'] / 60:6.1f} min  "
+              f"vs greedy {row['vs_greedy']:.1%}" + (f"  vs mcts:100 {row['vs_mcts100']:.1%}"
+                                                     if mcts_games else ""), flush=True)
+    lines = ["timesteps,wall_seconds,vs_greedy,vs_mcts100"] + [
+        f"{r['timesteps']},{r['wall_seconds']:.0f},{r['vs_greedy']:.4f},"
+        f"{r.get('vs_mcts100', float('nan')):.4f}" for r in rows]
+    (run / "curve.csv").write_text("\n".join(lines) + "\n")
+    return rows
+
+
+def plot(rows: list[dict], players: int, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    minutes = [r["wall_seconds"] / 60 for r in rows]
+    ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", label="vs greedy")
+    if rows and "vs_mcts100" in rows[0]:
+        ax.plot(minutes, [r["vs_mcts100"] for r in rows], marker="s", label="vs mcts:100")
+    ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
+    ax.set_xlabel("training wall time (minutes, 2 cores)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"MaskablePPO on the batch engine, {players} players")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
+    ap.add_argument("--players", default="2,4", help="player counts to time (default 2,4)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--curve", type=Path, metavar="RUN", help="learning curve of a finished run")
+    ap.add_argument("--greedy-games", type=int, default=200)
+    ap.add_argument("--mcts-games", type=int, default=40)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--plot", type=Path, help="write the curve's picture here")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.curve:
+        rows = curve(args.curve, args.greedy_games, args.mcts_games, args.workers, args.seed)
+        if args.plot:
+            meta = json.loads((args.curve / "checkpoint.json").read_text())
+            plot(rows, meta["config"]["players"], args.plot)
+        return rows
+    counts = [int(p) for p in args.players.split(",")]
+    rows = [measure(p, args.rollouts, args.seed) for p in counts]
+    result = {"rows": rows}
+    for r in rows:
+        key = "train_env_steps_per_s" + ("" if r["players"] == 2 else f"_{r['players']}p")
+        result[key] = r["env_steps_per_s"]
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for r in rows:
+            print(f"{r['players']} players: {r['env_steps_per_s']:,.0f} env steps/s end to end "
+                  f"({r['steps']:,} steps in {r['seconds']:.1f} s; {r['games']} games, "
+                  f"{r['n_epochs']} epochs, batch {r['batch_size']})")
+    return result
+
+
+if __name__ == "__main__":
+    main()
