@@ -13,6 +13,8 @@ KNOWN = {
     "greedy": "one-step lookahead on the hand-written evaluation",
     "mcts": "mcts:<iterations> or mcts:<seconds>s per move (default 200 iterations)",
     "ppo": "ppo (the shipped model for the game's player count) or ppo:<path to a policy.pt>",
+    "openspiel-mcts": "openspiel-mcts:<simulations> (default 100), OpenSpiel's MCTSBot with "
+                      "random rollouts (needs open_spiel)",
     "az": "az:<iterations> or az:<seconds>s per move (default 200), search guided by the ppo "
           "network; az:<budget>:<policy.pt> for another network",
 }
@@ -41,6 +43,9 @@ def make_agent(spec: str) -> Agent:
     if kind == "ppo":
         from .ppo import PPOAgent
         return PPOAgent(spec, param or None)
+    if kind == "openspiel-mcts":
+        from .openspiel import OpenSpielMCTSAgent
+        return OpenSpielMCTSAgent(spec, _positive(spec, param, 100))
     if kind == "az":
         from .az import AZAgent
         budget, _, path = param.partition(":")
@@ -50,6 +55,16 @@ def make_agent(spec: str) -> Agent:
     close = difflib.get_close_matches(kind, KNOWN, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise UnknownAgentError(f"unknown agent {spec!r}{hint}; known agents: {_known_list()}")
+
+
+def _positive(spec: str, param: str, default: int) -> int:
+    if not param:
+        return default
+    if param.isdigit() and int(param) > 0:
+        return int(param)
+    kind = spec.partition(":")[0]
+    raise UnknownAgentError(f"agent {spec!r}: write {kind}:<count>, a positive whole number "
+                            f"(e.g. {kind}:{default})")
 
 
 def _mcts_budget(spec: str, param: str) -> dict:

@@ -32,6 +32,8 @@ from .evaluate import evaluate_vs_greedy
 from .progress import bar
 from .warm_start import behaviour_cloning, collect_teacher_data
 
+BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
+
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing or cannot be loaded."""
@@ -114,7 +116,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
             t0 = time.perf_counter()
             data = collect_teacher_data(cfg, progress)
             state["bc_losses"] = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed,
-                                                   cfg.batch_size, progress)
+                                                   BC_BATCH, progress)
             state["bc_samples"] = int(len(data[2]))
             state["bc_seconds"] = time.perf_counter() - t0
             win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)

@@ -71,7 +71,7 @@ def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
              for i in range(cfg.bc_games)]
     parts = []
     b = bar(len(tasks), "teacher games", progress)
-    with mp.get_context("spawn").Pool(cfg.envs) as pool:
+    with mp.get_context("spawn").Pool(cfg.threads) as pool:  # one process per core
         for part in pool.imap(teacher_game, tasks):
             parts.append(part)
             b.update(1)

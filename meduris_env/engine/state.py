@@ -315,6 +315,16 @@ class State:
         return (f"<meduris State: {self.game.num_players} players, turn {self.turn}, "
                 f"{PHASE_NAMES[self.phase]}, current player {self._cur}>")
 
+    def __deepcopy__(self, memo) -> State:
+        # the logs are immutable and shared; copying them link by link would recurse once per
+        # action (OpenSpiel clones python states with deepcopy)
+        return self.clone()
+
+    def __reduce__(self):
+        # pickled as its JSON text (a few kB), which is checked on the way back
+        from .serialize import state_from_json
+        return state_from_json, (self.to_json(),)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and other.game == self.game and np.array_equal(
             other._a, self._a)
