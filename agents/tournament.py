@@ -39,6 +39,8 @@ class TournamentConfig:
     exchange: str = "auto"
     max_turns: int = 1000
     save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
+    backend: str = "process"  # "process" (a pool on this machine) or "ray"
+    address: str | None = None  # Ray cluster (host:port); None: a local Ray
 
 
 def entrant_labels(names: list[str]) -> list[str]:
@@ -72,6 +74,10 @@ def check_config(cfg: TournamentConfig) -> tuple[list[str], list[tuple[int, ...]
         raise TournamentError(f"--games {cfg.games}: play at least one game")
     if cfg.workers < 1:
         raise TournamentError(f"--workers {cfg.workers}: use at least 1 worker process")
+    if cfg.backend not in ("process", "ray"):
+        raise TournamentError(f"--backend {cfg.backend!r}: 'process' or 'ray'")
+    if cfg.address and cfg.backend != "ray":
+        raise TournamentError("--address is the Ray cluster's: it needs --backend ray")
     labels = entrant_labels(names)
     lineups = list(itertools.permutations(range(len(names)), cfg.players))
     games = math.ceil(cfg.games / len(lineups)) * len(lineups)
@@ -135,27 +141,96 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         from tqdm import tqdm
         bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
     results: list[GameResult | None] = [None] * games
-    if cfg.workers == 1:
+    if cfg.backend == "ray":
+        outcomes, stop = _ray_outcomes(cfg, labels, tasks)
+    elif cfg.workers == 1:
         _init_worker(cfg, labels)
-        outcomes = map(_play_task, tasks)
-        pool = None
+        outcomes, stop = map(_play_task, tasks), None
     else:
         import multiprocessing as mp
         # spawn, not fork: a forked child of a process that has used torch can deadlock
         pool = mp.get_context("spawn").Pool(cfg.workers, _init_worker, (cfg, labels))
-        outcomes = pool.imap_unordered(_play_task, tasks, chunksize=1)
+        outcomes, stop = pool.imap_unordered(_play_task, tasks, chunksize=1), pool.terminate
     try:
         for index, result in outcomes:
             results[index] = result
             if bar is not None:
                 bar.update(1)
     finally:
-        if pool is not None:
-            pool.terminate()
+        if stop is not None:
+            stop()
         if bar is not None:
             bar.close()
     done = [r for r in results if r is not None]
     return done, summarize(cfg, labels, lineups, done)
+
+
+# --- Ray ---------------------------------------------------------------------------------------
+RAY_CHUNK = 8  # games per Ray task: a task costs ~1 ms, a greedy game ~10 ms
+
+
+class RayError(TournamentError):
+    """Ray is missing or its cluster cannot be reached (the message names the fix)."""
+
+
+def ray_available() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("ray") is not None
+
+
+def check_ray(address: str | None) -> None:
+    """Before any work: Ray is installed, and a given cluster address answers."""
+    if not ray_available():
+        raise RayError("--backend ray needs Ray: install the extra with "
+                       "pip install -e '.[ray]' (make test builds .venv-ray with it)")
+    if address and address != "auto":
+        import socket
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise RayError(f"--address {address!r}: write host:port of the Ray head node, e.g. "
+                           "127.0.0.1:6379")
+        try:
+            socket.create_connection((host, int(port)), timeout=3).close()
+        except OSError as err:
+            raise RayError(f"cannot reach a Ray cluster at {address} ({err.strerror or err}); "
+                           "start one with `ray start --head` there, or leave out --address to "
+                           "use a local Ray") from None
+
+
+def _ray_outcomes(cfg: TournamentConfig, labels: list[str], tasks: list):
+    """The games as Ray tasks, RAY_CHUNK per task on actors that keep their agents (like the
+    process pool's workers): (index, result) pairs as they finish, and a stop function."""
+    import ray
+
+    check_ray(cfg.address)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=cfg.address or None, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+
+    @ray.remote(num_cpus=1)
+    class Worker:
+        def __init__(self, cfg, labels):
+            _init_worker(cfg, labels)
+
+        def play(self, chunk):
+            return [_play_task(task) for task in chunk]
+
+    workers = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
+    actors = [Worker.remote(cfg, labels) for _ in range(workers)]
+    chunks = [tasks[i:i + RAY_CHUNK] for i in range(0, len(tasks), RAY_CHUNK)]
+    pool = ray.util.ActorPool(actors)
+
+    def outcomes():
+        for done in pool.map_unordered(lambda actor, chunk: actor.play.remote(chunk), chunks):
+            yield from done
+
+    def stop():
+        for actor in actors:
+            ray.kill(actor)
+        if started:
+            ray.shutdown()
+    return outcomes(), stop
 
 
 # --- statistics ------------------------------------------------------------------------------

@@ -33,6 +33,10 @@ def _tournament_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="parallel processes (default: 2 or the CPUs there are)")
     p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
+    p.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="play the games in processes on this machine (default) or as Ray tasks")
+    p.add_argument("--address", default=None, metavar="HOST:PORT",
+                   help="with --backend ray: the Ray cluster's head (default: a local Ray)")
     p.add_argument("--out", default="results", help="output folder (default results/)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-records", default="", metavar="GAMES",
@@ -100,6 +104,7 @@ def _run_tournament(args) -> int:
     from agents.tournament import (
         TournamentConfig,
         check_config,
+        check_ray,
         check_writable,
         leaderboard,
         run_tournament,
@@ -108,8 +113,11 @@ def _run_tournament(args) -> int:
 
     cfg = TournamentConfig(agents=args.agents.split(","), players=args.players, games=args.games,
                            seed=args.seed, workers=args.workers, exchange=args.exchange,
-                           save_records=args.save_records)
+                           save_records=args.save_records, backend=args.backend,
+                           address=args.address)
     _, lineups, games = check_config(cfg)
+    if cfg.backend == "ray":
+        check_ray(cfg.address)  # before any work: Ray installed, the cluster reachable
     out = Path(args.out)
     check_writable(out)
     if games != cfg.games:

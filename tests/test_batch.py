@@ -89,7 +89,7 @@ def test_every_batch_game_is_the_scalar_engines_game_step_by_step(num_players, e
         actors = batch.mover.copy()
         actions = _few_exchanges(batch, rng)
         batch.step(actions)
-        check_invariants(batch.states)
+        check_invariants(batch.states, batch.game.field_areas)
         steps += 1
         for i in live:
             twin = twins[i]

@@ -82,3 +82,13 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
                                   for r in rows)
     assert rows == sorted(rows, key=lambda r: r["timesteps"]) and picture.stat().st_size > 0
     assert (tmp_path / "run" / "curve.csv").read_text().startswith("timesteps,wall_seconds")
+
+
+def test_soak_benchmark_checks_every_configuration_and_finds_no_violation():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "soak.py"
+    spec = importlib.util.spec_from_file_location("soak", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.main(["--games", "60", "--batch", "10", "--json"])
+    assert out["games"] >= 60 and out["violations"] == 0 and out["steps"] > 60 * 100
+    assert {(r["players"], r["exchange"]) for r in out["rows"]} == set(mod.CONFIGS)

@@ -8,6 +8,7 @@ import pytest
 from helpers import check_invariants, random_action
 
 from meduris_env import MedurisGame, load_state
+from meduris_env.engine.layout import OFFSETS
 
 GAMES = 2000
 
@@ -19,7 +20,7 @@ def play(game, seed, on_step=None):
     while not st.is_terminal():
         a = random_action(st, rng)
         st.apply_action(a)
-        check_invariants(st.array)
+        check_invariants(st.array, st.game.field_areas)
         if on_step is not None:
             on_step(st, steps, rng)
         steps += 1
@@ -87,3 +88,26 @@ def test_same_seed_and_choices_give_the_same_game():
         c = play(game, 1235)
         assert a.history() == b.history() and a.to_json() == b.to_json()
         assert a.history() != c.history()
+
+
+def test_the_invariant_kernel_catches_every_kind_of_broken_position():
+    from meduris_env.engine import invariants as inv
+
+    game = MedurisGame(3)
+    st = play(game, 7)
+    fa = game.field_areas
+    assert inv.violations(st.array, fa) == 0
+    plants = {
+        inv.MATERIALS_CONSERVED: lambda a: a.__setitem__(OFFSETS["supply"][0],
+                                                         a[OFFSETS["supply"][0]] + 1),
+        inv.SUPPLY_RANGE: lambda a: a.__setitem__(OFFSETS["supply"][0], 19),
+        inv.HOLDINGS: lambda a: a.__setitem__(OFFSETS["materials"][0], -1),
+        inv.VP_FLOOR: lambda a: a.__setitem__(OFFSETS["vp"][0], -1),
+        inv.PIECES: lambda a: a.__setitem__(OFFSETS["huts_left"][0], 9),
+        inv.RUNES: lambda a: a.__setitem__(OFFSETS["rune_holder"][0], 3),
+        inv.DRUID: lambda a: a.__setitem__(OFFSETS["druid_stone"][0], 4),
+    }
+    for bit, plant in plants.items():
+        a = st.array.copy()
+        plant(a)
+        assert inv.violations(a, fa) & bit, inv.NAMES[bit]
