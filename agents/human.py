@@ -12,7 +12,7 @@ from typing import TextIO
 
 from meduris_env.engine.actions import action_to_string, string_to_action
 from meduris_env.engine.constants import A_HUT, A_OFFER, A_TEMPLE, MATERIALS
-from meduris_env.engine.text import render_text
+from meduris_env.engine.text import LEGEND, render_text
 
 from .base import Agent, GameAbandoned
 
@@ -90,7 +90,7 @@ class HumanAgent(Agent):
             if reason == "board":
                 self.say(self.board(state))
             elif reason == "help":
-                self.say(HELP)
+                self.say(HELP + "\n" + LEGEND)
             else:
                 self.say(f"not accepted: {reason}; type a number 1-{len(legal)}, an action's "
                          "words, or 'help'")
