@@ -2,9 +2,10 @@
 
 Drawn with Pillow. Left: the ring of building fields clockwise from the great river (top), each
 field split into its two material colours with its rune area's letter outside; huts (squares)
-and temples (triangles) in their owner's colour; bonus chips as a ring ("+2", "F", "D"); the druid
-as a black disc (on the ring, or on one of his three stone fields in the centre). Right: the four
-high plains with their worker stacks and supply, then the score table.
+and temples (triangles) in their owner's colour; bonus chips as a ring and a white badge ("+2",
+"F", "D"; beside the hut when one stands on it); the druid as a black disc (on the ring, or on
+one of his three stone fields in the centre). Right: the four high plains with their worker
+stacks and supply, the score table and a legend of every mark.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ MATERIAL_COLOURS = ((133, 94, 52), (238, 232, 213), (205, 120, 50), (150, 150, 1
 BACKGROUND = (246, 241, 228)
 INK = (30, 30, 30)
 CHIP_LABELS = ("", "+2", "F", "D")
+CHIP_INK = (120, 40, 160)
 
 _CX, _CY, _RING = 275, 290, 215
 
@@ -51,8 +53,7 @@ def _draw_board(d: ImageDraw.ImageDraw, state, small, tiny) -> None:
         d.pieslice(box, 270, 90, fill=MATERIAL_COLOURS[fm[f, 1]], outline=INK)
         chip = int(state.bonus_chip[f])
         if chip:
-            d.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], outline=(120, 40, 160),
-                      width=3)
+            d.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], outline=CHIP_INK, width=3)
         occ, owner = int(state.board_occupant[f]), int(state.board_owner[f])
         s = r * 0.55
         if occ == HUT:
@@ -60,8 +61,9 @@ def _draw_board(d: ImageDraw.ImageDraw, state, small, tiny) -> None:
         elif occ == TEMPLE:
             d.polygon([(x, y - s * 1.3), (x - s * 1.2, y + s), (x + s * 1.2, y + s)],
                       fill=SEAT_COLOURS[owner], outline=INK)
-        elif chip:
-            d.text((x, y), CHIP_LABELS[chip], fill=(120, 40, 160), font=small, anchor="mm")
+        if chip:  # a white badge reads on every field colour; beside a hut it stood on
+            bx, by = (x, y) if occ == 0 else (x - r * 0.75, y + r * 0.75)
+            _chip_badge(d, bx, by, chip, tiny)
         ox, oy = _field_xy(f, n, _RING + r + 12)
         d.text((ox, oy), f"{f}", fill=INK, font=tiny, anchor="mm")
         ix, iy = _field_xy(f, n, _RING - r - 10)
@@ -76,6 +78,39 @@ def _draw_board(d: ImageDraw.ImageDraw, state, small, tiny) -> None:
     if state.druid_field < 0 and state.druid_stone == 0:
         d.ellipse([_CX - 9, _CY - 45, _CX + 9, _CY - 27], fill=INK)
     d.text((_CX, _CY + 35), "druid stones", fill=INK, font=tiny, anchor="mm")
+
+
+def _chip_badge(d: ImageDraw.ImageDraw, x: float, y: float, chip: int, font) -> None:
+    d.ellipse([x - 9, y - 9, x + 9, y + 9], fill=(255, 255, 255), outline=CHIP_INK, width=2)
+    d.text((x, y), CHIP_LABELS[chip], fill=CHIP_INK, font=font, anchor="mm")
+
+
+def _draw_legend(d: ImageDraw.ImageDraw, small, tiny) -> None:
+    """What every mark means, under the score table."""
+    x0, y0 = 560, 400
+    d.text((x0, y0), "legend", fill=INK, font=small)
+    y = y0 + 24
+    for m, name in enumerate(MATERIALS):  # each field shows two materials (R3)
+        x = x0 + m * 80
+        d.rectangle([x, y, x + 16, y + 16], fill=MATERIAL_COLOURS[m], outline=INK)
+        d.text((x + 22, y + 8), name, fill=INK, font=tiny, anchor="lm")
+    y += 26
+    d.rectangle([x0 + 2, y + 2, x0 + 14, y + 14], fill=(200, 200, 200), outline=INK)
+    d.text((x0 + 22, y + 8), "hut", fill=INK, font=tiny, anchor="lm")
+    d.polygon([(x0 + 88, y + 1), (x0 + 80, y + 15), (x0 + 96, y + 15)], fill=(200, 200, 200),
+              outline=INK)
+    d.text((x0 + 102, y + 8), "temple", fill=INK, font=tiny, anchor="lm")
+    d.ellipse([x0 + 170, y + 2, x0 + 184, y + 16], fill=INK)
+    d.text((x0 + 190, y + 8), "druid", fill=INK, font=tiny, anchor="lm")
+    d.text((x0 + 240, y + 8), "letters a-i: rune areas", fill=INK, font=tiny, anchor="lm")
+    y += 26
+    for k, (chip, words) in enumerate(((1, "+2 VP"), (2, "free hut"), (3, "druid offering"))):
+        x = x0 + 9 + k * 110
+        _chip_badge(d, x, y + 9, chip, tiny)
+        d.text((x + 14, y + 9), words, fill=INK, font=tiny, anchor="lm")
+    y += 26
+    d.text((x0, y), "colours: the seats (score table); numbers outside the ring: fields",
+           fill=INK, font=tiny)
 
 
 def _draw_stacks(d: ImageDraw.ImageDraw, state, small) -> None:
@@ -140,4 +175,5 @@ def render_image(state) -> Image.Image:
     _draw_board(d, state, small, tiny)
     _draw_stacks(d, state, small)
     _draw_scores(d, state, small)
+    _draw_legend(d, small, tiny)
     return img
