@@ -49,6 +49,7 @@ class AZAgent(MCTSAgent):
         super().__init__(name, iterations=iterations, seconds=seconds)
         self.c_puct = c_puct
         self.network = PPOAgent(name, path)  # loads (and checks) the network now
+        self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)
@@ -80,11 +81,14 @@ class AZAgent(MCTSAgent):
             nd.value += values
 
     def _evaluate(self, state, player: int) -> tuple[np.ndarray, float]:
-        from .network import policy_outputs
+        from .network import NumpyForward
 
         obs = {"observation": observation_vector(state, player)}
         policy, x = self.network.inputs(obs, state)
-        logits, values = policy_outputs(policy, x[None])
+        forward = self._forward.get(id(policy))
+        if forward is None:
+            forward = self._forward[id(policy)] = NumpyForward(policy)
+        logits, values = forward(x[None])
         return logits[0], float(values[0])
 
     def _puct(self, node: _Node, mask: np.ndarray, player: int) -> int:

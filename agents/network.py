@@ -16,6 +16,7 @@ file someone else made cannot run code. The network is rebuilt from the architec
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -119,6 +120,55 @@ def policy_outputs(policy, x):
         logits = policy.action_net(latent_pi)
         values = policy.value_net(latent_vf)
     return logits.numpy(), values[:, 0].numpy()
+
+
+class NumpyForward:
+    """The same outputs as :func:`policy_outputs`, computed with numpy from a copy of the
+    weights: for search, which asks for one position at a time (torch's per-module overhead is
+    most of a single row's cost). Built for the two network kinds of this module."""
+
+    def __init__(self, policy):
+        def layers(seq):
+            out = []
+            for m in seq:
+                if isinstance(m, nn.Linear):
+                    out.append(("linear", m.weight.detach().numpy().T.copy(),
+                                m.bias.detach().numpy().copy()))
+                elif isinstance(m, (nn.ReLU, nn.Tanh)):
+                    out.append((type(m).__name__.lower(), None, None))
+                elif not isinstance(m, nn.Flatten):
+                    raise TypeError(f"no numpy forward for {type(m).__name__}")
+            return out
+
+        extractor = policy.features_extractor
+        self.residual = isinstance(extractor, GreedyResidualExtractor)
+        self.extractor = layers(extractor.mlp) if self.residual else []
+        self.pi = layers(policy.mlp_extractor.policy_net)
+        self.vf = layers(policy.mlp_extractor.value_net)
+        self.action = layers([policy.action_net])
+        self.value = layers([policy.value_net])
+
+    @staticmethod
+    def _run(layers, h):
+        for kind, w, b in layers:
+            if kind == "linear":
+                h = h @ w + b
+            elif kind == "relu":
+                h = np.maximum(h, 0.0)
+            else:
+                h = np.tanh(h)
+        return h
+
+    def __call__(self, x):
+        x = np.asarray(x, dtype=np.float32)
+        if self.residual:
+            features = np.concatenate([self._run(self.extractor, x), x[:, -NUM_ACTIONS:]],
+                                      axis=1)
+        else:
+            features = x
+        logits = self._run(self.action, self._run(self.pi, features))
+        values = self._run(self.value, self._run(self.vf, features))
+        return logits, values[:, 0]
 
 
 def residual_policy_kwargs(hidden: int = 256) -> dict:

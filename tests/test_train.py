@@ -212,3 +212,19 @@ def test_the_league_draws_snapshots_greedy_and_random_by_their_weights(tmp_path)
     assert kinds == {"random", "greedy", "snapshot"}  # every kind drawn among 64 games
     obs = env.reset()
     assert obs.shape == (64, 1711) and obs.min() >= -1 and obs.max() <= 1
+
+
+@pytest.mark.parametrize("kind,inputs,net_arch", [("residual", 1711, [32]),
+                                                  ("mlp", 1470, [16, 16])])
+def test_the_numpy_forward_pass_of_search_matches_the_network(kind, inputs, net_arch):
+    import torch
+
+    from agents.network import NumpyForward, architecture, build_policy, policy_outputs
+
+    torch.manual_seed(0)
+    policy = build_policy(architecture(kind, inputs, net_arch))
+    x = np.random.default_rng(0).uniform(-1, 1, (4, inputs)).astype(np.float32)
+    logits, values = policy_outputs(policy, x)
+    fast_logits, fast_values = NumpyForward(policy)(x)
+    assert np.allclose(logits, fast_logits, atol=1e-4) and np.allclose(values, fast_values,
+                                                                       atol=1e-5)
