@@ -2,37 +2,57 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# RLlib pins gymnasium==1.2.2, so Ray and RLlib live in their own environment; its test run also
+# covers the environments on that gymnasium (the main one has the newest)
+RAY_VENV ?= .venv-ray
+RAY_PY := $(RAY_VENV)/bin/python
+RAY_TESTS := tests/test_rllib.py tests/test_ray.py tests/test_env_single_agent.py \
+             tests/test_env_aec.py tests/test_env_pettingzoo.py
+RAY_VECTOR_TESTS := tests/test_batch.py -k "vector_env or sb3 or make_vec or self_play"
 
-.PHONY: install browser test demo bench clean
+.PHONY: install ray browser test demo bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0  # the CPU build, before anything pulls a CUDA one
-	$(PY) -m pip install -q -e ".[test,bench,train]"
+	$(PY) -m pip install -q -e ".[test,bench,train,web]"
+	touch $@
+
+$(RAY_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(RAY_VENV)
+	$(RAY_PY) -m pip install -q --upgrade pip
+	$(RAY_PY) -m pip install -q torch==2.13.0
+	$(RAY_PY) -m pip install -q -e ".[test,train,ray]"
 	touch $@
 
 install: $(VENV)/.installed
 
-# The HTML replay test drives headless Chromium: Debian's, installed here when missing (as root,
-# or with sudo). Where that is impossible the test is skipped, unless MEDURIS_REQUIRE_BROWSER=1
-# (CI) makes it fail.
+ray: $(RAY_VENV)/.installed
+
+# The browser tests drive headless Chromium: Debian's, installed here when missing (as root,
+# or with sudo). Where that is impossible they are skipped, unless MEDURIS_REQUIRE_BROWSER=1
+# (CI) makes them fail.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 	    chromium >/dev/null; } || echo "warning: could not install chromium"
 
-test: install browser
+test: install ray browser
 	$(PY) -m pytest -q
+	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_TESTS)
+	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_VECTOR_TESTS)
 
 bench: install
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/training.py
 	$(PY) benchmarks/tournaments.py
 	$(PY) benchmarks/records.py
+	$(PY) benchmarks/web.py
 
 demo: install
 	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(RAY_VENV) build *.egg-info

@@ -15,6 +15,7 @@ KNOWN = {
     "ppo": "ppo (the shipped model for the game's player count) or ppo:<path to a policy.pt>",
     "openspiel-mcts": "openspiel-mcts:<simulations> (default 100), OpenSpiel's MCTSBot with "
                       "random rollouts (needs open_spiel)",
+    "rllib": "rllib:<checkpoint folder of a train.rllib_ppo run> (needs the ray extra)",
     "az": "az:<iterations> or az:<seconds>s per move (default 200), search guided by the ppo "
           "network; az:<budget>:<policy.pt> for another network",
 }
@@ -46,6 +47,9 @@ def make_agent(spec: str) -> Agent:
     if kind == "openspiel-mcts":
         from .openspiel import OpenSpielMCTSAgent
         return OpenSpielMCTSAgent(spec, _positive(spec, param, 100))
+    if kind == "rllib":
+        from .rllib import RLlibAgent
+        return RLlibAgent(spec, param)
     if kind == "az":
         from .az import AZAgent
         budget, _, path = param.partition(":")

@@ -113,7 +113,7 @@ _WORKER: dict = {}
 
 
 def _init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
-    if any(n.strip().startswith("ppo") for n in cfg.agents):
+    if any(n.strip().split(":")[0] in ("ppo", "az", "rllib") for n in cfg.agents):
         import torch
         torch.set_num_threads(1)  # one process per core already
     _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)

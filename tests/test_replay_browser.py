@@ -1,4 +1,6 @@
-"""The HTML replay in headless Chromium: it loads without console errors and its controls work.
+"""The HTML replay in headless Chromium: it loads without console errors, draws the board as
+SVG with the renderer the web game uses (``board.js``), its controls work, and a 4-player game
+is a small page that opens fast.
 
 Skipped only where no Chromium is installed; CI installs it (``make test`` does) and sets
 MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
@@ -6,6 +8,7 @@ MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
 
 import os
 import shutil
+import time
 
 import pytest
 
@@ -74,9 +77,13 @@ def test_html_replay_opens_without_console_errors_and_steps(browser, replay_page
     def step():
         return int(page.evaluate("document.body.dataset.step"))
 
+    def turn():
+        return int(page.get_attribute("#board svg", "data-turn"))
+
     assert step() == 0
-    assert page.evaluate("document.getElementById('board').complete")
-    assert page.evaluate("document.getElementById('board').naturalWidth") == 920
+    assert page.locator("#board svg").count() == 1
+    assert page.get_attribute("#board svg", "viewBox") == "0 0 1060 640"
+    assert page.locator("#board .field").count() == record.game.num_fields
     assert page.text_content("#caption") == fs[0].caption
     page.click("#next")
     page.click("#next")
@@ -86,6 +93,15 @@ def test_html_replay_opens_without_console_errors_and_steps(browser, replay_page
     page.fill("#slider", str(last))  # dragging the slider to the end
     assert step() == last and page.text_content("#caption") == fs[last].caption
     assert page.locator("#events li").all_text_contents() == fs[last].events
+    final = fs[last].state
+    assert turn() == final.turn
+    assert page.locator("#board .hut").count() == int((final.board_occupant == 1).sum())
+    assert page.locator("#board .temple").count() == int((final.board_occupant == 2).sum())
+    assert page.locator("#board .seat").count() == 3
+    assert page.locator("#board .screen").count() == 0  # a replay shows every material
+    assert page.locator("#board .legal").count() == 0  # and nothing to click
+    assert final.scores().tolist()[0] == int(page.text_content(
+        "#board .seat[data-seat='0'] text:nth-of-type(2)"))
     assert page.text_content("#counter") == f"{last} / {last}"
     page.click("#next")  # already at the end: stays
     assert step() == last
@@ -96,7 +112,28 @@ def test_html_replay_opens_without_console_errors_and_steps(browser, replay_page
     page.wait_for_function("Number(document.body.dataset.step) >= 41", timeout=5000)
     page.click("#play")  # pause
     assert page.text_content("#play") == "play"
-    assert page.evaluate("document.getElementById('board').naturalWidth") == 920
+    assert turn() == fs[step()].state.turn
+    assert problems == []
+
+
+def test_a_four_player_replay_is_small_and_opens_in_under_a_second(browser, tmp_path):
+    game = MedurisGame(4)
+    result = play_game(game, [make_agent("greedy") for _ in range(4)], 5, keep_record=True)
+    record = GameRecord.from_dict(result.record)
+    path = write_html(record, tmp_path / "four.html")
+    size = path.stat().st_size
+    assert size <= 300_000, f"{size} bytes"
+    text = path.read_text()
+    assert "data:image" not in text and "http://" not in text and "https://" not in text
+    t0 = time.perf_counter()
+    page, problems = open_page(browser, path.as_uri())
+    page.wait_for_function("document.body.dataset.step === '0'")
+    opened = time.perf_counter() - t0
+    assert opened < 1.0, f"{opened:.2f} s"
+    last = len(record.actions)
+    page.fill("#slider", str(last))
+    assert page.get_attribute("#board svg", "data-turn") == str(result.turns)
+    assert page.locator("#board .seat").count() == 4
     assert problems == []
 
 

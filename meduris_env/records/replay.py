@@ -9,9 +9,7 @@ anything is shown.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 import string
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from ..engine.events import Event
 from ..engine.state import State
 from ..engine.text import render_text
 from ..render import template
+from ..render.view import state_view, view_patch
 from .atomic import atomic_write
 from .record import GameRecord, action_text
 
@@ -130,26 +129,23 @@ def terminal_replay(record: GameRecord, out: TextIO, inp: TextIO | None = None) 
 
 
 # --- HTML ------------------------------------------------------------------------------------
-def _png_data_uri(state: State) -> str:
-    from PIL import Image
-
-    from ..render.image import render_image
-    # a 64-colour palette keeps a frame near 15 kB (the board has few colours, plus the
-    # anti-aliased text); fast octree quantising costs ~5 ms a frame, median cut ~35 ms
-    img = render_image(state).quantize(colors=64, method=Image.Quantize.FASTOCTREE)
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
+def replay_data(record: GameRecord) -> dict:
+    """What the HTML page replays: the first frame's JSON view (:func:`state_view`, screens
+    lifted), then per step only what changed (:func:`view_patch`), the captions and the event
+    lines. A 4-player game is about 150 kB of it."""
+    fs = frames(record)
+    views = [state_view(f.state, labels=record.agents) for f in fs]
+    return {"base": views[0],
+            "patches": [view_patch(a, b) for a, b in zip(views, views[1:], strict=False)],
+            "captions": [f.caption for f in fs],
+            "events": [f.events for f in fs]}
 
 
 def html_replay(record: GameRecord, title: str | None = None) -> str:
-    """One self-contained page (no external files or network): the board picture of every
-    step, a slider, play/step buttons, and each step's action and events."""
-    fs = frames(record)
-    data = [{"image": _png_data_uri(f.state), "caption": f.caption, "events": f.events}
-            for f in fs]
+    """One self-contained page (no external files or network): the record's frames as JSON
+    views and the board renderer (``templates/board.js``, the one the web game draws with,
+    SVG), a slider, play/step buttons, and each step's action and events."""
+    data = replay_data(record)
     # "</" inside the JSON would end the <script> element early
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     title = title or f"Meduris replay: {', '.join(record.agents)}" + (
@@ -159,7 +155,8 @@ def html_replay(record: GameRecord, title: str | None = None) -> str:
                                                    strict=True)))
     page = string.Template(template("replay.html"))
     return page.substitute(title=html.escape(title), summary=html.escape(summary(record)),
-                           seats=seats, last=len(fs) - 1, frames=payload)
+                           seats=seats, last=len(data["captions"]) - 1, data=payload,
+                           renderer=template("board.js"))
 
 
 def write_html(record: GameRecord, path: str | Path, title: str | None = None) -> Path:

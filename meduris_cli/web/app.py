@@ -1,0 +1,278 @@
+"""The web app of ``meduris serve`` (FastAPI): one page to play Meduris against the agents, and
+its JSON API. ``create_app(db_path)`` builds it; uvicorn serves it.
+
+Routes (the shapes are in docs/web.md):
+
+=======================================  ===================================================
+``GET /``                                the page (``render/templates/play.html``)
+``GET /board.js``, ``GET /play.css``     the board renderer (shared with the HTML replay), style
+``GET /api/agents``                      the opponents a game may have
+``GET /api/games``                       the latest games
+``POST /api/games``                      a new game: players, opponents, seat, seed
+``GET /api/games/{id}``                  a game: view, log, config
+``POST /api/games/{id}/actions``         your action; the opponents answer at once
+``GET /api/games/{id}/record``           a finished game's record (``meduris replay``)
+``GET /games/{id}/replay``               a finished game's HTML replay
+=======================================  ===================================================
+
+Nothing else is served: the four files are fixed names read from the package, never a path
+from the request. Every refusal is a 4xx JSON object ``{"error": reason}`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from meduris_env.records.replay import html_replay
+from meduris_env.render import template
+
+from .store import (
+    ENGINE_LOCK,
+    GameConfig,
+    Games,
+    LiveGame,
+    Store,
+    WebError,
+    available_agents,
+    check_config,
+)
+
+MAX_BODY = 16 * 1024  # bytes; a move is about 30
+INSTANT = ("random", "greedy")  # opponents fast enough to play on the event loop
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy",
+     b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+     b"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+     b"form-action 'self'"),
+]
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    players: Any = 2
+    opponents: Any = "greedy"
+    seat: Any = 0
+    seed: Any = None
+
+
+class Move(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Any
+    step: Any = None
+
+
+def _error(status: int, reason: str) -> JSONResponse:
+    return JSONResponse({"error": reason, "status": status}, status_code=status)
+
+
+class Guard:
+    """ASGI middleware: refuses bodies over ``limit`` bytes (413, before the app sees them)
+    and adds the security headers to every response."""
+
+    def __init__(self, app, limit: int = MAX_BODY):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secure(message):
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        too_big = f"the request body is over {self.limit} bytes"
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                await _error(400, "bad Content-Length header")(scope, receive, send_secure)
+                return
+            if declared > self.limit:
+                await _error(413, too_big)(scope, receive, send_secure)
+                return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await _error(413, too_big)(scope, receive, send_secure)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        given = False
+
+        async def replay():
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send_secure)
+
+
+def _validation_reason(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "malformed request"
+    e = errors[0]
+    if e.get("type") == "json_invalid":
+        return "the body is not valid JSON"
+    loc = [str(x) for x in e.get("loc", ()) if x != "body"]
+    where = ".".join(loc)
+    msg = e.get("msg", "invalid")
+    return f"{where}: {msg}" if where else f"body: {msg}"
+
+
+def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
+    """The app, storing its games in the SQLite file ``db_path`` (created if missing). Games
+    already in the file are resumed when asked for. ``keep``: games held in memory."""
+    store = Store(db_path)
+    games = Games(store, keep=keep)
+    app = FastAPI(title="Meduris", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.games = games
+    app.state.store = store
+    app.add_middleware(Guard)
+    page = template("play.html")
+    board_js = template("board.js")
+    play_css = template("play.css")
+
+    @app.exception_handler(WebError)
+    def _web_error(request: Request, exc: WebError):
+        return _error(exc.status, exc.reason)
+
+    @app.exception_handler(StarletteHTTPException)
+    def _http_error(request: Request, exc: StarletteHTTPException):
+        reason = {404: "not found", 405: "method not allowed"}.get(exc.status_code,
+                                                                   str(exc.detail))
+        return _error(exc.status_code, reason)
+
+    @app.exception_handler(RequestValidationError)
+    def _bad_request(request: Request, exc: RequestValidationError):
+        return _error(422, _validation_reason(exc))
+
+    # --- the page --------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse)
+    def index():
+        return HTMLResponse(page, headers={"cache-control": "no-cache"})
+
+    @app.get("/board.js")
+    def renderer():
+        return Response(board_js, media_type="text/javascript; charset=utf-8",
+                        headers={"cache-control": "no-cache"})
+
+    @app.get("/play.css")
+    def style():
+        return Response(play_css, media_type="text/css; charset=utf-8",
+                        headers={"cache-control": "no-cache"})
+
+    # --- the API ---------------------------------------------------------------------------
+    def payload(g: LiveGame, view: dict | None = None, log: list | None = None,
+                full_log: bool = True) -> dict[str, Any]:
+        out = {"id": g.id, "config": {"players": g.config.players, "seat": g.config.seat,
+                                      "opponents": list(g.config.opponents),
+                                      "seed": g.config.seed, "labels": g.labels},
+               "step": g.steps, "status": "finished" if g.finished else "running",
+               "view": view if view is not None else g.view()}
+        if full_log:
+            out["log"] = g.log
+        else:
+            out["moves"] = log or []
+        if g.finished:
+            out["result"] = g.result()
+            out["record_url"] = f"/api/games/{g.id}/record"
+            out["replay_url"] = f"/games/{g.id}/replay"
+        return out
+
+    # the payloads are plain JSON data already: JSONResponse skips FastAPI's
+    # jsonable_encoder, which costs more than the move itself
+    @app.get("/api/agents")
+    def agents():
+        return JSONResponse({"agents": available_agents()})
+
+    @app.get("/api/games")
+    def list_games():
+        return JSONResponse({"games": store.list()})
+
+    # A game whose opponents answer in microseconds (random, greedy) is played on the event
+    # loop: a move costs about a millisecond, less than handing it to a worker thread. Games
+    # with searching or network opponents are played in the thread pool, so that the loop
+    # stays free while they think. (Engine work is serialised by ENGINE_LOCK either way.)
+    async def run(config: GameConfig, work):
+        if all(name in INSTANT for name in config.opponents):
+            return work()
+        return await run_in_threadpool(work)
+
+    @app.post("/api/games", status_code=201)
+    async def new_game(body: NewGame):
+        config = check_config(body.players, body.opponents, body.seat, body.seed)
+
+        def work():
+            g, _ = games.create(config)
+            with g.lock:
+                return JSONResponse(payload(g), status_code=201)
+        return await run(config, work)
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str):
+        g = games.get(game_id)
+
+        def work():
+            with g.lock:
+                return JSONResponse(payload(g))
+        return await run(g.config, work)
+
+    @app.post("/api/games/{game_id}/actions")
+    async def act(game_id: str, body: Move):
+        g = games.get(game_id)
+
+        def work():
+            with g.lock:
+                log, view = games.move(g, body.action, body.step)
+                return JSONResponse(payload(g, view, log, full_log=False))
+        return await run(g.config, work)
+
+    def finished(game_id: str) -> LiveGame:
+        g = games.get(game_id)
+        if not g.finished:
+            raise WebError(409, "the game is still running: its record would lift the "
+                           "opponents' screens; finish it first")
+        return g
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: str):
+        g = finished(game_id)
+        text = json.dumps(g.record().to_dict(), separators=(",", ":"))
+        return Response(text, media_type="application/json", headers={
+            "content-disposition": f'attachment; filename="meduris-{g.id}.json"'})
+
+    @app.get("/games/{game_id}/replay", response_class=HTMLResponse)
+    def replay(game_id: str):
+        g = finished(game_id)
+        rec = g.record()
+        with ENGINE_LOCK:
+            page = html_replay(rec, title=f"Meduris game {g.id}: " + ", ".join(g.labels))
+        return HTMLResponse(page)
+
+    return app

@@ -1,0 +1,486 @@
+"""The games of ``meduris serve``: SQLite storage and the live games played through the engine.
+
+**Storage** (:class:`Store`, stdlib ``sqlite3`` in WAL mode). Table ``games`` holds one row per
+game: its id, its config as JSON (players, your seat, the opponents, the seed), the number of
+actions played, ``running``/``finished`` and the result. Table ``moves`` holds every action of
+every game (chance outcomes, your actions and the opponents'), one row each: ``(game, step,
+seat, action)``. A move is one transaction: your action and every action that follows up to your
+next decision are inserted, and the game's step count is moved on (only if it still is what the
+move started from), before the reply is sent. With ``synchronous=NORMAL`` a committed move
+survives the server being killed or restarted; a power cut may lose the last moves of a game.
+
+**Resuming** is replaying: :meth:`Games.get` rebuilds a game that is not in memory by applying
+its stored actions to a fresh state, each checked for the seat recorded. Everything a game does
+is determined by its seed: the chance outcomes that follow an action at step ``k`` (history
+length ``k`` before them) are drawn from ``random.Random(derive_seed(seed, 0, k))``, and the
+opponent at ``seat`` is reset with ``derive_seed(seed, seat + 1, k)`` before it decides at step
+``k`` (the paths of :mod:`meduris_env.engine.seeding`, with the step added). Nothing depends on
+what the server held in memory, so a game resumed after a restart goes on exactly as it would
+have.
+
+**Opponents** are built with :func:`agents.make_agent` from the built-in agents and shipped
+models only: a name from :data:`agents.KNOWN` with at most a whole-number budget
+(``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
+
+**Threads.** The engine keeps module-level scratch buffers (``State.apply_action`` writes its
+events to one), so engine work from two threads at once would mix them up; every engine call
+here runs under :data:`ENGINE_LOCK`. The kernels hold the GIL anyway, so this costs no
+parallelism.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agents import KNOWN, Agent, UnknownAgentError, make_agent
+from agents.ppo import shipped_model
+from meduris_env import MedurisGame
+from meduris_env.engine.actions import action_to_string
+from meduris_env.engine.constants import CHANCE, NUM_ACTIONS
+from meduris_env.engine.loop import play
+from meduris_env.engine.seeding import derive_seed
+from meduris_env.engine.state import IllegalActionError, State
+from meduris_env.envs.observation import observe_state
+from meduris_env.records.record import GameRecord, RecordError
+from meduris_env.render.view import state_view
+
+ENGINE_LOCK = threading.RLock()
+"""Held for every engine call (see the module docstring)."""
+
+MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
+BUDGETED = ("mcts", "az", "openspiel-mcts")  # agents that take a whole-number budget
+NEEDS_MODEL = ("ppo", "az")  # agents that play the shipped network of the player count
+ID_PATTERN = re.compile(r"[0-9a-f]{16}")
+MAX_SEED = 2**63 - 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    steps INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game TEXT NOT NULL REFERENCES games(id),
+    step INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    PRIMARY KEY (game, step)
+) WITHOUT ROWID;
+"""
+
+
+class WebError(Exception):
+    """A request the server refuses: an HTTP status (4xx) and the reason, in words."""
+
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+# --- configs and opponents ------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameConfig:
+    players: int
+    seat: int  # the human's seat
+    opponents: tuple[str, ...]  # agent name per opponent seat, in seat order
+    seed: int
+
+    def labels(self) -> list[str]:
+        """A label per seat: the opponents' agent names and "human"."""
+        opp = list(self.opponents)
+        return opp[:self.seat] + ["human"] + opp[self.seat:]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> GameConfig:
+        d = json.loads(text)
+        return cls(players=d["players"], seat=d["seat"], opponents=tuple(d["opponents"]),
+                   seed=d["seed"])
+
+
+def available_agents() -> list[dict[str, Any]]:
+    """The opponents a game may ask for: built-in agents and what the shipped models allow."""
+    models = [p for p in (2, 3, 4) if shipped_model(p).is_file()]
+    out = []
+    for name, about in KNOWN.items():
+        players = models if name in NEEDS_MODEL else [2, 3, 4]
+        if name == "openspiel-mcts":
+            try:
+                import pyspiel  # noqa: F401
+            except ImportError:
+                continue
+        if not players:
+            continue
+        out.append({"name": name, "about": about.split(" or ")[0], "players": players,
+                    "budget": name in BUDGETED,
+                    "examples": [f"{name}:200", f"{name}:50"] if name in BUDGETED else [name]})
+    return out
+
+
+def check_opponent(name: Any, players: int) -> str:
+    """``name`` if it names a built-in agent or a shipped model for ``players``, else a
+    WebError (400) saying why. Never a file path: ``ppo:<path>`` is refused."""
+    if not isinstance(name, str) or not name.strip():
+        raise WebError(400, f"an opponent is an agent name such as 'greedy', got {name!r}")
+    name = name.strip()
+    if len(name) > 40:
+        raise WebError(400, "an opponent name has at most 40 characters")
+    kind, sep, param = name.partition(":")
+    if kind not in KNOWN:
+        from difflib import get_close_matches
+        close = get_close_matches(kind, list(KNOWN), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise WebError(400, f"unknown agent {name!r}{hint}; opponents are: "
+                       + ", ".join(a["name"] for a in available_agents()))
+    if sep:
+        if kind not in BUDGETED:
+            raise WebError(400, f"agent {name!r}: {kind} takes no parameter here (the server "
+                           "plays built-in agents and shipped models only, never a file)")
+        if not (param.isascii() and param.isdigit() and 1 <= int(param) <= MAX_BUDGET):
+            raise WebError(400, f"agent {name!r}: the budget is a whole number of iterations, "
+                           f"1..{MAX_BUDGET} (e.g. {kind}:200); files and time budgets are not "
+                           "accepted")
+    if kind in NEEDS_MODEL and not shipped_model(players).is_file():
+        raise WebError(400, f"agent {name!r}: there is no shipped {players}-player model; "
+                       "choose greedy or mcts")
+    return name
+
+
+def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConfig:
+    """A valid GameConfig from request values, or a WebError (400) naming the problem."""
+    if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
+        raise WebError(400, f"players {players!r}: Meduris is played by 2, 3 or 4 (R1)")
+    if isinstance(opponents, str):
+        opponents = [opponents] * (players - 1)
+    if not isinstance(opponents, list):
+        raise WebError(400, "opponents: one agent name, or a list with one per opponent")
+    if len(opponents) != players - 1:
+        raise WebError(400, f"{players} players means {players - 1} opponents, got "
+                       f"{len(opponents)}")
+    names = tuple(check_opponent(n, players) for n in opponents)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+        raise WebError(400, f"seat {seat!r}: seats are 0..{players - 1} (seat 0 starts, R6)")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise WebError(400, f"seed {seed!r}: a whole number 0..{MAX_SEED}, or null")
+    return GameConfig(players=players, seat=seat, opponents=names, seed=seed)
+
+
+def game_result(state: State) -> dict[str, Any]:
+    done = state.is_terminal()
+    return {"terminal": done, "turns": int(state.turn),
+            "scores": [int(v) for v in state.scores()],
+            "winners": state.winners() if done else []}
+
+
+# --- a game in play ---------------------------------------------------------------------------
+class LiveGame:
+    """One game in memory: its state, its opponents and its log. Changed only under ``lock``."""
+
+    def __init__(self, game_id: str, config: GameConfig):
+        self.id = game_id
+        self.config = config
+        self.game = MedurisGame(config.players)
+        self.state: State = self.game.new_initial_state()
+        self.labels = config.labels()
+        self.steps = 0  # actions applied (len(state.history()))
+        self.log: list[dict[str, Any]] = []
+        self.lock = threading.RLock()
+        self._agents: dict[int, Agent] = {}
+
+    # -- the log -------------------------------------------------------------------------------
+    def who(self, seat: int) -> str:
+        if seat == CHANCE:
+            return "chance"
+        if seat == self.config.seat:
+            return "you"
+        return f"seat {seat} ({self.labels[seat]})"
+
+    def _entry(self, state: State, step: int, seat: int, action: int) -> dict[str, Any]:
+        return {"step": step, "seat": seat, "who": self.who(seat),
+                "text": action_to_string(action),
+                "events": [e.describe() for e in state.last_events()]}
+
+    # -- playing -------------------------------------------------------------------------------
+    def agent(self, seat: int) -> Agent:
+        if seat not in self._agents:
+            name = self.labels[seat]
+            try:
+                self._agents[seat] = make_agent(name)
+            except UnknownAgentError as err:  # e.g. a model removed since the game began
+                raise WebError(409, f"the opponent at seat {seat} cannot play: {err}") from None
+        return self._agents[seat]
+
+    def advance(self, state: State, step: int, log: list, moves: list) -> None:
+        """Play chance and the opponents on ``state`` (at history length ``step``) until the
+        human must decide or the game is over; append ``(action, seat)`` to ``moves`` and log
+        entries to ``log``. Deterministic given the seed and ``step``."""
+        seed = self.config.seed
+        human = self.config.seat
+        first = step - len(moves)  # the step of moves[i] is first + i
+
+        def decide(st: State, seat: int) -> int:
+            bot = self.agent(seat)
+            bot.reset(derive_seed(seed, seat + 1, first + len(moves)))
+            obs = observe_state(st, seat) if bot.uses_observation else None
+            return bot.act(obs, st)
+
+        def observer(st: State, seat: int, action: int) -> None:
+            log.append(self._entry(st, first + len(moves), seat, action))
+            moves.append((action, seat))
+
+        play(state, decide, random.Random(derive_seed(seed, 0, step)),
+             until=lambda st: st.current_player() == human, observer=observer,
+             who=lambda seat: f"the opponent {self.labels[seat]} at seat {seat}")
+
+    def view(self) -> dict[str, Any]:
+        """The human's view; the screens are lifted at the end."""
+        viewer = None if self.state.is_terminal() else self.config.seat
+        with ENGINE_LOCK:
+            return state_view(self.state, viewer, self.labels)
+
+    @property
+    def finished(self) -> bool:
+        return self.state.is_terminal()
+
+    def result(self) -> dict[str, Any]:
+        with ENGINE_LOCK:
+            return game_result(self.state)
+
+    def record(self) -> GameRecord:
+        with ENGINE_LOCK:
+            return GameRecord.from_state(
+                self.state, self.labels, self.config.seed,
+                meta={"command": "serve", "game": self.id, "human_seat": self.config.seat,
+                      "seeds": "chance drawn from step k on: random.Random(derive_seed(seed, "
+                               "0, k)); seat s deciding at step k: reset(derive_seed(seed, "
+                               "s + 1, k))"})
+
+
+# --- storage ----------------------------------------------------------------------------------
+class Store:
+    """The SQLite file (WAL mode). One connection, used under a lock."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                   isolation_level=None, timeout=10.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def journal_mode(self) -> str:
+        with self._lock:
+            return self._db.execute("PRAGMA journal_mode").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def create(self, game_id: str, config: GameConfig, moves: list[tuple[int, int]],
+               status: str, result: dict) -> None:
+        now = time.time()
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (game_id, config.to_json(), len(moves), status, json.dumps(result),
+                            now, now))
+                db.executemany("INSERT INTO moves VALUES (?, ?, ?, ?)",
+                               [(game_id, k, s, a) for k, (a, s) in enumerate(moves)])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def append(self, game_id: str, start: int, moves: list[tuple[int, int]], status: str,
+               result: dict) -> None:
+        """Add ``moves`` after step ``start``, in one transaction; a WebError (409) if the game
+        is no longer at ``start`` (another server process moved it)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = db.execute("UPDATE games SET steps = ?, status = ?, result = ?, updated = ? "
+                                 "WHERE id = ? AND steps = ?",
+                                 (start + len(moves), status, json.dumps(result), time.time(),
+                                  game_id, start))
+                if cur.rowcount != 1:
+                    raise WebError(409, "the game was changed elsewhere; reload it")
+                db.executemany("INSERT INTO moves VALUES (?, ?, ?, ?)",
+                               [(game_id, start + k, s, a) for k, (a, s) in enumerate(moves)])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def load(self, game_id: str) -> tuple[GameConfig, list[tuple[int, int]]] | None:
+        with self._lock:
+            row = self._db.execute("SELECT config, steps FROM games WHERE id = ?",
+                                   (game_id,)).fetchone()
+            if row is None:
+                return None
+            moves = self._db.execute("SELECT action, seat FROM moves WHERE game = ? "
+                                     "ORDER BY step", (game_id,)).fetchall()
+        if len(moves) != row[1]:
+            raise RuntimeError(f"game {game_id}: {len(moves)} moves stored, {row[1]} expected")
+        return GameConfig.from_json(row[0]), [(int(a), int(s)) for a, s in moves]
+
+    def list(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, config, steps, status, result, created, updated "
+                                    "FROM games ORDER BY updated DESC LIMIT ?",
+                                    (limit,)).fetchall()
+        out = []
+        for gid, config, steps, status, result, created, updated in rows:
+            out.append({"id": gid, "config": json.loads(config), "steps": steps,
+                        "status": status, "result": json.loads(result) if result else None,
+                        "created": created, "updated": updated})
+        return out
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY created")]
+
+
+class Games:
+    """The games of one server: the store plus the games in memory (the most recently used
+    ``keep`` of them; others are resumed from the store when asked for)."""
+
+    def __init__(self, store: Store, keep: int = 256):
+        self.store = store
+        self.keep = keep
+        self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, config: GameConfig) -> tuple[LiveGame, list[dict[str, Any]]]:
+        """A new game, played up to the human's first decision and stored."""
+        game_id = secrets.token_hex(8)
+        g = LiveGame(game_id, config)
+        for seat in range(config.players):  # build the opponents now: a bad one fails here
+            if seat != config.seat:
+                try:
+                    g.agent(seat)
+                except WebError as err:
+                    raise WebError(400, err.reason) from None
+        log: list[dict[str, Any]] = []
+        moves: list[tuple[int, int]] = []
+        with ENGINE_LOCK:
+            g.advance(g.state, 0, log, moves)
+        g.steps = len(moves)
+        g.log = log
+        self.store.create(game_id, config, moves, "finished" if g.finished else "running",
+                          g.result())
+        self._remember(g)
+        return g, log
+
+    def get(self, game_id: str) -> LiveGame:
+        """The game, from memory or resumed from the store; WebError 404 if there is none."""
+        if not isinstance(game_id, str) or not ID_PATTERN.fullmatch(game_id):
+            raise WebError(404, f"no game {game_id!r} (a game id is 16 hex digits)")
+        with self._lock:
+            g = self._live.get(game_id)
+            if g is not None:
+                self._live.move_to_end(game_id)
+                return g
+            loaded = self.store.load(game_id)
+            if loaded is None:
+                raise WebError(404, f"no game {game_id!r}")
+            g = self._resume(game_id, *loaded)
+            self._live[game_id] = g
+            self._trim()
+            return g
+
+    def _resume(self, game_id: str, config: GameConfig, moves: list[tuple[int, int]]
+                ) -> LiveGame:
+        g = LiveGame(game_id, config)
+        # the stored actions, replayed as a game record's are (each checked for its seat)
+        record = GameRecord(game=g.game, actions=[a for a, _ in moves],
+                            seats=[s for _, s in moves], agents=g.labels, seed=config.seed)
+        with ENGINE_LOCK:
+            try:
+                states = list(record.states())
+            except RecordError as err:
+                raise RuntimeError(f"game {game_id}: the stored moves do not replay: "
+                                   f"{err}") from None
+            state = g.state = states[-1]
+            g.log = [g._entry(st, k, s, a) for k, (st, (a, s)) in
+                     enumerate(zip(states[1:], moves, strict=True))]
+            g.steps = len(moves)
+            if not state.is_terminal() and state.current_player() != config.seat:
+                # stored mid-move (not by this server, which stores whole moves): finish it
+                more: list[tuple[int, int]] = []
+                g.advance(state, g.steps, g.log, more)
+                self.store.append(game_id, g.steps, more,
+                                  "finished" if g.finished else "running", g.result())
+                g.steps += len(more)
+        return g
+
+    def _remember(self, g: LiveGame) -> None:
+        with self._lock:
+            self._live[g.id] = g
+            self._trim()
+
+    def _trim(self) -> None:
+        while len(self._live) > self.keep:
+            self._live.popitem(last=False)
+
+    def move(self, g: LiveGame, action: Any, step: Any = None
+             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The human's action in game ``g``: checked, applied with the opponents' answers,
+        stored, and returned as the new log entries and the new view. Any refusal (WebError)
+        leaves the game unchanged."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise WebError(422, f"action must be an action id (an integer), got {action!r}")
+        if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
+            raise WebError(422, f"step must be an integer (the game's step count), got {step!r}")
+        with g.lock:
+            seat = g.config.seat
+            if g.finished:
+                raise WebError(409, "the game is over; no more moves")
+            if step is not None and step != g.steps:
+                raise WebError(409, f"out of turn: the game is at step {g.steps}, the move was "
+                               f"made at step {step} (reload the game)")
+            if not 0 <= action < NUM_ACTIONS:
+                raise WebError(400, f"action {action} is not an action id (0..{NUM_ACTIONS - 1})")
+            with ENGINE_LOCK:
+                if g.state.current_player() != seat:  # not reachable: opponents move at once
+                    raise WebError(409, f"out of turn: {g.who(g.state.current_player())} "
+                                   "is to move")
+                state = g.state.clone()
+                try:
+                    state.apply_action(action, seat)
+                except IllegalActionError as err:
+                    raise WebError(400, f"illegal action: {err}") from None
+                log = [g._entry(state, g.steps, seat, action)]
+                moves = [(action, seat)]
+                g.advance(state, g.steps + 1, log, moves)
+                done = state.is_terminal()
+                view = state_view(state, None if done else seat, g.labels)
+                result = game_result(state)
+            self.store.append(g.id, g.steps, moves, "finished" if done else "running", result)
+            g.state = state
+            g.steps += len(moves)
+            g.log.extend(log)
+            return log, view

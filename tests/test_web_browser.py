@@ -1,0 +1,288 @@
+"""``meduris serve`` in headless Chromium: games played by clicking on the board.
+
+A real server (uvicorn, in a thread, on 127.0.0.1) and the page: a whole 2-player game against
+greedy; a 4-player game against ppo/mcts opponents for several turns; a server restart
+mid-game; two tabs playing two games; illegal clicks refused with a visible message; no console
+errors and no failed requests anywhere.
+
+Skipped only where no Chromium is installed; CI installs it (``make test`` does) and sets
+MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from meduris_cli.web.app import create_app
+from meduris_env import GameRecord
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = _chromium()
+    if path is None:
+        if os.environ.get("MEDURIS_REQUIRE_BROWSER") == "1":
+            pytest.fail("MEDURIS_REQUIRE_BROWSER=1 but no chromium is installed "
+                        "(make test installs Debian's chromium)")
+        pytest.skip("no Chromium installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+class Server:
+    """uvicorn serving create_app(db) in a thread on 127.0.0.1."""
+
+    def __init__(self, db, port: int = 0):
+        import uvicorn
+        self.app = create_app(db)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def get_json(self, path: str):
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path / "games.sqlite")
+    yield s
+    s.stop()
+
+
+def open_page(context_or_browser, url):
+    """A page at ``url`` and the list its console errors, uncaught exceptions, failed requests
+    and 4xx/5xx responses go to."""
+    page = context_or_browser.new_page()
+    problems = []
+    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400 else None)
+    page.goto(url)
+    page.wait_for_function("() => document.body.dataset.ready === '1'")
+    return page, problems
+
+
+def start_game(page, players=2, opponents=("greedy",), seat=0, seed=1) -> str:
+    page.select_option("#players", str(players))
+    page.select_option("#seat", str(seat))
+    for k, name in enumerate(opponents):
+        page.locator("#opponents select").nth(k).select_option(name)
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_function("() => document.body.dataset.gameId && "
+                           "document.body.dataset.busy === '0'")
+    return page.evaluate("document.body.dataset.gameId")
+
+
+def step_of(page) -> int:
+    return int(page.evaluate("document.body.dataset.step"))
+
+
+def click_a_legal_action(page, rng: random.Random) -> None:
+    """Click one legal target on the board (and pick from its menu if it opens one); wait for
+    the server's answer."""
+    before = step_of(page)
+    targets = page.eval_on_selector_all("#board .legal[data-target]",
+                                        "els => els.map(e => e.getAttribute('data-target'))")
+    assert targets, "no legal target on the board, but the game waits for a decision"
+    key = rng.choice(sorted(set(targets)))
+    node = page.locator(f'#board [data-target="{key}"]').first
+    if key.startswith("plain:"):
+        node.click(position={"x": 20, "y": 15})  # the plain's name plate, clear of workers
+    else:
+        node.click()
+    items = page.locator("#board .menu-item")
+    if items.count():
+        items.nth(rng.randrange(items.count())).click()
+    page.wait_for_function(f"() => document.body.dataset.busy === '0' && "
+                           f"Number(document.body.dataset.step) > {before}", timeout=30000,
+                           polling=20)  # not requestAnimationFrame: a background tab has none
+
+
+def shown_view(page) -> dict:
+    return page.evaluate("state.game.view")
+
+
+def test_a_whole_two_player_game_against_greedy_played_by_clicking(browser, server):
+    page, problems = open_page(browser, server.url)
+    game_id = start_game(page, seed=7)
+    rng = random.Random(7)
+    assert page.locator("#board svg").count() == 1
+    assert "Your move" in page.text_content("#status")
+    clicks = 0
+    while page.evaluate("document.body.dataset.status") == "running":
+        click_a_legal_action(page, rng)
+        clicks += 1
+        assert clicks < 1000
+    assert page.is_visible("#end")
+    view = shown_view(page)
+    assert view["terminal"] and all(s["materials"] is not None for s in view["seats"])
+    assert page.locator("#board .screen").count() == 0  # the screens are lifted
+    # each opponent move and its events are in the log
+    opponent = page.locator("#log > li.opponent")
+    assert opponent.count() > 20
+    assert opponent.first.locator("li").count() >= 1
+    # the end: scores and the replay link
+    rows = page.locator("#end-table tr")
+    assert rows.count() == 3
+    assert rows.nth(1).locator("td").nth(2).text_content() == str(view["seats"][0]["vp"])
+    record = GameRecord.from_dict(server.get_json(f"/api/games/{game_id}/record"))
+    assert record.replay().scores().tolist() == [s["vp"] for s in view["seats"]]
+    href = page.get_attribute("#replay-link", "href")
+    assert href == f"/games/{game_id}/replay"
+    replay, replay_problems = browser.new_page(), []
+    replay.on("console", lambda m: replay_problems.append(m.text)
+              if m.type in ("error", "warning") else None)
+    replay.on("pageerror", lambda e: replay_problems.append(str(e)))
+    replay.goto(server.url.rstrip("/") + href)
+    replay.wait_for_function("() => document.body.dataset.step === '0'")
+    replay.fill("#slider", str(len(record.actions)))
+    assert replay.evaluate("document.body.dataset.step") == str(len(record.actions))
+    assert replay_problems == []
+    assert problems == []
+
+
+def test_a_four_player_game_against_ppo_or_mcts_for_several_turns(browser, server):
+    from agents.ppo import shipped_model
+    strong = "ppo" if shipped_model(4).is_file() else "mcts:50"
+    page, problems = open_page(browser, server.url)
+    game_id = start_game(page, players=4, opponents=(strong, "greedy", "mcts:50"), seat=1, seed=3)
+    rng = random.Random(3)
+    turns = shown_view(page)["turn"]
+    for _ in range(24):
+        click_a_legal_action(page, rng)
+    view = shown_view(page)
+    assert view["turn"] >= turns + 3 and view["players"] == 4
+    hidden = [s["materials"] is None for s in view["seats"]]
+    assert hidden == [True, False, True, True]
+    assert page.locator("#board .screen").count() == 3
+    assert page.locator("#log > li.opponent").count() >= 3 * 3
+    texts = page.locator("#log > li.opponent").all_text_contents()
+    assert any(t.startswith(f"seat 0 ({strong})") for t in texts)
+    assert any(t.startswith("seat 3 (mcts:50)") for t in texts)
+    stored = server.get_json(f"/api/games/{game_id}")
+    assert stored["step"] == step_of(page) and stored["view"] == view
+    assert problems == []
+
+
+def test_a_server_restart_mid_game_resumes_the_same_position(browser, tmp_path):
+    db = tmp_path / "games.sqlite"
+    first = Server(db)
+    port = first.port
+    page, problems = open_page(browser, first.url)
+    game_id = start_game(page, players=3, opponents=("greedy", "mcts:50"), seat=2, seed=12)
+    rng = random.Random(12)
+    for _ in range(8):
+        click_a_legal_action(page, rng)
+    view, step = shown_view(page), step_of(page)
+    board = page.inner_html("#board")
+    log = page.locator("#log > li").count()
+    first.stop()
+    second = Server(db, port=port)  # a new process would do the same: nothing is in memory
+    try:
+        assert second.app.state.games._live == {}
+        page.reload()
+        page.wait_for_function("() => document.body.dataset.ready === '1'")
+        assert page.evaluate("document.body.dataset.gameId") == game_id
+        assert shown_view(page) == view and step_of(page) == step
+        assert page.inner_html("#board") == board
+        assert page.locator("#log > li").count() == log == step
+        for _ in range(4):  # and the game goes on
+            click_a_legal_action(page, rng)
+        assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page) > step
+    finally:
+        second.stop()
+    assert problems == []
+
+
+def test_two_tabs_play_two_games_at_once(browser, server):
+    context = browser.new_context()
+    one, problems_one = open_page(context, server.url)
+    two, problems_two = open_page(context, server.url)
+    id_one = start_game(one, seed=1)
+    id_two = start_game(two, players=3, opponents=("random", "greedy"), seat=0, seed=2)
+    assert id_one != id_two
+    rng = random.Random(5)
+    for _ in range(6):  # switching tabs, as a person would
+        s_two = step_of(two)
+        one.bring_to_front()
+        click_a_legal_action(one, rng)
+        assert step_of(two) == s_two
+        s_one = step_of(one)
+        two.bring_to_front()
+        click_a_legal_action(two, rng)
+        assert step_of(one) == s_one
+    assert server.get_json(f"/api/games/{id_one}")["step"] == step_of(one)
+    assert server.get_json(f"/api/games/{id_two}")["step"] == step_of(two)
+    assert shown_view(one)["players"] == 2 and shown_view(two)["players"] == 3
+    # each tab keeps its game across a reload (the game id is in the address)
+    one.reload()
+    one.wait_for_function("() => document.body.dataset.ready === '1'")
+    assert one.evaluate("document.body.dataset.gameId") == id_one
+    context.close()
+    assert problems_one == [] and problems_two == []
+
+
+def test_illegal_clicks_are_refused_with_a_visible_message(browser, server):
+    page, problems = open_page(browser, server.url)
+    game_id = start_game(page, seed=4)
+    assert shown_view(page)["decision"]["kind"] == "place worker"
+    step = step_of(page)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    assert page.is_hidden("#message") or page.text_content("#message") == ""
+    page.locator('#board [data-target="field:5"]').click()  # no building in the worker phase
+    message = page.locator("#message")
+    assert message.is_visible()
+    text = message.text_content()
+    assert text.startswith("Not accepted: field 5") and "place worker is due" in text
+    assert "error" in message.get_attribute("class")
+    page.locator('#board [data-target="supply:0"]').click()  # nor taking a material
+    assert "Not accepted:" in message.text_content()
+    assert requests == [] and step_of(page) == step  # refused without asking the server
+    assert server.get_json(f"/api/games/{game_id}")["step"] == step
+    # hovering a legal target shows its words; a legal click clears the message
+    page.locator('#board [data-target="plain:2"]').hover(position={"x": 20, "y": 15})
+    assert page.text_content("#hint") == "place worker on copper"
+    click_a_legal_action(page, random.Random(0))
+    assert message.text_content() == ""
+    assert problems == []
