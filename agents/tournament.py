@@ -344,4 +344,8 @@ def write_results(out: Path, results: list[GameResult], summary: dict) -> list[P
             atomic_write(paths[-1], json.dumps(r.record, separators=(",", ":")) + "\n")
     atomic_write(out / "games.csv", games_csv(results, players))
     atomic_write(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    # an earlier run's records that this one did not write go: the folder holds one run
+    if (out / "records").is_dir():
+        for stale in set((out / "records").glob("game-*.json")) - set(paths):
+            stale.unlink()
     return paths

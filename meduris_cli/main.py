@@ -6,16 +6,35 @@ line, ``meduris: error: ...``, and exit with status 2.
 
 from __future__ import annotations
 
-import argparse
+import functools
 import os
 import sys
 import time
 from pathlib import Path
 
+from .checks import (
+    MAX_GAMES,
+    SEED,
+    ArgumentParser,
+    HelpFormatter,
+    UsageError,
+    int_in,
+    output_file,
+    output_folder,
+)
 from .train import add_parser as add_train_parser
 from .train import run as run_train
 
 DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
+RESULT_FILES = ("games.csv", "summary.json", "records")  # what a tournament writes to --out
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("meduris-rl")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown (not installed)"
 
 
 def _tournament_parser(sub) -> None:
@@ -24,20 +43,25 @@ def _tournament_parser(sub) -> None:
                        "equally often; write games.csv and summary.json to --out.")
     p.add_argument("--agents", default=DEFAULT_AGENTS,
                    help=f"comma-separated agent names (default {DEFAULT_AGENTS}); repeat a name "
-                   "to seat it twice; known: random, greedy, mcts[:iterations|:seconds s], "
-                   "ppo[:policy.pt]")
+                   "to seat it twice; known: random, greedy, mcts[:iterations|:<seconds>s], "
+                   "ppo[:policy.pt], az[:iterations[:policy.pt]], openspiel-mcts[:simulations], "
+                   "rllib:<checkpoint>")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--games", type=int, default=180,
+    p.add_argument("--games", type=int_in(1, MAX_GAMES), default=180,
                    help="games to play, rounded up to a multiple of the lineups (default 180)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                   help="parallel processes (default: 2 or the CPUs there are)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
+    p.add_argument("--seed", type=SEED, default=0, help="tournament seed (default 0)")
+    p.add_argument("--workers", type=int_in(1), default=min(2, os.cpu_count() or 1),
+                   help="parallel processes (default: 2 or the CPUs there are; at most one per "
+                   "game and per CPU with the process backend)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
+                   help="exchanges made by the engine when needed, or chosen by the agents (R15)")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="play the games in processes on this machine (default) or as Ray tasks")
     p.add_argument("--address", default=None, metavar="HOST:PORT",
                    help="with --backend ray: the Ray cluster's head (default: a local Ray)")
     p.add_argument("--out", default="results", help="output folder (default results/)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the results of an earlier run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-records", default="", metavar="GAMES",
                    help="save game records of these games to OUT/records/: 'all' or numbers and "
@@ -53,10 +77,12 @@ def _play_parser(sub) -> None:
                    help="agent name for every opponent, or one per opponent separated by commas "
                    "(default mcts:200)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default="auto")
+    p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
+                   help="exchanges made by the engine when needed, or chosen by you (R15)")
     p.add_argument("--record", default=None,
                    help="where to save the game record (default records/play-<seed>.json)")
+    p.add_argument("--force", action="store_true", help="replace an existing --record file")
     p.add_argument("--open-screens", action="store_true",
                    help="show the opponents' materials (by the rules they are behind screens: "
                    "you see their totals)")
@@ -67,7 +93,7 @@ def _run_play(args) -> int:
 
     from agents.play import play
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    record = args.record or f"records/play-{seed}.json"
+    record = output_file(args.record or f"records/play-{seed}.json", "--record", args.force)
     return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
                 exchange=args.exchange, open_screens=args.open_screens)
 
@@ -78,22 +104,27 @@ def _replay_parser(sub) -> None:
                        "the record). In a terminal it waits for a key after each step; piped, "
                        "or with --all, it prints every step.")
     p.add_argument("record", help="a game record (.json) from play or tournament --save-records")
-    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML page with the board "
-                   "picture of every step and a slider, instead of stepping in the terminal")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML page (the board of "
+                   "every step drawn in the browser, a slider), instead of stepping in the "
+                   "terminal")
+    p.add_argument("--force", action="store_true", help="replace an existing --html file")
     p.add_argument("--all", action="store_true", help="print every step without waiting")
 
 
 def _run_replay(args) -> int:
     from meduris_env.records.record import GameRecord
     from meduris_env.records.replay import summary, terminal_replay, write_html
+    out = None
+    if args.html:  # before the work: the page may be written there
+        if not Path(args.html).parent.is_dir():
+            raise UsageError(f"cannot write {args.html!r}: folder "
+                             f"{str(Path(args.html).parent)!r} does not exist")
+        out = output_file(args.html, "--html", args.force, inputs=(Path(args.record),))
     record = GameRecord.load(args.record)
-    if args.html:
-        out = Path(args.html)
-        if not out.parent.is_dir():
-            raise OSError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    if out is not None:
         write_html(record, out)
         print(f"{summary(record)} (replayed exactly)\nwrote {out} "
-              f"({len(record.actions) + 1} steps, {out.stat().st_size / 1e6:.1f} MB)")
+              f"({len(record.actions) + 1} steps, {out.stat().st_size / 1e3:.0f} kB)")
         return 0
     interactive = not args.all and sys.stdin.isatty()
     terminal_replay(record, sys.stdout, sys.stdin if interactive else None)
@@ -108,7 +139,7 @@ def _serve_parser(sub) -> None:
                        "otherwise; there is no login.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=int_in(1, 65535), default=8000, help="port (default 8000)")
     p.add_argument("--db", default="games.sqlite",
                    help="SQLite file holding the games (default games.sqlite; created if missing)")
 
@@ -179,7 +210,13 @@ def _run_tournament(args) -> int:
     _, lineups, games = check_config(cfg)
     if cfg.backend == "ray":
         check_ray(cfg.address)  # before any work: Ray installed, the cluster reachable
-    out = Path(args.out)
+    else:
+        useful = min(cfg.workers, games, os.cpu_count() or 1)
+        if useful < cfg.workers:
+            print(f"note: --workers {cfg.workers} capped to {useful} (one per game and per CPU "
+                  "at most)", file=sys.stderr)
+            cfg.workers = useful
+    out = output_folder(args.out, "--out", args.force, RESULT_FILES)
     check_writable(out)
     if games != cfg.games:
         print(f"note: {cfg.games} games rounded up to {games} so each of the {len(lineups)} "
@@ -198,8 +235,11 @@ def _run_tournament(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="meduris", description="Meduris RL tools")
+    parser = ArgumentParser(prog="meduris", description="Meduris RL tools",
+                            formatter_class=HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"meduris {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
     _tournament_parser(sub)
     _play_parser(sub)
     _replay_parser(sub)
@@ -220,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             return _run_replay(args)
         if args.command == "serve":
             return _run_serve(args)
-    except (TournamentError, PlayError, RecordError, ServeError, OSError) as err:
+    except (TournamentError, PlayError, RecordError, ServeError, UsageError, OSError) as err:
         print(f"meduris: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

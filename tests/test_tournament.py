@@ -86,20 +86,40 @@ def test_wilson_interval_known_values():
      "3 players need at least 3 agents, got 2; repeat a name"),
     (["--agents", "mcts:fast,random"], "write mcts:<iterations>"),
     (["--out", "/dev/null/results"], "cannot write results to '/dev/null/results'"),
-    (["--games", "0"], "play at least one game"),
+    (["--games", "0"], "argument --games: 0 is outside 1..1000000"),
+    (["--seed", "-3"], "argument --seed: -3 is outside 0..9223372036854775807"),
+    (["--workers", "x"], "argument --workers: 'x' is not a whole number"),
 ])
 def test_cli_errors_are_one_line_naming_the_fix(args, message, capsys):
-    code = main(["tournament", "--no-progress", "--workers", "1", *args])
+    try:
+        code = main(["tournament", "--no-progress", "--workers", "1", *args])
+    except SystemExit as done:  # argparse's own checks exit
+        code = done.code
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err.startswith("meduris: error: ") and message in err
     assert "\n" not in err and "Traceback" not in err
 
 
+def test_earlier_results_are_kept_unless_forced_and_then_replaced_not_mixed(tmp_path):
+    (tmp_path / "summary.json").write_text('{"old": true}\n')
+    refused = run_cli("tournament", "--agents", "random,greedy", "--games", "2", "--out",
+                      str(tmp_path), "--no-progress")
+    assert refused.returncode == 2 and "add --force to replace them" in refused.stderr
+    assert (tmp_path / "summary.json").read_text() == '{"old": true}\n'
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "game-00099.json").write_text("{}")  # an earlier run's record
+    done = run_cli("tournament", "--agents", "random,greedy", "--games", "2", "--out",
+                   str(tmp_path), "--no-progress", "--force", "--save-records", "0")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "summary.json").read_text())["games"] == 2
+    assert sorted(p.name for p in (tmp_path / "records").iterdir()) == ["game-00000.json"]
+
+
 def test_a_killed_tournament_leaves_old_results_whole_and_no_half_written_files(tmp_path):
     (tmp_path / "summary.json").write_text('{"old": true}\n')
     proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "tournament", "--agents",
-                             "mcts:300,greedy", "--games", "200", "--workers", "2",
+                             "mcts:300,greedy", "--games", "200", "--workers", "2", "--force",
                              "--out", str(tmp_path), "--no-progress"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -42,29 +43,69 @@ class TrainConfig:
     out: str = "runs/ppo"
 
     def validate(self) -> TrainConfig:
+        """Every setting of the right type and in its range, else ConfigError naming it."""
         if isinstance(self.bc_teacher, str) and self.bc_teacher.strip().lower() in ("", "none"):
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
+        for f in fields(self):
+            value = getattr(self, f.name)
+            kinds = _TYPES[f.name]
+            if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+                names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+                raise ConfigError(f"{f.name}: {value!r} is not {names}")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"{f.name}: {value!r} must be a finite number")
         if self.players not in (2, 3, 4):
             raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
         from agents.features import FEATURE_SETS
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {self.features!r}; one of {list(FEATURE_SETS)}")
+        if self.reward not in ("win", "score", "dense"):
+            raise ConfigError(f"reward: {self.reward!r}; 'win', 'score' or 'dense'")
         if self.policy not in ("residual", "mlp"):
             raise ConfigError(f"policy: {self.policy!r}; 'residual' or 'mlp'")
         if self.policy == "residual" and self.features != "obs+greedy":
             raise ConfigError("policy 'residual' builds on the greedy inputs: use features "
                               "'obs+greedy' or policy 'mlp'")
-        for name in ("steps", "envs", "threads", "n_steps", "batch_size", "n_epochs",
-                     "eval_games"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name}: {getattr(self, name)}; must be at least 1")
-        if not self.opponents or any(w < 0 for w in self.opponents.values()):
-            raise ConfigError(f"opponents: {self.opponents}; give non-negative weights for "
-                              "greedy, random and/or snapshots")
+        for name, (low, high) in _RANGES.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ConfigError(f"{name}: {value}; must be in {low}..{high}")
+        if not self.net_arch or not all(type(h) is int and 1 <= h <= 4096
+                                        for h in self.net_arch):
+            raise ConfigError(f"net_arch: {self.net_arch!r}; layer sizes 1..4096")
+        if set(self.opponents) - {"greedy", "random", "snapshots"} or not all(
+                isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w < math.inf
+                for w in self.opponents.values()) or not sum(self.opponents.values()) > 0:
+            raise ConfigError(f"opponents: {self.opponents}; non-negative weights for greedy, "
+                              "random and/or snapshots, not all 0")
+        if self.bc_teacher is not None:
+            from agents import UnknownAgentError, make_agent
+            try:
+                make_agent(self.bc_teacher)  # before the workers start, not inside them
+            except UnknownAgentError as err:
+                raise ConfigError(f"bc_teacher: {err}") from None
         return self
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+_INT, _NUM = (int,), (int, float)
+_TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snapshot_every",
+                            "max_snapshots", "eval_every", "eval_games", "checkpoint_every",
+                            "bc_games", "bc_epochs", "n_steps", "batch_size", "n_epochs")}
+_TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
+                                 "ent_coef")})
+_TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
+              net_arch=(list,), bc_teacher=(str, type(None)))
+# what makes sense on this kind of machine (counts) and for PPO (rates)
+_RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed": (0, 2**63 - 1),
+           "snapshot_every": (1, 10**10), "max_snapshots": (1, 100),
+           "eval_every": (1, 10**10), "eval_games": (1, 100_000),
+           "checkpoint_every": (1, 10**10), "bc_games": (1, 1_000_000), "bc_epochs": (1, 1000),
+           "n_steps": (1, 100_000), "batch_size": (1, 10**7), "n_epochs": (1, 1000),
+           "learning_rate": (0.0, 1.0), "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0),
+           "clip_range": (0.0, 10.0), "ent_coef": (0.0, 10.0)}
 
 
 def load_config(path: str | Path | None, overrides: dict) -> TrainConfig:
@@ -76,8 +117,9 @@ def load_config(path: str | Path | None, overrides: dict) -> TrainConfig:
             loaded = yaml.safe_load(Path(path).read_text())
         except OSError as err:
             raise ConfigError(f"cannot read config {path}: {err.strerror}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config {path} is not valid YAML: {err}") from None
+        except (yaml.YAMLError, UnicodeDecodeError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ConfigError(f"config {path} is not valid YAML ({first})") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"config {path}: expected a mapping of settings")
         values.update(loaded or {})

@@ -77,7 +77,8 @@ def network_of(cfg: TrainConfig) -> dict:
     return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch)
 
 
-def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) -> dict:
+def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
+          report=None) -> dict:
     """Run the training described in the module docstring; return the run state."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -151,6 +152,10 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
                 state["evals"].append({"timesteps": t, "phase": "ppo", "win_rate_vs_greedy": win,
                                        "wall_seconds": time.perf_counter() - start_wall})
                 self.logger.record("eval/win_rate_vs_greedy", win)
+                if report is not None:
+                    minutes = state["evals"][-1]["wall_seconds"] / 60
+                    report(f"evaluation at {t:,} steps ({minutes:.1f} min): win rate vs greedy "
+                           f"{win:.1%}")
                 _write_eval_csv(out, state["evals"])
             if t - self.last["ckpt"] >= cfg.checkpoint_every:
                 self.last["ckpt"] = t

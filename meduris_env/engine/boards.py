@@ -68,10 +68,38 @@ class Board:
         return hash((self.rune_areas, self.field_materials.tobytes(), self.field_area.tobytes()))
 
 
+# what a board file may hold: the data the engine reads, and facts it states about itself
+BOARD_KEYS = {"name", "note", "num_fields", "rune_areas", "fields", "druid_stone_fields",
+              "druid_enters_before_field", "great_river_between", "material_totals"}
+FIELD_KEYS = {"index", "materials", "rune_area"}
+
+
+def _check_descriptive_keys(data: dict, mats: np.ndarray, n: int, where: str) -> None:
+    """The keys that describe the board in words must say what the rules and its fields say."""
+    facts = {"druid_stone_fields": 3,  # R5
+             "druid_enters_before_field": 0,  # R17
+             "great_river_between": [n - 1, 0]}  # R3
+    for key, value in facts.items():
+        if key in data and data[key] != value:
+            raise BoardError(f"{where}: {key!r} is {data[key]!r}; the rules make it {value!r}")
+    if "material_totals" in data:
+        counts = {m: int(np.sum(mats == k)) for k, m in enumerate(MATERIALS)}
+        if data["material_totals"] != counts:
+            raise BoardError(f"{where}: 'material_totals' is {data['material_totals']!r} but the "
+                             f"fields show {counts}")
+
+
 def board_from_dict(data: Any, where: str = "board") -> Board:
     """Validate a board dict (the JSON shape of the shipped files) and build a :class:`Board`."""
     if not isinstance(data, dict):
         raise BoardError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - BOARD_KEYS)
+    if unknown:
+        raise BoardError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a board has "
+                         f"{', '.join(sorted(BOARD_KEYS))}")
+    for key in ("name", "note"):
+        if key in data and not isinstance(data[key], str):
+            raise BoardError(f"{where}: {key!r} must be a string")
     areas = data.get("rune_areas")
     if not isinstance(areas, list) or not all(isinstance(a, str) for a in areas):
         raise BoardError(f"{where}: 'rune_areas' must be a list of names")
@@ -87,7 +115,7 @@ def board_from_dict(data: Any, where: str = "board") -> Board:
     if n > MAX_FIELDS:
         raise BoardError(f"{where}: {n} fields, at most {MAX_FIELDS} fit the fixed action space")
     declared = data.get("num_fields", n)
-    if declared != n:
+    if type(declared) is not int or declared != n:
         raise BoardError(f"{where}: 'num_fields' says {declared} but {n} fields are listed")
     mats = np.zeros((n, 2), dtype=np.int32)
     area = np.zeros(n, dtype=np.int32)
@@ -95,7 +123,11 @@ def board_from_dict(data: Any, where: str = "board") -> Board:
         here = f"{where}: field {i}"
         if not isinstance(f, dict):
             raise BoardError(f"{here}: expected an object")
-        if f.get("index", i) != i:
+        if set(f) - FIELD_KEYS:
+            raise BoardError(f"{here}: unknown key(s) {sorted(set(f) - FIELD_KEYS)}; a field has "
+                             f"{', '.join(sorted(FIELD_KEYS))}")
+        index = f.get("index", i)
+        if type(index) is not int or index != i:
             raise BoardError(f"{here}: 'index' is {f.get('index')!r}, fields must be listed in "
                              "ring order")
         pair = f.get("materials")
@@ -115,6 +147,7 @@ def board_from_dict(data: Any, where: str = "board") -> Board:
     unused = [a for k, a in enumerate(areas) if not np.any(area == k)]
     if unused:
         raise BoardError(f"{where}: rune area(s) {', '.join(unused)} have no field")
+    _check_descriptive_keys(data, mats, n, where)
     return Board(
         name=str(data.get("name", "custom")),
         note=str(data.get("note", "")),

@@ -45,6 +45,7 @@ NUM_RUNE_AREAS = 9
 MAX_PLAYERS = 4
 MAX_FIELDS = 48  # largest board the fixed action space allows (printed boards: 32 and 40)
 START_VP = 5
+MAX_VP = 500  # a bound no game comes near (real scores stay below 150): files and spaces use it
 DRUID_STONE_FIELDS = 3
 
 WORKERS = {2: 3, 3: 2, 4: 2}  # R1

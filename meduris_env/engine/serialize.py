@@ -20,6 +20,8 @@ from .constants import (
     HUT,
     HUTS,
     MATERIAL_TOTAL,
+    MAX_VP,
+    NUM_IDS,
     NUM_RUNE_AREAS,
     PH_CHIPS,
     PH_QUEUE,
@@ -79,6 +81,9 @@ def game_from_dict(g: dict, error: type[Exception], what: str):
         raise error(f"{what}: game: {exc}") from None
 
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
 def _fail(msg: str) -> None:
     raise StateFileError(f"state file: {msg}")
 
@@ -117,6 +122,8 @@ def state_from_json(text: str | bytes):
             _fail(f"arrays: '{name}' is not an array of integers")
         if v.shape != shape or (v.size and v.dtype.kind not in "iu"):
             _fail(f"arrays: '{name}' must be integers of shape {shape}, got shape {v.shape}")
+        if v.size and (v.min() < INT32_MIN or v.max() > INT32_MAX):
+            _fail(f"arrays: '{name}' holds a number beyond 32 bits")
         start, _ = OFFSETS[name]
         flat[start:start + v.size] = v.ravel()
     moves = doc.get("moves", [])
@@ -125,11 +132,13 @@ def state_from_json(text: str | bytes):
         _fail("'moves' and 'events' must be lists of the same length")
     log = None
     for i, (a, rows) in enumerate(zip(moves, events, strict=False)):
-        if not isinstance(a, int) or not isinstance(rows, list):
-            _fail(f"moves[{i}] must be an int and events[{i}] a list")
+        if type(a) is not int or not 0 <= a < NUM_IDS or not isinstance(rows, list):
+            _fail(f"moves[{i}] must be an action or outcome id 0..{NUM_IDS - 1} and events[{i}] "
+                  "a list")
         for r in rows:
             if (not isinstance(r, list) or len(r) != K.EV_WIDTH
-                    or not all(isinstance(x, int) for x in r) or r[0] not in EVENT_KINDS):
+                    or not all(type(x) is int and INT32_MIN <= x <= INT32_MAX for x in r)
+                    or r[0] not in EVENT_KINDS):
                 _fail(f"events[{i}] holds a malformed event {r!r}")
         log = (log, a, tuple(tuple(r) for r in rows))
     state = State(game, flat, log)
@@ -200,6 +209,18 @@ def check_consistency(state) -> None:
         _fail("the druid stands on the ring only after his stone fields, and only at a hut (R17)")
     if not 0 <= state.phase <= PH_TERMINAL or not 0 <= state.stage <= 2:
         _fail("phase / stage out of range")
+    if np.any(state.vp[:p] > MAX_VP) or np.any(state.vp[p:] != 0):
+        _fail(f"VP beyond {MAX_VP}, or VP for seats that do not play")
+    turns = state.turn
+    if turns < 0 or (game.max_turns and turns > game.max_turns):
+        _fail(f"turn {turns} outside 0..max_turns ({game.max_turns})")
+    flags = (state.built_this_turn, state.final_circuit, state.random_start)
+    if any(f not in (0, 1) for f in flags) or not 0 <= state.end_reason <= 3:
+        _fail("built_this_turn / final_circuit / random_start must be 0 or 1, end_reason 0..3")
+    if not 0 <= state.constructions <= n or state.constructions != int(np.sum(occ > 0)):
+        _fail("constructions must count the huts and temples on the board (R17)")
+    if not 0 <= state.idle_turns <= p or not 0 <= state.finale_turns_left <= p - 1:
+        _fail("idle_turns / finale_turns_left out of range (R22)")
     if not 0 <= state.roller < p or not 0 <= state.start_player < p:
         _fail("roller / start_player out of range")
     if not -1 <= state.die_face <= 5 or not -1 <= state.finale_seat < p:

@@ -157,12 +157,9 @@ class State:
             who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
                 self._cur, f"seat {self._cur}")
             raise IllegalActionError(f"seat {player} is not to move: {who} is")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"an action is an int id, got {action!r}") from None
-        if a != action:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action is an int id, got {action!r}")
+        a = int(action)
         game = self.game
         cur = K.apply(self._a, game.field_materials, game.field_areas, a, _EV, _EVC)
         if cur < -4:

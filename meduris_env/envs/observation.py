@@ -28,6 +28,7 @@ from ..engine.constants import (
     MATERIAL_TOTAL,
     MAX_FIELDS,
     MAX_PLAYERS,
+    MAX_VP,
     NUM_ACTIONS,
     NUM_MATERIALS,
     NUM_PLAINS,
@@ -70,7 +71,6 @@ from ..engine.layout import (
 )
 
 NUM_DECISION_KINDS = 5  # place worker, take (+1), return (-1), turn action, offering
-MAX_VP = 500  # a bound for the Box; real games end far below it
 MAX_SETTLEMENT = MAX_FIELDS
 TURN_HIGH_NO_LIMIT = 100_000  # the bound of `turn` when the game has no turn limit
 

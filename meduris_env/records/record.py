@@ -183,10 +183,13 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         try:
-            text = Path(path).read_text()
+            text = Path(path).read_text(encoding="utf-8")
         except OSError as err:
             raise RecordError(f"cannot read record {str(path)!r}: "
                               f"{err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise RecordError(f"{str(path)!r} is not a game record (not UTF-8 text; records are "
+                              "JSON files)") from None
         return cls.from_json(text)
 
 

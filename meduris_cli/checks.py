@@ -1,0 +1,101 @@
+"""Checks every command makes before it starts working: numbers in their ranges, output paths
+that may be written (not a folder where a file is meant, not one of the command's inputs, no
+earlier results replaced without ``--force``), so that a mistake costs a one-line message, not
+an hour of work or an earlier result."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from meduris_env.records.atomic import unwritable_reason
+
+MAX_SEED = 2**63 - 1
+MAX_GAMES = 1_000_000
+
+
+class UsageError(ValueError):
+    """A command that cannot run as asked; the message names the fix."""
+
+
+def int_in(low: int, high: int | None = None):
+    """An argparse type: an int in low..high (argparse then prints its one-line usage error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"{low}..{high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"{value} is outside {span}")
+        return value
+    parse.__name__ = "int"
+    return parse
+
+
+SEED = int_in(0, MAX_SEED)
+
+
+def output_file(path: str | Path, flag: str, force: bool, inputs: tuple[Path, ...] = ()) -> Path:
+    """A file the command will write: its folder writable, not a folder itself, not one of the
+    command's ``inputs``, and not an existing file unless ``force``."""
+    out = Path(path)
+    if out.is_dir():
+        raise UsageError(f"{flag} {str(out)!r} is a folder; give a file name")
+    for given in inputs:
+        if given.exists() and out.exists() and out.resolve() == given.resolve():
+            raise UsageError(f"{flag} {str(out)!r} is the command's own input; choose another "
+                             "file")
+    if out.exists() and not force:
+        raise UsageError(f"{flag} {str(out)!r} exists; add --force to replace it, or choose "
+                         "another file")
+    reason = unwritable_reason(out.parent)
+    if reason:
+        raise UsageError(f"cannot write {str(out)!r} ({reason}); choose another {flag}")
+    return out
+
+
+def output_folder(path: str | Path, flag: str, force: bool, results: tuple[str, ...],
+                  clear: bool = False) -> Path:
+    """A folder the command fills with ``results`` (file or folder names): not a file, writable,
+    and without an earlier run's results unless ``force``. The earlier results stay whole until
+    the new ones are complete (the command replaces them then, so the folder never mixes two
+    runs), unless ``clear`` removes them now (a run that writes as it goes)."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{flag} {str(out)!r} is a file; give a folder")
+    earlier = [name for name in results if (out / name).exists()]
+    if earlier and not force:
+        raise UsageError(f"{flag} {str(out)!r} holds an earlier run's results "
+                         f"({', '.join(earlier)}); add --force to replace them, or choose "
+                         "another folder")
+    reason = unwritable_reason(out)
+    if reason:
+        raise UsageError(f"cannot write results to {str(out)!r} ({reason}); choose another "
+                         f"{flag}")
+    if clear:
+        for name in earlier:
+            target = out / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+    return out
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, with its usage errors as one line ``meduris: error: ...``."""
+
+    def error(self, message: str):
+        self.exit(2, f"meduris: error: {self.prog.partition(' ')[2] or self.prog}: {message}\n")
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, unless its help already says it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
