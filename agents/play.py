@@ -36,7 +36,12 @@ def opponent_specs(opponents: str, players: int) -> list[str]:
     return names
 
 
-def _check_record_path(path: Path) -> None:
+def _check_record_path(path: Path, force: bool) -> None:
+    if path.is_dir():
+        raise PlayError(f"--record {str(path)!r} is a folder; give a file name")
+    if path.exists() and not force:
+        raise PlayError(f"--record {str(path)!r} exists; add --force to replace it, or choose "
+                        "another file")
     reason = unwritable_reason(path.parent)
     if reason:
         raise PlayError(f"cannot write the game record to {str(path)!r} ({reason}); choose "
@@ -44,7 +49,8 @@ def _check_record_path(path: Path) -> None:
 
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
-         inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False) -> int:
+         inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False,
+         force: bool = False) -> int:
     """Play one game with the person at ``seat``; return the exit status (0: the game was played
     or the player quit, 1: the input ended mid-game). The opponents' materials are behind their
     screens (totals only) unless ``open_screens``; the saved record holds everything."""
@@ -56,7 +62,7 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
     except UnknownAgentError as err:
         raise PlayError(str(err)) from None
     record_path = Path(record_path)
-    _check_record_path(record_path)  # before the game, not after an hour of play
+    _check_record_path(record_path, force)  # before the game, not after an hour of play
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     human = HumanAgent(inp, out, open_screens=open_screens)

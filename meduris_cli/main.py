@@ -93,9 +93,9 @@ def _run_play(args) -> int:
 
     from agents.play import play
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    record = output_file(args.record or f"records/play-{seed}.json", "--record", args.force)
+    record = args.record or f"records/play-{seed}.json"
     return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
-                exchange=args.exchange, open_screens=args.open_screens)
+                exchange=args.exchange, open_screens=args.open_screens, force=args.force)
 
 
 def _replay_parser(sub) -> None:

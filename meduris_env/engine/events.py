@@ -110,8 +110,8 @@ SENTENCES: dict[str, str] = {
 }
 
 
-def describe(e: Event) -> str:
-    """A one-line sentence for an event, in the game's words (for terminals and replays)."""
+def _words(e: Event) -> dict[str, Any]:
+    """The event's numbers as the sentence's words (IndexError etc. for numbers out of range)."""
     d: dict[str, Any] = dict(e.data)
     for key in ("material", "plain", "from_plain", "to_plain", "take"):
         if key in d:
@@ -138,7 +138,12 @@ def describe(e: Event) -> str:
     if e.kind == "rune_stone":
         prev = d["previous_holder"]
         d["previous_holder"] = f" from seat {prev}" if prev >= 0 else ""
+    return d
+
+
+def describe(e: Event) -> str:
+    """A one-line sentence for an event, in the game's words (for terminals and replays)."""
     try:
-        return SENTENCES[e.kind].format(**d)
-    except (KeyError, IndexError, ValueError):  # a hand-made event with odd data
+        return SENTENCES[e.kind].format(**_words(e))
+    except (KeyError, IndexError, ValueError, TypeError, OverflowError):  # odd hand-made data
         return e.kind.replace("_", " ") + ": " + ", ".join(f"{k}={v}" for k, v in e.data.items())

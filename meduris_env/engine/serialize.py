@@ -72,13 +72,37 @@ def game_from_dict(g: dict, error: type[Exception], what: str):
     it describes none."""
     from .game import MedurisGame
 
+    unknown = sorted(set(g) - GAME_KEYS)
+    if unknown:
+        raise error(f"{what}: game: unknown key(s) {unknown}; a game has {sorted(GAME_KEYS)}")
+    for key in ("random_start_player", "zero_sum"):
+        if key in g and not isinstance(g[key], bool):
+            raise error(f"{what}: game: {key!r} must be true or false")
+    if "board" in g and not isinstance(g["board"], dict):  # the board, never a path to read
+        raise error(f"{what}: game: 'board' must be the board object")
     try:
         return MedurisGame(num_players=g.get("num_players"), board=g.get("board"),
                            exchange=g.get("exchange"), max_turns=g.get("max_turns"),
-                           random_start_player=bool(g.get("random_start_player", False)),
-                           zero_sum=bool(g.get("zero_sum", True)))
+                           random_start_player=g.get("random_start_player", False),
+                           zero_sum=g.get("zero_sum", True))
     except (BoardError, ValueError, TypeError) as exc:
         raise error(f"{what}: game: {exc}") from None
+
+
+GAME_KEYS = {"num_players", "exchange", "max_turns", "random_start_player", "zero_sum", "board"}
+
+
+def _int_array(value, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """Nested lists of JSON integers (not booleans, not floats) of exactly ``shape``."""
+    def flat(v, dims):
+        if not dims:
+            if type(v) is not int or not INT32_MIN <= v <= INT32_MAX:
+                _fail(f"arrays: '{name}' must hold 32-bit integers, found {v!r}")
+            return [v]
+        if not isinstance(v, list) or len(v) != dims[0]:
+            _fail(f"arrays: '{name}' must be integers of shape {shape}")
+        return [x for item in v for x in flat(item, dims[1:])]
+    return np.array(flat(value, shape), dtype=np.int64)
 
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -116,14 +140,7 @@ def state_from_json(text: str | bytes):
     for name, shape, _ in FIELDS:
         if name not in arrays:
             _fail(f"arrays: '{name}' is missing")
-        try:
-            v = np.asarray(arrays[name])
-        except (TypeError, ValueError):
-            _fail(f"arrays: '{name}' is not an array of integers")
-        if v.shape != shape or (v.size and v.dtype.kind not in "iu"):
-            _fail(f"arrays: '{name}' must be integers of shape {shape}, got shape {v.shape}")
-        if v.size and (v.min() < INT32_MIN or v.max() > INT32_MAX):
-            _fail(f"arrays: '{name}' holds a number beyond 32 bits")
+        v = _int_array(arrays[name], shape, name)
         start, _ = OFFSETS[name]
         flat[start:start + v.size] = v.ravel()
     moves = doc.get("moves", [])

@@ -160,6 +160,8 @@ class State:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action is an int id, got {action!r}")
         a = int(action)
+        if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
+            raise IllegalActionError(self._illegal_reason(a))
         game = self.game
         cur = K.apply(self._a, game.field_materials, game.field_areas, a, _EV, _EVC)
         if cur < -4:

@@ -40,6 +40,9 @@ VERSION = 1
 _EVENT_COLUMNS = {name: {c for c in cols if c} for name, cols in EVENT_KINDS.values()}
 
 
+ACTION_KEYS = {"step", "seat", "action", "text"}
+
+
 class RecordError(ValueError):
     """A record file that does not parse, or a record that does not replay as recorded."""
 
@@ -158,6 +161,10 @@ class GameRecord:
             if not isinstance(row, dict) or not _is_int(row.get("action")) \
                     or not _is_int(row.get("seat")):
                 raise RecordError(f"record: actions[{i}] needs integer 'action' and 'seat'")
+            if set(row) != ACTION_KEYS or row["step"] != i or type(row["step"]) is not int \
+                    or row["text"] != action_text(row["action"]):
+                raise RecordError(f"record: actions[{i}] must be {{step: {i}, seat, action, "
+                                  "text: the action in words}")
             actions.append(row["action"])
             seats.append(row["seat"])
         events = []
