@@ -79,7 +79,9 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
             out.write(f"    {e.describe()}\n")
 
     result = play_game(game, agents, seed, labels, keep_record=True, observer=observer,
-                       meta={"command": "play", "human_seat": seat})
+                       meta={"command": "play", "human_seat": seat, "players": players,
+                             "opponents": names, "exchange": exchange,
+                             "open_screens": open_screens})
     record = GameRecord.from_dict(result.record)
     record.save(record_path)
     out.write("\nThe screens are lifted:\n" + render_text(record.replay()) + "\n")

@@ -294,7 +294,8 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
 def leaderboard(summary: dict) -> str:
     """The leaderboard as a text table, best rating (ordinal) first."""
     rows = sorted(summary["agents"].items(), key=lambda kv: -kv[1]["rating_ordinal"])
-    head = (f"{'agent':<16}{'games':>6}{'wins':>8}{'win rate':>10}{'95% CI':>16}"
+    width = max(16, 2 + max(len(label) for label, _ in rows))  # long names keep columns aligned
+    head = (f"{'agent':<{width}}{'games':>6}{'wins':>8}{'win rate':>10}{'95% CI':>16}"
             f"{'VP mean ± sd':>16}{'turns':>7}{'rating':>14}{'ms/move':>9}")
     lines = [head, "-" * len(head)]
     for label, a in rows:
@@ -302,7 +303,7 @@ def leaderboard(summary: dict) -> str:
         ci = f"{lo:.1%}-{hi:.1%}"
         vp = f"{a['mean_vp']:.1f} ± {a['sd_vp']:.1f}"
         rating = f"{a['rating']:.1f} ± {a['rating_sigma']:.1f}"
-        lines.append(f"{label:<16}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
+        lines.append(f"{label:<{width}}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
                      f"{ci:>16}{vp:>16}{a['mean_turns']:>7.1f}{rating:>14}"
                      f"{1000 * a['seconds_per_decision']:>9.2f}")
     cfg = summary["config"]
@@ -348,4 +349,6 @@ def write_results(out: Path, results: list[GameResult], summary: dict) -> list[P
     if (out / "records").is_dir():
         for stale in set((out / "records").glob("game-*.json")) - set(paths):
             stale.unlink()
+        if not any((out / "records").iterdir()):
+            (out / "records").rmdir()
     return paths

@@ -234,7 +234,8 @@ def _run_tournament(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> ArgumentParser:
+    """The ``meduris`` parser with every subcommand (tests read its flags from here)."""
     parser = ArgumentParser(prog="meduris", description="Meduris RL tools",
                             formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"meduris {_version()}")
@@ -245,7 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     _replay_parser(sub)
     add_train_parser(sub)
     _serve_parser(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.command == "train":
         return run_train(args)
     from agents.play import PlayError

@@ -147,3 +147,19 @@ def test_module_api_matches_the_cli(tmp_path):
     assert [str(r.seed) for r in results] == [g["seed"] for g in read_games(tmp_path)]
     assert summary["agents"]["greedy"]["wins"] == json.loads(
         (tmp_path / "summary.json").read_text())["agents"]["greedy"]["wins"]
+
+
+def test_the_leaderboard_stays_aligned_with_long_agent_names():
+    from agents.tournament import leaderboard
+    long = "ppo:runs/a-very-long-folder-name/snapshots/step_1000000.pt"
+    row = {"games": 4, "wins": 2.0, "win_rate": 0.5, "win_rate_ci95": [0.1, 0.9], "mean_vp": 40.0,
+           "sd_vp": 3.0, "mean_turns": 50.0, "rating": 25.0, "rating_sigma": 5.0,
+           "rating_ordinal": 10.0, "seconds_per_decision": 0.001}
+    summary = {"agents": {long: row, "greedy": {**row, "rating_ordinal": 9.0}}, "games": 4,
+               "lineups": 2, "config": {"players": 2, "seed": 0}}
+    lines = leaderboard(summary).splitlines()
+    table = [lines[0]] + lines[2:4]
+    assert len({line.index("games") if i == 0 else len(line) for i, line in enumerate(table)
+                if i}) == 1  # the two rows end in the same column
+    assert all(line.rstrip().endswith(("1.00", "ms/move")) for line in table)
+    assert lines[2].startswith(long + " ") and lines[3].startswith("greedy ")

@@ -1,0 +1,172 @@
+"""Every flag of every subcommand does what its help says: each reaches the run's recorded
+configuration (summary.json, checkpoint.json, the game record's meta) or its output. A flag
+without a case here fails the test, so a new flag comes with its test."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from meduris_cli.main import build_parser
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def meduris(*args, cwd=None, stdin=""):
+    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd or REPO,
+                          capture_output=True, text=True, input=stdin, timeout=600)
+
+
+def flags_of(command: str) -> set[str]:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    return {opt for a in sub.choices[command]._actions for opt in a.option_strings
+            if opt not in ("-h", "--help")} | {a.dest for a in sub.choices[command]._actions
+                                               if not a.option_strings}
+
+
+TESTED = {
+    "tournament": {"--agents", "--players", "--games", "--seed", "--workers", "--exchange",
+                   "--backend", "--address", "--out", "--force", "--no-progress",
+                   "--save-records"},
+    "play": {"--players", "--opponents", "--seat", "--seed", "--exchange", "--record",
+             "--force", "--open-screens"},
+    "replay": {"record", "--html", "--force", "--all"},
+    "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
+              "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
+              "--checkpoint-every", "--snapshot-every", "--n-steps", "--batch-size",
+              "--n-epochs", "--learning-rate", "--out", "--force", "--resume", "--no-progress"},
+    "serve": {"--host", "--port", "--db"},
+}
+
+
+@pytest.mark.parametrize("command", sorted(TESTED))
+def test_every_flag_has_a_case_here(command):
+    assert flags_of(command) == TESTED[command]
+
+
+def test_tournament_flags(tmp_path):
+    out = tmp_path / "t"
+    run = meduris("tournament", "--agents", "random,greedy,mcts:5", "--players", "3", "--games",
+                  "7", "--seed", "11", "--workers", "1", "--exchange", "manual", "--backend",
+                  "process", "--out", str(out), "--no-progress", "--save-records", "0,2")
+    assert run.returncode == 0, run.stderr
+    cfg = json.loads((out / "summary.json").read_text())["config"]
+    assert cfg["agents"] == ["random", "greedy", "mcts:5"] and cfg["players"] == 3
+    assert cfg["seed"] == 11 and cfg["workers"] == 1 and cfg["exchange"] == "manual"
+    assert cfg["backend"] == "process" and cfg["save_records"] == "0,2"
+    assert json.loads((out / "summary.json").read_text())["games"] == 12  # 7: 2 x 6 lineups
+    assert sorted(p.name for p in (out / "records").iterdir()) == ["game-00000.json",
+                                                                   "game-00002.json"]
+    assert "games:" not in run.stderr  # --no-progress: no bar
+    with_bar = meduris("tournament", "--agents", "random,greedy", "--games", "2", "--out",
+                       str(out), "--force", "--workers", "1")
+    assert with_bar.returncode == 0 and "games:" in with_bar.stderr  # the bar, and --force
+    assert not (out / "records").exists()  # the earlier run's records went with --force
+    capped = meduris("tournament", "--agents", "random,greedy", "--games", "2", "--out",
+                     str(tmp_path / "c"), "--workers", "64", "--no-progress")
+    assert "--workers 64 capped to" in capped.stderr
+    assert json.loads((tmp_path / "c" / "summary.json").read_text())["config"]["workers"] <= 2
+    ray = meduris("tournament", "--agents", "random,greedy", "--games", "2", "--out",
+                  str(tmp_path / "r"), "--backend", "ray", "--address", "127.0.0.1:9")
+    assert ray.returncode == 2 and ("Ray" in ray.stderr or "ray" in ray.stderr)
+    lone = meduris("tournament", "--agents", "random,greedy", "--address", "127.0.0.1:9",
+                   "--out", str(tmp_path / "r"))
+    assert lone.returncode == 2 and "--address" in lone.stderr and "--backend ray" in lone.stderr
+
+
+def test_play_flags(tmp_path):
+    record = tmp_path / "me.json"
+    run = meduris("play", "--players", "3", "--opponents", "random,greedy", "--seat", "1",
+                  "--seed", "9", "--exchange", "manual", "--record", str(record),
+                  "--open-screens", stdin="quit\n")
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(record.read_text())
+    assert doc["agents"] == ["random", "human", "greedy"] and doc["seed"] == 9
+    assert doc["game"]["num_players"] == 3 and doc["game"]["exchange"] == "manual"
+    assert doc["meta"]["human_seat"] == 1 and doc["meta"]["open_screens"] is True
+    assert "behind the screen" not in run.stdout.split("The screens are lifted")[0]
+    again = meduris("play", "--opponents", "random", "--record", str(record), stdin="quit\n")
+    assert again.returncode == 2 and "add --force" in again.stderr
+    forced = meduris("play", "--opponents", "random", "--record", str(record), "--force",
+                     "--seed", "3", stdin="quit\n")
+    assert forced.returncode == 0 and json.loads(record.read_text())["seed"] == 3
+    hidden = meduris("play", "--opponents", "random", "--record", str(tmp_path / "h.json"),
+                     stdin="quit\n")
+    assert "behind the screen" in hidden.stdout  # without --open-screens
+
+
+def test_replay_flags(tmp_path):
+    record = tmp_path / "g.json"
+    assert meduris("play", "--opponents", "random", "--record", str(record),
+                   stdin="quit\n").returncode == 0
+    whole = meduris("replay", str(record), "--all")
+    assert whole.returncode == 0 and "replayed exactly" in whole.stdout
+    page = tmp_path / "g.html"
+    assert meduris("replay", str(record), "--html", str(page)).returncode == 0
+    assert "MedurisBoard" in page.read_text()
+    assert meduris("replay", str(record), "--html", str(page)).returncode == 2
+    assert meduris("replay", str(record), "--html", str(page), "--force").returncode == 0
+
+
+def test_train_flags(tmp_path):
+    out = tmp_path / "run"
+    config = tmp_path / "c.yaml"
+    config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\n")
+    args = ["train", "--config", str(config), "--players", "3", "--steps", "96", "--envs", "8",
+            "--threads", "1", "--seed", "4", "--features", "obs", "--reward", "dense",
+            "--bc-teacher", "random", "--bc-games", "1", "--eval-every", "48", "--eval-games",
+            "3", "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
+            "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003", "--out",
+            str(out), "--no-progress"]
+    run = meduris(*[a if a != "obs" else "obs" for a in args] + ["--config", str(config)])
+    assert run.returncode == 2 and "policy 'residual'" in run.stderr  # obs needs policy mlp
+    config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\npolicy: mlp\n")
+    run = meduris(*args)
+    assert run.returncode == 0, run.stderr
+    cfg = json.loads((out / "checkpoint.json").read_text())["config"]
+    expect = {"players": 3, "envs": 8, "threads": 1, "seed": 4, "features": "obs",
+              "reward": "dense", "bc_teacher": "random", "bc_games": 1, "eval_every": 48,
+              "eval_games": 3, "checkpoint_every": 48, "snapshot_every": 48, "n_steps": 6,
+              "batch_size": 24, "n_epochs": 1, "learning_rate": 0.0003, "out": str(out),
+              "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96}
+    assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
+    assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
+    assert meduris(*args).returncode == 2  # the run is there: refused without --force
+    longer = meduris("train", "--config", str(config), "--players", "3", "--steps", "144",
+                     "--envs", "8", "--n-steps", "6", "--batch-size", "24", "--features", "obs",
+                     "--bc-teacher", "none", "--out", str(out), "--no-progress", "--resume",
+                     str(out / "checkpoint.zip"))
+    assert longer.returncode == 0, longer.stderr
+    assert json.loads((out / "checkpoint.json").read_text())["timesteps"] >= 144
+    forced = meduris(*args, "--force")
+    assert forced.returncode == 0 and json.loads(
+        (out / "checkpoint.json").read_text())["timesteps"] < 144
+
+
+def test_serve_flags(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "games.sqlite"
+    server = subprocess.Popen([sys.executable, "-m", "meduris_cli", "serve", "--host",
+                               "127.0.0.1", "--port", str(port), "--db", str(db)], cwd=REPO,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:
+                    assert page.status == 200
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError(server.stderr.read().decode() if server.poll() else "no answer")
+        assert db.exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
