@@ -215,6 +215,14 @@ def test_the_vector_env_hands_every_game_to_its_learner(opponents):
         finished += int((term | trunc).sum())
         if (term | trunc).any():
             assert info["_final_obs"].tolist() == (term | trunc).tolist()
+        for i in np.flatnonzero(term):  # the finished game's learner is paid, not the next's
+            seat = info["final_info"]["seat"][i]
+            scores = info["final_info"]["scores"][i]
+            assert rewards[i] == pytest.approx(info["rewards"][i, seat])
+            if scores[seat] > np.delete(scores, seat).max():
+                assert rewards[i] > 0.5  # the winner's "win" share plus its last VP gains
+            if scores[seat] < scores.max():
+                assert rewards[i] < 0.5
     assert seats == {0, 1, 2} and finished > 0
 
 

@@ -99,6 +99,8 @@ class Games(NamedTuple):
     agent_ctr: np.ndarray  # (B,) uint64
     last_vp: np.ndarray  # (B, MAX_PLAYERS) int32, VP when rewards were last paid
     last_actor: np.ndarray  # (B,) int32, the seat that chose the last action
+    rewarded: np.ndarray  # (B,) int32, whose reward a step reports: the finished episode's
+    # learner (not the next episode's, drawn anew at the reset), or the seat that acted
 
 
 class Config(NamedTuple):
@@ -175,13 +177,14 @@ def _start_row(states, mover, learner, episodes, hist, hlen, keys, chance_ctr, a
 @njit(cache=True)
 def _finish_row(states, obs, masks, mover, rewards, terminated, truncated, final_obs,
                 final_scores, learner, episodes, hist, hlen, keys, chance_ctr, agent_ctr,
-                last_vp, last_actor, fm, fa, initial, seed, reward_mode, hidden, auto_reset,
-                learner_mode, random_opponents, b, ev, evc, cmask, mask, out):
+                last_vp, last_actor, rewarded, fm, fa, initial, seed, reward_mode, hidden,
+                auto_reset, learner_mode, random_opponents, b, ev, evc, cmask, mask, out):
     """After a step of game ``b``: rewards per seat since its last step, the end-of-game flags,
     the finished game's last observation and scores, its next episode (``auto_reset``), and the
     observer's observation and mask."""
     st = states[b]
     n = st[O_NP]
+    rewarded[b] = learner[b] if learner[b] >= 0 else max(last_actor[b], 0)
     for s in range(MAX_PLAYERS):
         rewards[b, s] = 0.0
     if reward_mode == DENSE:
@@ -219,8 +222,8 @@ def _scratch():
 @njit(cache=True, parallel=True)
 def start_games(states, obs, masks, mover, rewards, terminated, truncated, final_obs,
                 final_scores, learner, episodes, hist, hlen, keys, chance_ctr, agent_ctr,
-                last_vp, last_actor, fm, fa, initial, seed, reward_mode, hidden, auto_reset,
-                learner_mode, random_opponents, games):
+                last_vp, last_actor, rewarded, fm, fa, initial, seed, reward_mode, hidden,
+                auto_reset, learner_mode, random_opponents, games):
     """New episodes of the games in ``games`` (their observations are written separately)."""
     n = games.shape[0]
     for k in prange((n + CHUNK - 1) // CHUNK):
@@ -247,8 +250,8 @@ def _play_row(states, mover, learner, hist, hlen, keys, chance_ctr, agent_ctr, l
 @njit(cache=True, parallel=True)
 def play_games(states, obs, masks, mover, rewards, terminated, truncated, final_obs,
                final_scores, learner, episodes, hist, hlen, keys, chance_ctr, agent_ctr,
-               last_vp, last_actor, fm, fa, initial, seed, reward_mode, hidden, auto_reset,
-               learner_mode, random_opponents, games, actions, finish):
+               last_vp, last_actor, rewarded, fm, fa, initial, seed, reward_mode, hidden,
+               auto_reset, learner_mode, random_opponents, games, actions, finish):
     """:func:`_play_row` for game ``games[j]`` with ``actions[j]``, for every j; with ``finish``
     each game's :func:`_finish_row` follows at once (its buffers are still in cache)."""
     n = games.shape[0]
@@ -261,16 +264,17 @@ def play_games(states, obs, masks, mover, rewards, terminated, truncated, final_
             if finish:
                 _finish_row(states, obs, masks, mover, rewards, terminated, truncated,
                             final_obs, final_scores, learner, episodes, hist, hlen, keys,
-                            chance_ctr, agent_ctr, last_vp, last_actor, fm, fa, initial, seed,
-                            reward_mode, hidden, auto_reset, learner_mode, random_opponents, b,
+                            chance_ctr, agent_ctr, last_vp, last_actor, rewarded, fm, fa,
+                            initial, seed, reward_mode, hidden, auto_reset, learner_mode,
+                            random_opponents, b,
                             ev, evc, cmask, mask, out)
 
 
 @njit(cache=True, parallel=True)
 def finish_games(states, obs, masks, mover, rewards, terminated, truncated, final_obs,
                  final_scores, learner, episodes, hist, hlen, keys, chance_ctr, agent_ctr,
-                 last_vp, last_actor, fm, fa, initial, seed, reward_mode, hidden, auto_reset,
-                 learner_mode, random_opponents, games):
+                 last_vp, last_actor, rewarded, fm, fa, initial, seed, reward_mode, hidden,
+                 auto_reset, learner_mode, random_opponents, games):
     """:func:`_finish_row` for every game in ``games``."""
     n = games.shape[0]
     for k in prange((n + CHUNK - 1) // CHUNK):
@@ -278,8 +282,9 @@ def finish_games(states, obs, masks, mover, rewards, terminated, truncated, fina
         for j in range(k * CHUNK, min(n, (k + 1) * CHUNK)):
             _finish_row(states, obs, masks, mover, rewards, terminated, truncated, final_obs,
                         final_scores, learner, episodes, hist, hlen, keys, chance_ctr,
-                        agent_ctr, last_vp, last_actor, fm, fa, initial, seed, reward_mode,
-                        hidden, auto_reset, learner_mode, random_opponents, games[j], ev, evc,
+                        agent_ctr, last_vp, last_actor, rewarded, fm, fa, initial, seed,
+                        reward_mode, hidden, auto_reset, learner_mode, random_opponents,
+                        games[j], ev, evc,
                         cmask, mask, out)
 
 
@@ -349,7 +354,7 @@ class MedurisBatch:
             keys=np.zeros(b, dtype=np.uint64), chance_ctr=np.zeros(b, dtype=np.uint64),
             agent_ctr=np.zeros(b, dtype=np.uint64),
             last_vp=np.zeros((b, MAX_PLAYERS), dtype=np.int32),
-            last_actor=np.zeros(b, dtype=np.int32))
+            last_actor=np.zeros(b, dtype=np.int32), rewarded=np.zeros(b, dtype=np.int32))
         for name in ("states", "obs", "mask", "mover", "rewards", "terminated", "truncated",
                      "final_obs", "final_scores", "learner", "episodes", "history",
                      "history_length"):
@@ -675,7 +680,8 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
             n = batch.game.num_players
             info["final_obs"], info["_final_obs"] = final_obs, done.copy()
             info["final_info"] = {"scores": batch.final_scores[:, :n].copy(),
-                                  "_scores": done.copy()}
+                                  "_scores": done.copy(),
+                                  "seat": seat.astype(np.int64), "_seat": done.copy()}
             info["_final_info"] = done.copy()
         return (batch.obs.copy(), rewards, batch.terminated.copy(), batch.truncated.copy(),
                 info)
@@ -689,10 +695,8 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
 
     # --- internals ----------------------------------------------------------------------------
     def _reward_seats(self) -> np.ndarray:
-        batch = self.batch
-        if self.self_play:
-            return np.maximum(batch._g.last_actor, 0)
-        return batch.learner
+        """Whose reward each game's step reports (set before a finished game restarts)."""
+        return self.batch._g.rewarded
 
     def _info(self) -> dict:
         batch = self.batch
