@@ -155,7 +155,7 @@ CONFIG_KEYS = ["players", "steps", "envs", "threads", "seed", "n_steps", "batch_
 @given(st.one_of(
     st.tuples(st.sampled_from(CONFIG_KEYS), st.one_of(
         st.text(max_size=4), st.lists(st.text(max_size=3), max_size=2),
-        st.integers(max_value=-1), st.integers(min_value=10**11), st.booleans(),
+        st.integers(max_value=-1), st.integers(min_value=2**63), st.booleans(),
         st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))).map(
         lambda kv: json.dumps({kv[0]: kv[1]}).encode()),  # JSON is YAML too
     st.binary(min_size=1, max_size=100).map(lambda b: b + b": ["),

@@ -24,7 +24,7 @@ from agents.tournament import (
 )
 from meduris_cli import main
 from meduris_env import MedurisGame
-from meduris_env.records.record import GameRecord, RecordError
+from meduris_env.records.record import GameRecord, RecordError, action_text
 from meduris_env.records.replay import frames, html_replay, terminal_replay
 
 
@@ -94,7 +94,7 @@ def test_a_tampered_record_is_refused_with_the_first_difference():
     # an illegal action
     build = next(i for i, a in enumerate(record.to_dict()["actions"])
                  if a["text"].startswith("build hut"))
-    bad = _tampered(record, lambda d: d["actions"][build].__setitem__("action", 0))
+    bad = _tampered(record, lambda d: d["actions"][build].update(action=0, text=action_text(0)))
     with pytest.raises(RecordError,
                        match=rf"step {build} \(place worker on wood\) does not replay"):
         bad.replay()

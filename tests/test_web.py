@@ -337,8 +337,11 @@ def test_only_the_page_and_its_two_files_are_served(client):
 
 # --- meduris serve ------------------------------------------------------------------------------
 def test_serve_errors_are_one_line_with_status_2(tmp_path, capsys):
-    assert main(["serve", "--port", "70000"]) == 2
-    assert capsys.readouterr().err.strip() == "meduris: error: --port 70000: a port is 1..65535"
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--port", "70000"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip() == \
+        "meduris: error: serve: argument --port: 70000 is outside 1..65535"
     assert main(["serve", "--db", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     blocker = tmp_path / "file"
