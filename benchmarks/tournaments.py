@@ -6,6 +6,13 @@ side by side: the measured win rate of the agent under test with its 95% interva
 other agents' win rates, and the mean time per move. Usage from the repo root::
 
     python benchmarks/tournaments.py [--games 400] [--workers 2] [--seed 1] [--only NAME] [--json]
+    .venv-ray/bin/python benchmarks/tournaments.py --backends [--games 400] [--json]
+
+``--backends`` instead measures the tournament backends side by side in one run: the same
+greedy-vs-greedy tournament (same seed, so the same games) with the process pool and with Ray
+(a local Ray started for it, as many CPUs as workers), each timed from the call to the
+leaderboard, Ray's start-up excluded. JSON keys: ``process_games_per_s``, ``ray_games_per_s``,
+``ray_overhead`` (Ray's extra time per game as a fraction of the process backend's).
 
 ``--games`` scales every row (the 3-4 player rows with MCTS play a quarter as many). Results are
 also written to ``results/benchmark_tournaments.json`` (atomically).
@@ -35,6 +42,12 @@ ROWS = (
     ("greedy-vs-3-random-4p", ["greedy", "random", "random", "random"], 4, 1.0, "greedy", 0.80),
     ("all-agents-3p", ["random", "greedy", "mcts:100"], 3, 0.25, "mcts:100", None),
     ("all-agents-4p", ["random", "greedy", "mcts:100", "random"], 4, 0.25, "mcts:100", None),
+    # the shipped models' bars (training issue): the policy alone, and the search it guides
+    ("ppo-vs-mcts400-2p", ["ppo", "mcts:400"], 2, 1.0, "ppo", 0.55),
+    ("az-vs-mcts400-2p", ["az:100", "mcts:400"], 2, 1.0, "az:100", 0.70),
+    ("ppo-vs-mcts200-greedy-3p", ["ppo", "mcts:200", "greedy"], 3, 1.0, "ppo", 0.45),
+    ("ppo-vs-mcts200-greedy-greedy-4p", ["ppo", "mcts:200", "greedy", "greedy"], 4, 1.0, "ppo",
+     0.35),
 )
 
 
@@ -56,6 +69,27 @@ def run_row(row, games: int, workers: int, seed: int) -> dict:
             "wall_s": time.perf_counter() - t0}
 
 
+def backends(games: int, workers: int, seed: int) -> dict:
+    """Games/s of the process and Ray backends on the same greedy tournament."""
+    import ray
+
+    results = {}
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        for backend in ("process", "ray"):
+            cfg = TournamentConfig(agents=["greedy", "greedy"], players=2, games=games,
+                                   seed=seed, workers=workers, backend=backend)
+            run_tournament(cfg)  # warm-up: compiled kernels, Ray's workers started
+            t0 = time.perf_counter()
+            _, summary = run_tournament(cfg)
+            results[backend] = (time.perf_counter() - t0, summary["games"])
+    finally:
+        ray.shutdown()
+    (p_s, n), (r_s, _) = results["process"], results["ray"]
+    return {"games": n, "workers": workers, "process_games_per_s": n / p_s,
+            "ray_games_per_s": n / r_s, "ray_overhead": r_s / p_s - 1}
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=400)
@@ -63,8 +97,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", help="run only the row of this name")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--backends", action="store_true",
+                    help="the process and Ray backends side by side (greedy games)")
     ap.add_argument("--out", default=str(REPO_ROOT / "results" / "benchmark_tournaments.json"))
     args = ap.parse_args(argv)
+    if args.backends:
+        res = backends(args.games, args.workers, args.seed)
+        print(json.dumps(res) if args.json else
+              f"{res['games']} greedy games, {res['workers']} workers: process "
+              f"{res['process_games_per_s']:.1f} games/s, Ray {res['ray_games_per_s']:.1f} "
+              f"games/s, Ray's overhead {res['ray_overhead']:+.1%}")
+        return [res]
     rows = [r for r in ROWS if args.only in (None, r[0])]
     if not rows:
         sys.exit(f"error: no row named {args.only!r}; rows: {', '.join(r[0] for r in ROWS)}")

@@ -6,8 +6,6 @@ Skipped only where no Chromium is installed; CI installs it (``make test`` does)
 MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
 """
 
-import os
-import shutil
 import time
 
 import pytest
@@ -17,32 +15,6 @@ from agents.registry import make_agent
 from meduris_env import MedurisGame
 from meduris_env.records.record import GameRecord
 from meduris_env.records.replay import frames, write_html
-
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = _chromium()
-    if path is None:
-        if os.environ.get("MEDURIS_REQUIRE_BROWSER") == "1":
-            pytest.fail("MEDURIS_REQUIRE_BROWSER=1 but no chromium is installed "
-                        "(make test installs Debian's chromium)")
-        pytest.skip("no Chromium installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, url):

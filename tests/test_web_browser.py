@@ -12,9 +12,7 @@ MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import threading
 import time
 import urllib.request
@@ -23,32 +21,6 @@ import pytest
 
 from meduris_cli.web.app import create_app
 from meduris_env import GameRecord
-
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = _chromium()
-    if path is None:
-        if os.environ.get("MEDURIS_REQUIRE_BROWSER") == "1":
-            pytest.fail("MEDURIS_REQUIRE_BROWSER=1 but no chromium is installed "
-                        "(make test installs Debian's chromium)")
-        pytest.skip("no Chromium installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 class Server:

@@ -113,6 +113,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             init_as_greedy(model)
         win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
         state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
+        if report is not None:
+            report(f"evaluation before training: win rate vs greedy {win:.1%}")
         if cfg.bc_teacher:
             t0 = time.perf_counter()
             data = collect_teacher_data(cfg, progress)
@@ -123,6 +125,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
             state["evals"].append({"timesteps": 0, "phase": "warm start",
                                    "win_rate_vs_greedy": win})
+            if report is not None:
+                report(f"evaluation after the warm start ({state['bc_seconds'] / 60:.1f} min): "
+                       f"win rate vs greedy {win:.1%}")
     start_wall = run_start - state["wall_seconds"]
 
     class Periodic(BaseCallback):
