@@ -9,10 +9,12 @@ other agents' win rates, and the mean time per move. Usage from the repo root::
     .venv-ray/bin/python benchmarks/tournaments.py --backends [--games 400] [--json]
 
 ``--backends`` instead measures the tournament backends side by side in one run: the same
-greedy-vs-greedy tournament (same seed, so the same games) with the process pool and with Ray
-(a local Ray started for it, as many CPUs as workers), each timed from the call to the
-leaderboard, Ray's start-up excluded. JSON keys: ``process_games_per_s``, ``ray_games_per_s``,
-``ray_overhead`` (Ray's extra time per game as a fraction of the process backend's).
+greedy-vs-greedy tournaments (same seed, so the same games) of ``--games`` and 5 × ``--games``
+games with the process pool and with Ray (a local Ray started for it, as many CPUs as
+workers), each timed from the call to the leaderboard. The difference of the two sizes gives
+the cost of one more game and the fixed start-up. JSON keys: ``process_games_per_s``,
+``ray_games_per_s`` (the larger tournament), ``*_ms_per_game``, ``*_startup_s`` and
+``ray_overhead`` (Ray's cost per game over the process backend's, as a fraction).
 
 ``--games`` scales every row (the 3-4 player rows with MCTS play a quarter as many). Results are
 also written to ``results/benchmark_tournaments.json`` (atomically).
@@ -70,24 +72,33 @@ def run_row(row, games: int, workers: int, seed: int) -> dict:
 
 
 def backends(games: int, workers: int, seed: int) -> dict:
-    """Games/s of the process and Ray backends on the same greedy tournament."""
+    """The process and Ray backends on the same greedy tournaments of ``games`` and
+    ``5 * games`` games: games/s of the larger, and from the difference of the two the cost of
+    one more game (what a long tournament pays per game) and the fixed start-up (the workers'
+    processes, their imports and first kernel calls)."""
     import ray
 
-    results = {}
+    def timed(backend: str, n: int) -> float:
+        cfg = TournamentConfig(agents=["greedy", "greedy"], players=2, games=n, seed=seed,
+                               workers=workers, backend=backend)
+        t0 = time.perf_counter()
+        run_tournament(cfg)
+        return time.perf_counter() - t0
+
+    out = {"games": 5 * games, "workers": workers}
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         for backend in ("process", "ray"):
-            cfg = TournamentConfig(agents=["greedy", "greedy"], players=2, games=games,
-                                   seed=seed, workers=workers, backend=backend)
-            run_tournament(cfg)  # warm-up: compiled kernels, Ray's workers started
-            t0 = time.perf_counter()
-            _, summary = run_tournament(cfg)
-            results[backend] = (time.perf_counter() - t0, summary["games"])
+            timed(backend, 2 * workers)  # warm-up: numba's cache, Ray's worker processes
+            small, large = timed(backend, games), timed(backend, 5 * games)
+            per_game = (large - small) / (4 * games)
+            out[f"{backend}_games_per_s"] = 5 * games / large
+            out[f"{backend}_ms_per_game"] = 1000 * per_game
+            out[f"{backend}_startup_s"] = small - games * per_game
     finally:
         ray.shutdown()
-    (p_s, n), (r_s, _) = results["process"], results["ray"]
-    return {"games": n, "workers": workers, "process_games_per_s": n / p_s,
-            "ray_games_per_s": n / r_s, "ray_overhead": r_s / p_s - 1}
+    out["ray_overhead"] = out["ray_ms_per_game"] / out["process_ms_per_game"] - 1
+    return out
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -105,8 +116,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         res = backends(args.games, args.workers, args.seed)
         print(json.dumps(res) if args.json else
               f"{res['games']} greedy games, {res['workers']} workers: process "
-              f"{res['process_games_per_s']:.1f} games/s, Ray {res['ray_games_per_s']:.1f} "
-              f"games/s, Ray's overhead {res['ray_overhead']:+.1%}")
+              f"{res['process_games_per_s']:.1f} games/s ({res['process_ms_per_game']:.2f} ms "
+              f"per game, {res['process_startup_s']:.1f} s start-up), Ray "
+              f"{res['ray_games_per_s']:.1f} games/s ({res['ray_ms_per_game']:.2f} ms per game, "
+              f"{res['ray_startup_s']:.1f} s start-up); Ray's cost per game "
+              f"{res['ray_overhead']:+.1%}")
         return [res]
     rows = [r for r in ROWS if args.only in (None, r[0])]
     if not rows:
