@@ -229,13 +229,16 @@
     el("text", {x: PX + 24, y: 334, "text-anchor": "middle", class: "tiny"}, svg, "die");
     let line = "";
     const d = view.decision;
+    const extra = [];  // a second line: the first must fit beside the die
     if (view.terminal) line = "game over: " + view.end_reason;
     else if (d) {
       line = seatName(view, d.seat) + ": " + d.kind;
-      if (d.kind === "offering") line += " for the hut on field " + d.field + " (settlement of " + d.size + ")";
+      if (d.kind === "offering") {
+        line += " for the hut on field " + d.field;
+        extra.push("a settlement of " + d.size);
+      }
     } else line = view.phase;
     el("text", {x: PX + 60, y: 290, class: "mid", id: "board-decision"}, svg, line);
-    const extra = [];
     if (view.finale) extra.push("finale: " + view.finale.turns_left + " turn(s) left");
     if (view.final_circuit) extra.push("the druid's final circuit");
     if (extra.length) el("text", {x: PX + 60, y: 310, class: "small"}, svg, extra.join("; "));
