@@ -2,8 +2,9 @@
 
 **Throughput** (default): the end-to-end environment steps/s of a training run, rollouts and
 updates together, with the shipped configuration (``train/configs/ppo_<n>p.yaml``: the batch
-engine, the opponent league, the network features, MaskablePPO's updates) for 2 and 4 players:
-one warm-up rollout, then ``--rollouts`` timed ones. ``--json`` prints one object with
+engine, the opponent league with its full set of snapshots as after the first minutes of a run,
+the network features, MaskablePPO's updates) for 2 and 4 players: one warm-up rollout, then
+``--rollouts`` timed ones. ``--json`` prints one object with
 ``train_env_steps_per_s`` (2 players) and ``train_env_steps_per_s_4p``.
 
 **Learning curves** (``--curve RUN``): every snapshot of a finished run (``RUN/snapshots``,
@@ -53,6 +54,14 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
                         device="cpu")
     if cfg.policy == "residual":
         init_as_greedy(model)
+    # the league as it is for most of a run: max_snapshots frozen copies of the learner beside
+    # greedy and random (each a network whose forward passes the opponents' moves cost)
+    from agents.network import save_policy
+    with tempfile.TemporaryDirectory() as snaps:
+        for k in range(cfg.max_snapshots if cfg.opponents.get("snapshots", 0) > 0 else 0):
+            path = Path(snaps) / f"snapshot_{k}.pt"
+            save_policy(model.policy, arch, path)
+            env.add_snapshot(path)
     per_rollout = cfg.envs * cfg.n_steps
     model.learn(per_rollout)  # warm-up: compiled kernels, torch's first passes
     t0 = time.perf_counter()

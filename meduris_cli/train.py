@@ -11,8 +11,8 @@ import sys
 from .checks import SEED, UsageError, int_in, output_folder
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
-RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "eval.csv",
-             "learning_curve.png", "snapshots", "tb")
+RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
+             "eval.csv", "learning_curve.png", "snapshots", "tb")
 FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "bc_teacher",
          "bc_games", "eval_every", "eval_games", "checkpoint_every", "snapshot_every", "n_steps",
          "batch_size", "n_epochs", "learning_rate", "out")
@@ -79,4 +79,9 @@ def run(args) -> int:
           f"({state.get('ppo_steps_per_second', 0):.0f} PPO steps/s); "
           f"win rate vs greedy {last:.1%}; policy: {cfg.out}/policy.pt\n"
           f"play it: meduris tournament --agents ppo:{cfg.out}/policy.pt,greedy")
+    if "best" in state:
+        best = state["best"]
+        print(f"best evaluation: {best['win_rate_vs_greedy']:.1%} vs greedy at "
+              f"{best['timesteps']:,} steps, kept as {cfg.out}/best.pt "
+              f"(meduris tournament --agents ppo:{cfg.out}/best.pt,greedy)")
     return 0

@@ -157,6 +157,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                 state["evals"].append({"timesteps": t, "phase": "ppo", "win_rate_vs_greedy": win,
                                        "wall_seconds": time.perf_counter() - start_wall})
                 self.logger.record("eval/win_rate_vs_greedy", win)
+                _keep_best(state, self.model.policy, arch, out, t, win)
                 if report is not None:
                     minutes = state["evals"][-1]["wall_seconds"] / 60
                     report(f"evaluation at {t:,} steps ({minutes:.1f} min): win rate vs greedy "
@@ -192,6 +193,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         state["evals"].append({"timesteps": model.num_timesteps, "phase": "ppo",
                                "win_rate_vs_greedy": final_win,
                                "wall_seconds": state["wall_seconds"]})
+        _keep_best(state, model.policy, arch, out, model.num_timesteps, final_win)
     _write_eval_csv(out, state["evals"])
     save_model(model, out / "model.zip")
     save_policy(model.policy, arch, out / "policy.pt")
@@ -200,6 +202,16 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players)
     venv.close()
     return state
+
+
+def _keep_best(state: dict, policy, arch: dict, out: Path, timesteps: int, win: float) -> None:
+    """PPO against a league can drift away from what beats greedy: the policy of the best
+    evaluation so far is kept as ``out/best.pt`` (like SB3's EvalCallback's best model)."""
+    from agents.network import save_policy
+
+    if win > state.get("best", {}).get("win_rate_vs_greedy", -1.0):
+        save_policy(policy, arch, out / "best.pt")
+        state["best"] = {"timesteps": timesteps, "win_rate_vs_greedy": win}
 
 
 def _write_eval_csv(out: Path, evals: list[dict]) -> None:
