@@ -11,7 +11,7 @@ from test_agents import LegalityChecker
 
 from agents import UnknownAgentError, make_agent
 from agents.heuristics import action_values
-from agents.ppo import DEFAULT_MODEL
+from agents.ppo import DEFAULT_MODEL, shipped_model
 from meduris_env import MedurisGame
 from train.config import ConfigError, load_config
 from train.run import CheckpointError, load_checkpoint, train
@@ -49,6 +49,11 @@ def test_short_run_trains_checkpoints_resumes_and_plays_legally(tmp_path):
     assert evals[0] == "timesteps,phase,win_rate_vs_greedy"
     assert [e.split(",")[1] for e in evals[1:3]] == ["untrained", "warm start"]
     assert len(evals) >= 5  # + PPO evaluations at 256 and 512 steps
+    ppo_evals = [e for e in state["evals"] if e["phase"] == "ppo"]
+    best = max(ppo_evals, key=lambda e: e["win_rate_vs_greedy"])  # the first of the best
+    assert state["best"] == {"timesteps": best["timesteps"],
+                             "win_rate_vs_greedy": best["win_rate_vs_greedy"]}
+    assert meta.get("best", state["best"]) == state["best"] and (run / "best.pt").is_file()
     assert not [p for p in run.iterdir() if p.name.startswith(".")]  # no temporary files left
 
     longer = short_config(tmp_path, steps=1024)
@@ -100,11 +105,27 @@ def test_config_errors_name_the_setting(tmp_path):
         load_config(yml, {})
 
 
-def test_shipped_model_loads_and_plays_only_legal_moves():
-    assert DEFAULT_MODEL.is_file() and DEFAULT_MODEL.stat().st_size < 5_000_000
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_shipped_model_plays_only_legal_moves(players):
+    model = shipped_model(players)
+    assert model.is_file() and model.stat().st_size < 5_000_000
+    assert DEFAULT_MODEL == shipped_model(2)
     bot = make_agent("ppo")
     assert bot.feature_set in ("obs", "obs+greedy")
-    play_legal_games("ppo", games=3)
+    play_legal_games("ppo", games=2, players=players)  # the model for the game's player count
+    play_legal_games("az:10", games=1, players=players)  # the search guided by it
+
+
+def test_play_against_ppo_with_four_players(monkeypatch, capsys, tmp_path):
+    import io
+    import sys
+
+    from meduris_cli import main
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 2000))
+    assert main(["play", "--players", "4", "--opponents", "ppo", "--seed", "2",
+                 "--record", str(tmp_path / "game.json")]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1 (ppo): " in out and "game over (" in out
 
 
 def test_ppo_agent_reports_action_probabilities_over_legal_moves(tmp_path):

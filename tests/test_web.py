@@ -208,15 +208,18 @@ def test_opponents_are_built_in_agents_and_shipped_models_only(client, body, rea
     assert client.get("/api/games").json()["games"] == []
 
 
-def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client):
-    from agents.ppo import shipped_model
+def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client, monkeypatch):
     agents = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
-    assert {"random", "greedy", "mcts"} <= set(agents)
+    assert {"random", "greedy", "mcts", "ppo", "az"} <= set(agents)
     assert agents["greedy"]["players"] == [2, 3, 4]
-    if not shipped_model(4).is_file():
-        r = client.post("/api/games", json={"players": 4, "opponents": "ppo"})
-        assert r.status_code == 400 and "no shipped 4-player model" in r.json()["error"]
-        assert "ppo" not in agents or 4 not in agents["ppo"]["players"]
+    assert agents["ppo"]["players"] == [2, 3, 4]  # a shipped model for every player count
+    from meduris_cli.web import store
+    real = store.shipped_model
+    monkeypatch.setattr(store, "shipped_model",
+                        lambda n: real(n).with_name("missing.pt") if n == 4 else real(n))
+    r = client.post("/api/games", json={"players": 4, "opponents": "ppo"})
+    assert r.status_code == 400 and "no shipped 4-player model" in r.json()["error"]
+    monkeypatch.undo()
     g = new_game(client, players=4, opponents=["mcts:20", "greedy", "random"], seat=2)
     assert g["config"]["labels"] == ["mcts:20", "greedy", "human", "random"]
     g = play_moves(client, g, random.Random(2), limit=6)
