@@ -183,18 +183,26 @@ def check_ray(address: str | None) -> None:
     if not ray_available():
         raise RayError("--backend ray needs Ray: install the extra with "
                        "pip install -e '.[ray]' (make test builds .venv-ray with it)")
-    if address and address != "auto":
-        import socket
-        host, _, port = address.rpartition(":")
-        if not host or not port.isdigit():
-            raise RayError(f"--address {address!r}: write host:port of the Ray head node, e.g. "
-                           "127.0.0.1:6379")
-        try:
-            socket.create_connection((host, int(port)), timeout=3).close()
-        except OSError as err:
-            raise RayError(f"cannot reach a Ray cluster at {address} ({err.strerror or err}); "
-                           "start one with `ray start --head` there, or leave out --address to "
-                           "use a local Ray") from None
+    problem = ray_address_problem(address)
+    if problem:
+        raise RayError(problem)
+
+
+def ray_address_problem(address: str | None, target: str | None = None) -> str | None:
+    """Why a Ray cluster address will not do (malformed, or nothing answers a TCP connect at
+    ``target``, by default the address itself), or None; no address or ``auto`` always does."""
+    if not address or address == "auto":
+        return None
+    import socket
+    host, _, port = (target or address).rpartition(":")
+    if not host or not port.isdigit():
+        return f"--address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
+    try:
+        socket.create_connection((host, int(port)), timeout=3).close()
+    except OSError as err:
+        return (f"cannot reach a Ray cluster at {address} ({err.strerror or err}); start one "
+                "with `ray start --head` there, or leave out --address to use a local Ray")
+    return None
 
 
 def _ray_outcomes(cfg: TournamentConfig, labels: list[str], tasks: list):

@@ -73,7 +73,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -82,6 +81,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.rllib import META_FILE, META_FORMAT  # what every checkpoint folder carries
+from agents.tournament import ray_address_problem
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from meduris_env.engine.loop import resolve_chance
@@ -102,8 +103,6 @@ except ImportError:  # this module still imports (help, docs); using it names th
             raise RLlibError(RAY_MISSING)
 
 SHARED = "shared"  # the module id of the one shared policy
-META_FILE = "meduris.json"  # written into every checkpoint folder beside RLlib's files
-META_FORMAT = "meduris-rllib/1"
 RAY_MISSING = "RLlib training needs Ray: install the extra: pip install -e '.[ray]'"
 HIDDEN = [256, 256]
 
@@ -263,19 +262,9 @@ def check_ray(address: str | None) -> None:
     """Before any work: Ray is installed, and a given cluster address answers a TCP connect."""
     if gym is None:
         raise RLlibError(RAY_MISSING)
-    if not address or address == "auto":
-        return
-    target = address.split("://", 1)[-1]
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
-        raise RLlibError(f"--address {address!r}: write host:port of the Ray head node, e.g. "
-                         "127.0.0.1:6379")
-    try:
-        socket.create_connection((host, int(port)), timeout=3).close()
-    except OSError as err:
-        raise RLlibError(f"cannot reach a Ray cluster at {address} ({err.strerror or err}); "
-                         "start one with `ray start --head` there, or leave out --address to "
-                         "use a local Ray") from None
+    problem = ray_address_problem(address, target=(address or "").split("://", 1)[-1])
+    if problem:
+        raise RLlibError(problem)
 
 
 def read_meta(checkpoint: str | Path) -> dict:
