@@ -144,3 +144,31 @@ def random_action(st, rng, exchange_p=0.1):
         return rng.choice(plain)
     return rng.choice(legal)
 
+
+
+def watched_page(opener, http_errors: bool = False):
+    """A new browser page (from a browser or a context) and the list its console errors and
+    warnings, uncaught exceptions, failed requests and, with ``http_errors``, 4xx/5xx
+    responses go to."""
+    page = opener.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    if http_errors:
+        page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
+                if r.status >= 400 else None)
+    return page, problems
+
+
+def load_benchmark(name: str):
+    """The script ``benchmarks/<name>.py`` as a module (benchmarks are scripts, not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,17 +1,13 @@
 """The throughput benchmark runs and reports the documented keys (no timing assertions)."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from helpers import load_benchmark
 
 
 def test_throughput_benchmark_reports_all_keys():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "throughput.py"
-    spec = importlib.util.spec_from_file_location("throughput", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("throughput")
     out = mod.main(["--seconds", "0.3", "--json", "--ppo-envs", "16", "--ppo-rollouts", "1"])
     for key in ("batch_steps_per_s", "batch_vs_aec", "ppo_batch_steps_per_s",
                 "engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
@@ -32,10 +28,7 @@ def test_throughput_benchmark_reports_all_keys():
 
 
 def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "tournaments.py"
-    spec = importlib.util.spec_from_file_location("tournaments", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("tournaments")
     out = tmp_path / "bench.json"
     rows = mod.main(["--games", "4", "--workers", "1", "--only", "greedy-vs-random-2p",
                      "--out", str(out), "--json"])
@@ -48,10 +41,7 @@ def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):
 
 
 def test_records_benchmark_reports_every_player_count():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "records.py"
-    spec = importlib.util.spec_from_file_location("records_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("records")
     rows = mod.main(["--games", "1", "--no-html", "--json"])  # the HTML writer has its own tests
     assert [r["players"] for r in rows] == [2, 3, 4]
     for r in rows:
@@ -61,10 +51,7 @@ def test_records_benchmark_reports_every_player_count():
 
 
 def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "training.py"
-    spec = importlib.util.spec_from_file_location("training_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("training")
     out = mod.main(["--players", "2", "--rollouts", "1", "--json"])
     assert out["train_env_steps_per_s"] > 0 and out["rows"][0]["steps"] == 256 * 64
 
@@ -85,10 +72,7 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
 
 
 def test_soak_benchmark_checks_every_configuration_and_finds_no_violation():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "soak.py"
-    spec = importlib.util.spec_from_file_location("soak", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("soak")
     out = mod.main(["--games", "60", "--batch", "10", "--json"])
     assert out["games"] >= 60 and out["violations"] == 0 and out["steps"] > 60 * 100
     assert {(r["players"], r["exchange"]) for r in out["rows"]} == set(mod.CONFIGS)

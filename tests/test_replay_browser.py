@@ -9,6 +9,7 @@ MEDURIS_REQUIRE_BROWSER=1, which turns the skip into a failure.
 import time
 
 import pytest
+from helpers import watched_page
 
 from agents.match import play_game
 from agents.registry import make_agent
@@ -19,12 +20,7 @@ from meduris_env.records.replay import frames, write_html
 
 def open_page(browser, url):
     """A page at ``url`` and the list its console errors and uncaught exceptions go to."""
-    page = browser.new_page()
-    problems = []
-    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}")
-            if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page, problems = watched_page(browser)
     page.goto(url)
     page.wait_for_load_state("load")
     return page, problems

@@ -398,12 +398,8 @@ def test_meduris_serve_serves_the_page_on_localhost(tmp_path):
 
 
 def test_the_load_benchmark_runs_and_reports_its_figures():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "web.py"
-    spec = importlib.util.spec_from_file_location("bench_web", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from helpers import load_benchmark
+    bench = load_benchmark("web")
     out = bench.main(["--games", "3", "--think", "0", "--json"])
     assert out["games"] == out["finished"] == 3 and out["errors"] == 0
     assert out["moves"] > 30 and 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"]

@@ -18,6 +18,7 @@ import time
 import urllib.request
 
 import pytest
+from helpers import watched_page
 
 from meduris_cli.web.app import create_app
 from meduris_env import GameRecord
@@ -60,14 +61,7 @@ def server(tmp_path):
 def open_page(context_or_browser, url):
     """A page at ``url`` and the list its console errors, uncaught exceptions, failed requests
     and 4xx/5xx responses go to."""
-    page = context_or_browser.new_page()
-    problems = []
-    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}")
-            if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
-            if r.status >= 400 else None)
+    page, problems = watched_page(context_or_browser, http_errors=True)
     page.goto(url)
     page.wait_for_function("() => document.body.dataset.ready === '1'")
     return page, problems
@@ -141,10 +135,7 @@ def test_a_whole_two_player_game_against_greedy_played_by_clicking(browser, serv
     assert record.replay().scores().tolist() == [s["vp"] for s in view["seats"]]
     href = page.get_attribute("#replay-link", "href")
     assert href == f"/games/{game_id}/replay"
-    replay, replay_problems = browser.new_page(), []
-    replay.on("console", lambda m: replay_problems.append(m.text)
-              if m.type in ("error", "warning") else None)
-    replay.on("pageerror", lambda e: replay_problems.append(str(e)))
+    replay, replay_problems = watched_page(browser, http_errors=True)
     replay.goto(server.url.rstrip("/") + href)
     replay.wait_for_function("() => document.body.dataset.step === '0'")
     replay.fill("#slider", str(len(record.actions)))
