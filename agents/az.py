@@ -13,9 +13,9 @@ the seat to move picks the legal child with the best PUCT score
 as the node's own mean, "first-play urgency"), P the prior renormalised over the actions legal in
 this sample. The move played is the root child visited most (ties: the higher prior).
 
-One network evaluation per iteration (about 0.2 ms), so ``az:200`` spends about as long per move
-as ``mcts:400``. The network is the shipped model for the game's player count (the ``ppo``
-agent's) unless a file is given.
+One network evaluation per iteration (about 0.2 ms), so ``az:150`` spends about as long per move
+as ``mcts:400`` (37 and 39 ms measured over 400 games; docs/training.md). The network is the
+shipped model for the game's player count (the ``ppo`` agent's) unless a file is given.
 """
 
 from __future__ import annotations

@@ -112,6 +112,43 @@ def recorded_games(spec: str, games: int) -> set[int]:
 _WORKER: dict = {}
 
 
+def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
+    """A pool of ``processes`` spawned workers that leave Ctrl-C to the parent, which stops
+    them (``pool.terminate``) and says what was kept, instead of every worker printing a
+    KeyboardInterrupt traceback. Ctrl-C sends SIGINT to the whole process group, even while
+    the workers start: SIGINT is blocked while the pool is made (the workers inherit the
+    blocked mask and ignore SIGINT before unblocking it; a Ctrl-C meanwhile reaches the parent
+    as soon as it unblocks). Spawn, not fork: a forked child of a process that has used torch
+    can deadlock."""
+    import multiprocessing as mp
+    import signal
+    from multiprocessing import resource_tracker
+
+    # the pool starts multiprocessing's resource tracker if it is not running yet, and that
+    # start unblocks SIGINT when it is done: start it first
+    resource_tracker.ensure_running()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
+    try:
+        pool = mp.get_context("spawn").Pool(processes, _start_worker, (initializer, initargs))
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C meanwhile: raised now
+        return pool
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if pool is not None:
+            pool.terminate()
+        raise
+
+
+def _start_worker(initializer, initargs: tuple) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (drops a Ctrl-C pending since the start)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if initializer is not None:
+        initializer(*initargs)
+
+
 def _init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
     if any(n.strip().split(":")[0] in ("ppo", "az", "rllib") for n in cfg.agents):
         import torch
@@ -147,9 +184,7 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         _init_worker(cfg, labels)
         outcomes, stop = map(_play_task, tasks), None
     else:
-        import multiprocessing as mp
-        # spawn, not fork: a forked child of a process that has used torch can deadlock
-        pool = mp.get_context("spawn").Pool(cfg.workers, _init_worker, (cfg, labels))
+        pool = worker_pool(cfg.workers, _init_worker, (cfg, labels))
         outcomes, stop = pool.imap_unordered(_play_task, tasks, chunksize=1), pool.terminate
     try:
         for index, result in outcomes:

@@ -5,7 +5,8 @@ holdings, VP floor, pieces, rune stones, druid), over 2, 3 and 4 players and bot
 Actions are uniform over the legal ones, except that a manual exchange (R15) is kept one time in
 ten (uniform play would mostly exchange and run to the turn limit). A game must also end: by the
 rules, or at ``max_turns`` (reported apart; not a violation). At the end of every game its
-returns sum to 0 and it has a winner (R26).
+returns sum to 0 and it has a winner (R26); its final position is checked like every other
+(the batch runs without auto-reset, and finished games start again after the checks).
 
     python benchmarks/soak.py --games 100000 [--batch 1024] [--seed 0] [--json]
 
@@ -43,7 +44,10 @@ def few_exchanges(batch: MedurisBatch, rng: np.random.Generator, out: np.ndarray
 
 
 def soak(players: int, exchange: str, games: int, batch_size: int, seed: int) -> dict:
-    batch = MedurisBatch(batch_size, players, exchange=exchange, seed=seed, reward="win")
+    # auto-reset off: a finished game's last position stays in its row for the invariants
+    # (and the end checks) before the game is started again
+    batch = MedurisBatch(batch_size, players, exchange=exchange, seed=seed, reward="win",
+                         auto_reset=False)
     fa = batch.game.field_areas
     rng = np.random.default_rng(seed)
     actions = np.empty(batch_size, dtype=np.int64)
@@ -68,6 +72,7 @@ def soak(players: int, exchange: str, games: int, batch_size: int, seed: int) ->
             violations += int(np.count_nonzero(bad_end))
             truncated += int(np.count_nonzero(batch.truncated[ended]))
             played += len(ended)
+            batch.reset(ended)
     return {"players": players, "exchange": exchange, "games": played, "steps": steps,
             "violations": violations, "broken": describe(kinds) if kinds else "none",
             "truncated": truncated}

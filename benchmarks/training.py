@@ -7,13 +7,16 @@ the network features, MaskablePPO's updates) for 2 and 4 players: one warm-up ro
 ``--rollouts`` timed ones. ``--json`` prints one object with
 ``train_env_steps_per_s`` (2 players) and ``train_env_steps_per_s_4p``.
 
-**Learning curves** (``--curve RUN``): every snapshot of a finished run (``RUN/snapshots``,
-saved with their wall time in ``RUN/checkpoint.json``) played against greedy (``--greedy-games``
-games on the batch engine) and against ``mcts:100`` (``--mcts-games`` tournament games, seats
-rotated); written to ``RUN/curve.csv`` and plotted (``--plot``, e.g. into docs/).
+**Learning curves** (``--curve RUN [RUN ...]``): every snapshot of a finished run
+(``RUN/snapshots``, saved with their wall time in ``RUN/checkpoint.json``) played against greedy
+(``--greedy-games`` games on the batch engine) and against ``mcts:100`` (``--mcts-games``
+tournament games, seats rotated); written to ``RUN/curve.csv``, the snapshot that did best
+against ``mcts:100`` named at the end, and plotted (``--plot``, e.g. into docs/). Several runs
+(e.g. with and without the warm start) share one picture, one colour per run.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --plot docs/learning_curve_2p.png
+    python benchmarks/training.py --curve runs/ppo_2p runs/ppo_2p_cold --plot docs/warm_start_2p.png
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int
             continue
         policy, _ = load_policy_file(path)
         row = {"timesteps": snap["timesteps"], "wall_seconds": snap["wall_seconds"],
-               "vs_greedy": evaluate(policy, players, greedy_games, seed)}
+               "path": str(path), "vs_greedy": evaluate(policy, players, greedy_games, seed)}
         if mcts_games:
             names = [f"ppo:{path}", "mcts:100"] + ["greedy"] * (players - 2)
             cfg = TournamentConfig(agents=names, players=players, games=mcts_games, seed=seed,
@@ -98,29 +101,51 @@ def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int
         print(f"{row['timesteps']:>10} steps {row['wall_seconds'] / 60:6.1f} min  "
               f"vs greedy {row['vs_greedy']:.1%}" + (f"  vs mcts:100 {row['vs_mcts100']:.1%}"
                                                      if mcts_games else ""), flush=True)
-    lines = ["timesteps,wall_seconds,vs_greedy,vs_mcts100"] + [
+    lines = ["timesteps,wall_seconds,vs_greedy,vs_mcts100,path"] + [
         f"{r['timesteps']},{r['wall_seconds']:.0f},{r['vs_greedy']:.4f},"
-        f"{r.get('vs_mcts100', float('nan')):.4f}" for r in rows]
+        f"{r.get('vs_mcts100', float('nan')):.4f},{r['path']}" for r in rows]
     (run / "curve.csv").write_text("\n".join(lines) + "\n")
+    if rows and mcts_games:
+        best = max(rows, key=lambda r: (r["vs_mcts100"], r["timesteps"]))
+        print(f"best against mcts:100: {best['vs_mcts100']:.1%} at {best['timesteps']:,} steps, "
+              f"{best['path']}", flush=True)
     return rows
 
 
-def plot(rows: list[dict], players: int, path: Path) -> None:
+def read_curve(run: Path) -> list[dict]:
+    """The rows :func:`curve` wrote to ``run/curve.csv``."""
+    import csv
+
+    with open(run / "curve.csv", newline="") as f:
+        rows = [{"timesteps": int(r["timesteps"]), "wall_seconds": float(r["wall_seconds"]),
+                 "vs_greedy": float(r["vs_greedy"]), "vs_mcts100": float(r["vs_mcts100"]),
+                 "path": r.get("path", "")} for r in csv.DictReader(f)]
+    return rows
+
+
+def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
+    """One picture of the curves of one or more runs (``{label: rows}``): win rate against
+    greedy (circles) and mcts:100 (squares, dashed) over the run's wall time."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    minutes = [r["wall_seconds"] / 60 for r in rows]
-    ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", label="vs greedy")
-    if rows and "vs_mcts100" in rows[0]:
-        ax.plot(minutes, [r["vs_mcts100"] for r in rows], marker="s", label="vs mcts:100")
+    for k, (label, rows) in enumerate(curves.items()):
+        colour = f"C{k}"
+        prefix = f"{label}: " if len(curves) > 1 else ""
+        minutes = [r["wall_seconds"] / 60 for r in rows]
+        ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", color=colour,
+                label=f"{prefix}vs greedy")
+        if rows and "vs_mcts100" in rows[0]:
+            ax.plot(minutes, [r["vs_mcts100"] for r in rows], marker="s", linestyle="--",
+                    color=colour, label=f"{prefix}vs mcts:100")
     ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
     ax.set_title(f"MaskablePPO on the batch engine, {players} players")
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -131,19 +156,34 @@ def main(argv: list[str] | None = None):
     ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
     ap.add_argument("--players", default="2,4", help="player counts to time (default 2,4)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--curve", type=Path, metavar="RUN", help="learning curve of a finished run")
+    ap.add_argument("--curve", type=Path, nargs="+", metavar="RUN",
+                    help="learning curves of finished runs (one picture for all)")
     ap.add_argument("--greedy-games", type=int, default=200)
     ap.add_argument("--mcts-games", type=int, default=40)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--plot", type=Path, help="write the curve's picture here")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --curve: plot the runs' curve.csv from an earlier --curve "
+                         "instead of playing the games again")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.curve:
-        rows = curve(args.curve, args.greedy_games, args.mcts_games, args.workers, args.seed)
+        for run in args.curve:
+            needed = run / ("curve.csv" if args.reuse else "checkpoint.json")
+            if not needed.is_file():
+                ap.error(f"--curve: {needed} not found; give the folder of a finished "
+                         "`meduris train` run" + (" after a --curve of it" if args.reuse else ""))
+        players = {json.loads((run / "checkpoint.json").read_text())["config"]["players"]
+                   for run in args.curve}
+        if len(players) > 1:
+            ap.error(f"--curve: the runs are for different player counts {sorted(players)}; "
+                     "compare runs of one player count")
+        curves = {run.name: read_curve(run) if args.reuse else
+                  curve(run, args.greedy_games, args.mcts_games, args.workers, args.seed)
+                  for run in args.curve}
         if args.plot:
-            meta = json.loads((args.curve / "checkpoint.json").read_text())
-            plot(rows, meta["config"]["players"], args.plot)
-        return rows
+            plot(curves, players.pop(), args.plot)
+        return curves if len(curves) > 1 else next(iter(curves.values()))
     counts = [int(p) for p in args.players.split(",")]
     rows = [measure(p, args.rollouts, args.seed) for p in counts]
     result = {"rows": rows}

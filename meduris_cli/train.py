@@ -7,6 +7,9 @@ configuration a run used is saved in its ``checkpoint.json``.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+from train.config import RESUMABLE, TrainConfig
 
 from .checks import SEED, UsageError, int_in, output_folder
 
@@ -23,43 +26,57 @@ def add_parser(sub) -> None:
                        description="MaskablePPO on the batch engine against a league of random, "
                        "greedy and frozen snapshots of the learner; see train/run.py and "
                        "docs/training.md. Flags override the --config file; a setting given "
-                       "neither way keeps the default of train/config.py.")
+                       "neither way keeps the default of train/config.py (shown below).")
+    defaults = TrainConfig()
+
+    def setting(flag: str, **kw) -> None:
+        """A flag that sets the configuration field of its name; its help shows the default."""
+        default = getattr(defaults, flag[2:].replace("-", "_"))
+        shown = "none" if default is None else default
+        p.add_argument(flag, **{**kw, "help": f"{kw['help']} (default: {shown})"})
+
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
-    p.add_argument("--players", type=int, help="2, 3 or 4")
-    p.add_argument("--steps", type=int_in(1), help="PPO environment steps in total")
-    p.add_argument("--envs", type=int_in(1), help="games played at once by the batch engine")
-    p.add_argument("--threads", type=int_in(1), help="torch threads")
-    p.add_argument("--seed", type=SEED, help="the run's seed")
-    p.add_argument("--features", choices=("obs", "obs+greedy"), help="the network's inputs")
-    p.add_argument("--reward", choices=("win", "score", "dense"), help="the reward scheme")
-    p.add_argument("--bc-teacher", help="warm-start teacher agent (e.g. mcts:100), or 'none'")
-    p.add_argument("--bc-games", type=int_in(1), help="the teacher's games")
-    p.add_argument("--eval-every", type=int_in(1), help="steps between evaluations")
-    p.add_argument("--eval-games", type=int_in(1), help="games per evaluation against greedy")
-    p.add_argument("--checkpoint-every", type=int_in(1), help="steps between checkpoints")
-    p.add_argument("--snapshot-every", type=int_in(1),
+    setting("--players", type=int, help="2, 3 or 4")
+    setting("--steps", type=int_in(1), help="PPO environment steps in total")
+    setting("--envs", type=int_in(1), help="games played at once by the batch engine")
+    setting("--threads", type=int_in(1), help="torch threads")
+    setting("--seed", type=SEED, help="the run's seed")
+    setting("--features", choices=("obs", "obs+greedy"), help="the network's inputs")
+    setting("--reward", choices=("win", "score", "dense"), help="the reward scheme")
+    setting("--bc-teacher", help="warm-start teacher agent (e.g. mcts:100), or 'none'")
+    setting("--bc-games", type=int_in(1), help="the teacher's games")
+    setting("--eval-every", type=int_in(1), help="steps between evaluations")
+    setting("--eval-games", type=int_in(1), help="games per evaluation against greedy")
+    setting("--checkpoint-every", type=int_in(1), help="steps between checkpoints")
+    setting("--snapshot-every", type=int_in(1),
                    help="steps between the learner's snapshots that join the league")
-    p.add_argument("--n-steps", type=int_in(1), help="rollout length per game")
-    p.add_argument("--batch-size", type=int_in(1), help="PPO minibatch size")
-    p.add_argument("--n-epochs", type=int_in(1), help="PPO passes over each rollout")
-    p.add_argument("--learning-rate", type=float, help="PPO's learning rate")
-    p.add_argument("--out", help="run folder (default runs/ppo)")
+    setting("--n-steps", type=int_in(1), help="rollout length per game")
+    setting("--batch-size", type=int_in(1), help="PPO minibatch size")
+    setting("--n-epochs", type=int_in(1), help="PPO passes over each rollout")
+    setting("--learning-rate", type=float, help="PPO's learning rate")
+    setting("--out", help="run folder")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier run's files in --out (without it they are kept and "
                    "the command stops)")
-    p.add_argument("--resume", help="continue from this checkpoint.zip (of your own run: it is "
-                   "a pickle)")
+    p.add_argument("--resume", help="continue from this checkpoint.zip of your own run (it is a "
+                   "pickle), in its folder, with its settings; only "
+                   f"{', '.join('--' + f.replace('_', '-') for f in RESUMABLE)} may change")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def run(args) -> int:
-    from train.config import ConfigError, load_config
-    from train.run import CheckpointError, train
+    from train.config import ConfigError, load_config, resume_config
+    from train.run import CheckpointError, checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
     try:
-        cfg = load_config(args.config, overrides)
-        if not args.resume:  # before any work: a run folder that may be filled
+        if args.resume:  # the run's own settings; it continues in its own folder
+            folder = Path(args.resume).parent
+            cfg = resume_config(checkpoint_state(args.resume).get("config"), folder,
+                                args.config, overrides)
+        else:
+            cfg = load_config(args.config, overrides)
+            # before any work: a run folder that may be filled
             output_folder(cfg.out, "--out", args.force, RUN_FILES, clear=True)
         state = train(cfg, resume=args.resume, progress=not args.no_progress,
                       report=lambda line: print(line, file=sys.stderr, flush=True))
@@ -71,7 +88,8 @@ def run(args) -> int:
               "check --out", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"meduris: interrupted; the last checkpoint (if any) is in {args.out or 'the run'}"
+        folder = Path(args.resume).parent if args.resume else (args.out or "the run")
+        print(f"meduris: interrupted; the last checkpoint (if any) is in {folder}"
               " folder: continue with --resume <out>/checkpoint.zip", file=sys.stderr)
         return 130
     last = state["evals"][-1]["win_rate_vs_greedy"] if state["evals"] else float("nan")

@@ -35,16 +35,32 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contract_holds_on_the_tree():
     run = lint_imports(REPO)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "1 kept, 0 broken" in run.stdout
+    assert "3 kept, 0 broken" in run.stdout
 
 
-@pytest.mark.parametrize("module,planted", [
-    ("meduris_env/engine/kernel.py", "import agents.registry"),  # engine -> agents
-    ("meduris_env/envs/single_agent.py", "from agents import make_agent"),  # envs -> agents
-    ("agents/ppo.py", "from train.config import TrainConfig"),  # agents -> train
-    ("train/run.py", "import meduris_cli"),  # train -> CLI
+LAYERS, FORBIDDEN, ACYCLIC = "layers:", "the environment package", "no import cycles"
+
+
+@pytest.mark.parametrize("module,planted,broken,named", [
+    # engine -> agents: below the layers, and the environment package importing agents
+    ("meduris_env/engine/kernel.py", "import agents.registry", {LAYERS, FORBIDDEN},
+     "meduris_env.engine.kernel -> agents.registry"),
+    ("meduris_env/envs/single_agent.py", "from agents import make_agent", {LAYERS, FORBIDDEN},
+     "meduris_env.envs.single_agent -> agents"),
+    ("agents/ppo.py", "from train.config import TrainConfig", {LAYERS},
+     "agents.ppo -> train.config"),
+    ("train/run.py", "import meduris_cli", {LAYERS}, "train.run -> meduris_cli"),
+    # a top-level module of the environment package, outside the layered subpackages
+    ("meduris_env/openspiel.py", "import agents.registry", {FORBIDDEN},
+     "meduris_env.openspiel -> agents.registry"),
+    # a cycle inside one layer (the old agents.ppo <-> agents.registry one)
+    ("agents/ppo.py", "from agents.registry import make_agent", {ACYCLIC}, ".ppo -> .registry"),
+    # a cycle between engine modules
+    ("meduris_env/engine/constants.py", "from meduris_env.engine import kernel", {ACYCLIC},
+     ".constants -> .kernel"),
 ])
-def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted):
+def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted, broken,
+                                                        named):
     for pkg in PACKAGES:
         shutil.copytree(REPO / pkg, tmp_path / pkg,
                         ignore=shutil.ignore_patterns("__pycache__", "models"))
@@ -52,9 +68,14 @@ def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, plante
     target = tmp_path / module
     target.write_text(target.read_text() + f"\n{planted}  # planted by the test\n")
     run = lint_imports(tmp_path)
-    assert run.returncode != 0 and "1 broken" in run.stdout, run.stdout + run.stderr
-    importer = module.removesuffix(".py").replace("/", ".")
-    assert importer in run.stdout  # the report names the offending import
+    assert run.returncode != 0, run.stdout + run.stderr
+    report = " ".join(run.stdout.split())  # (long contract names wrap)
+    assert f"{len(broken)} broken" in report, report
+    summary = report[report.index("Analyzed"):report.index("Contracts:")]
+    for contract in (LAYERS, FORBIDDEN, ACYCLIC):  # each contract's verdict, in the summary
+        verdict = re.search(re.escape(contract) + r".*?(KEPT|BROKEN)", summary).group(1)
+        assert verdict == ("BROKEN" if contract in broken else "KEPT"), (contract, summary)
+    assert named in report  # the report names the offending import
 
 
 def _engine_private_names() -> set[str]:
@@ -73,15 +94,27 @@ def _engine_private_names() -> set[str]:
     return names
 
 
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module an ``from ... import`` reads, relative imports resolved (``from ..engine``
+    in meduris_env/envs is meduris_env.engine)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def test_no_module_outside_the_engine_uses_an_underscore_name_of_the_engine():
+    assert _absolute(ast.parse("from ..engine.kernel import _x").body[0],
+                     "meduris_env.envs") == "meduris_env.engine.kernel"
     private = _engine_private_names()
     assert {"_a", "_fa_full", "_settle", "_held"} <= private  # the scan sees them
     found = []
     for path in sources(*PACKAGES, "tests", "benchmarks"):
         if ENGINE in path.parents:
             continue
+        package = ".".join(path.relative_to(REPO).parent.parts)
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            if isinstance(node, ast.ImportFrom) and _absolute(node, package).startswith(
                     "meduris_env.engine"):
                 found += [f"{path.name}: import {a.name}" for a in node.names
                           if a.name.startswith("_")]

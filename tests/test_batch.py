@@ -4,6 +4,9 @@ whatever the batch size and thread count, the property-test invariants hold on e
 illegal actions change nothing, and the vector / stable-baselines3 adapters behave as their
 libraries expect."""
 
+import warnings
+
+import gymnasium
 import numba
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from meduris_env import IllegalActionError, MedurisGame
 from meduris_env.engine.constants import A_EXCHANGE, NUM_ACTIONS, TERMINAL
 from meduris_env.envs.observation import OBS_SIZE, observation_vector
 from meduris_env.envs.rewards import SCORE_SCALE, terminal_rewards
+from meduris_env.envs.spaces import LegalActionSpace
 from meduris_env.envs.vector import MedurisBatch, MedurisVectorEnv
 
 GAMES = 1000
@@ -60,7 +64,7 @@ def _few_exchanges(batch, rng) -> np.ndarray:
 
 def _check_row(batch, i, twin, observer):
     st = twin.state
-    expect_obs = observation_vector(st, observer)
+    expect_obs = observation_vector(st, observer, batch.hidden_materials)
     if batch.mover[i] == TERMINAL:
         assert np.array_equal(batch.final_obs[i], expect_obs), f"game {i}: final observation"
     assert np.array_equal(batch.obs[i], expect_obs), f"game {i}: observation"
@@ -69,12 +73,14 @@ def _check_row(batch, i, twin, observer):
     assert batch.mover[i] == st.current_player(), f"game {i}: mover"
 
 
-@pytest.mark.parametrize("num_players,exchange,reward", [
-    (2, "auto", "win"), (2, "manual", "dense"), (3, "auto", "score"), (3, "manual", "win"),
-    (4, "auto", "dense"), (4, "manual", "score")])
-def test_every_batch_game_is_the_scalar_engines_game_step_by_step(num_players, exchange, reward):
+@pytest.mark.parametrize("num_players,exchange,reward,hidden", [
+    (2, "auto", "win", False), (2, "manual", "dense", True), (3, "auto", "score", False),
+    (3, "manual", "win", True), (4, "auto", "dense", False), (4, "manual", "score", True)])
+def test_every_batch_game_is_the_scalar_engines_game_step_by_step(num_players, exchange, reward,
+                                                                  hidden):
+    """(``hidden``: the opponents' materials as totals in the observations, R2)"""
     batch = MedurisBatch(GAMES, num_players, exchange=exchange, reward=reward, seed=num_players,
-                         auto_reset=False, history=8000)
+                         auto_reset=False, history=8000, hidden_materials=hidden)
     game = batch.game
     twins = [ScalarTwin(game, reward) for _ in range(GAMES)]
     rng = np.random.default_rng(num_players)
@@ -153,20 +159,29 @@ def test_auto_reset_starts_the_next_episode_in_the_same_step_and_keeps_the_final
     assert finished >= 16
 
 
+def _buffers(batch) -> dict:
+    """Every array a step may write (the public buffers and the streams' counters)."""
+    return {k: v.copy() for k, v in batch._g._asdict().items()}
+
+
+def _assert_unchanged(batch, before: dict) -> None:
+    for k, v in before.items():
+        assert np.array_equal(getattr(batch._g, k), v), k
+
+
 def test_an_illegal_action_names_the_game_and_changes_nothing():
-    batch = MedurisBatch(8, 2, seed=5)
+    batch = MedurisBatch(8, 2, seed=5, history=400)
     batch.reset()
     for _ in range(30):
         batch.step(batch.sample_actions())
-    before = {k: getattr(batch, k).copy() for k in ("states", "obs", "mask", "mover", "rewards",
-                                                     "episodes")}
+    before = _buffers(batch)
     actions = batch.sample_actions()
+    before["agent_ctr"] = batch._g.agent_ctr.copy()  # (the sampler draws from the streams)
     actions[6] = int(np.flatnonzero(batch.mask[6] == 0)[0])
     with pytest.raises(IllegalActionError, match=r"^game 6: action .* no game of the batch was "
                        "changed$"):
         batch.step(actions)
-    for k, v in before.items():
-        assert np.array_equal(getattr(batch, k), v), k
+    _assert_unchanged(batch, before)
     with pytest.raises(IllegalActionError, match="int array of shape"):
         batch.step(actions[:3])
     with pytest.raises(IllegalActionError, match="int array"):
@@ -175,6 +190,52 @@ def test_an_illegal_action_names_the_game_and_changes_nothing():
         MedurisBatch(0)
     with pytest.raises(RuntimeError, match="reset"):
         MedurisBatch(2).step(np.zeros(2, dtype=np.int64))
+
+
+def test_an_illegal_action_beside_a_finished_game_keeps_its_reward():
+    """Without auto-reset a finished game waits with its final reward; a refused step
+    elsewhere must not clear it."""
+    batch = MedurisBatch(6, 2, seed=8, auto_reset=False)
+    batch.reset()
+    while not batch.terminated.any():
+        batch.step(batch.sample_actions())
+    done = int(np.flatnonzero(batch.terminated)[0])
+    assert batch.rewards[done, :2].any()
+    live = int(np.flatnonzero(batch.mover >= 0)[0])
+    before = _buffers(batch)
+    actions = batch.sample_actions()
+    before["agent_ctr"] = batch._g.agent_ctr.copy()
+    actions[live] = NUM_ACTIONS + 5
+    with pytest.raises(IllegalActionError, match=f"^game {live}: "):
+        batch.step(actions)
+    _assert_unchanged(batch, before)
+
+
+def test_an_opponents_illegal_answer_changes_no_game_of_the_vector_env():
+    """The learners' actions are applied before the opponents answer: when an opponent's
+    answer is refused, the step is undone, every buffer as before."""
+    answers = {"bad": False}
+
+    def opponent(obs, mask):
+        chosen = _first_legal(mask)
+        if answers["bad"]:
+            chosen[-1] = int(np.flatnonzero(mask[-1] == 0)[0])
+        return chosen
+
+    env = MedurisVectorEnv(8, 3, opponents=opponent, seed=4)
+    env.reset(seed=4)
+    for _ in range(5):
+        env.step(_first_legal(env.action_masks()))
+    before = _buffers(env.batch)
+    assignment = env._assignment.copy()
+    answers["bad"] = True
+    with pytest.raises(IllegalActionError, match=r"^opponent .*game \d+: .*not legal"):
+        env.step(_first_legal(env.action_masks()))
+    _assert_unchanged(env.batch, before)
+    assert np.array_equal(env._assignment, assignment)
+    answers["bad"] = False  # and the env goes on from where it was
+    obs, *_ = env.step(_first_legal(env.action_masks()))
+    assert obs.shape == (8, OBS_SIZE)
 
 
 def test_batched_greedy_chooses_what_the_greedy_agent_chooses():
@@ -311,3 +372,44 @@ def test_gymnasium_make_vec_builds_the_batch_vector_env():
     assert isinstance(env, MedurisVectorEnv) and env.num_envs == 4
     obs, info = env.reset(seed=0)
     assert obs.shape == (4, OBS_SIZE) and (info["seat"] == 2).all()
+
+
+class OneGame(gymnasium.Env):
+    """One game of a :class:`MedurisVectorEnv` as a gymnasium ``Env``: the libraries'
+    checkers take single environments only, so they run on this view of the batch env (its
+    spaces, seeding, determinism and returned data are the vector env's, row 0)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, **kwargs):
+        self.vector = MedurisVectorEnv(1, **kwargs)
+        self.observation_space = self.vector.single_observation_space
+        # as the single-agent env's: sample() draws a legal action (the checkers step with it)
+        self.action_space = LegalActionSpace(NUM_ACTIONS, lambda: self.vector.batch.mask[0])
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        obs, info = self.vector.reset(seed=seed)
+        return obs[0], {"action_mask": info["action_mask"][0]}
+
+    def step(self, action):
+        obs, rewards, terminated, truncated, info = self.vector.step(np.array([action]))
+        return (obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
+                {"action_mask": info["action_mask"][0]})
+
+    def action_masks(self):
+        return self.vector.action_masks()[0]
+
+
+@pytest.mark.parametrize("opponents", ["random", "greedy"])
+def test_gymnasiums_and_sb3s_env_checkers_pass_on_one_game_of_the_vector_env(opponents):
+    from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    opponent = make_batch_opponent(opponents)
+    for players in (2, 4):
+        env = OneGame(num_players=players, opponents=opponent, seed=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a checker's warning fails the test too
+            gymnasium_check_env(env, skip_render_check=True)
+            sb3_check_env(env, warn=True, skip_render_check=True)

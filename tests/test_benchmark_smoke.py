@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 from helpers import load_benchmark
 
@@ -69,10 +70,31 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
                                   for r in rows)
     assert rows == sorted(rows, key=lambda r: r["timesteps"]) and picture.stat().st_size > 0
     assert (tmp_path / "run" / "curve.csv").read_text().startswith("timesteps,wall_seconds")
+    # --reuse plots what curve.csv holds without playing again; two runs share one picture
+    import shutil
+    shutil.copytree(tmp_path / "run", tmp_path / "run2")
+    both = mod.main(["--curve", str(tmp_path / "run"), str(tmp_path / "run2"), "--reuse",
+                     "--plot", str(picture)])
+    assert list(both) == ["run", "run2"]
+    for reread in both.values():
+        assert [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in reread] == \
+            [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in rows]
 
 
-def test_soak_benchmark_checks_every_configuration_and_finds_no_violation():
+def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkeypatch):
+    from meduris_env.engine.constants import PH_TERMINAL
+    from meduris_env.engine.layout import O_PHASE
+
     mod = load_benchmark("soak")
+    checked = {"final": 0}
+    check = mod.batch_violations
+
+    def counting(states, fa, out):  # the invariants also see every game's last position
+        checked["final"] += int(np.count_nonzero(states[:, O_PHASE] == PH_TERMINAL))
+        return check(states, fa, out)
+
+    monkeypatch.setattr(mod, "batch_violations", counting)
     out = mod.main(["--games", "60", "--batch", "10", "--json"])
     assert out["games"] >= 60 and out["violations"] == 0 and out["steps"] > 60 * 100
     assert {(r["players"], r["exchange"]) for r in out["rows"]} == set(mod.CONFIGS)
+    assert checked["final"] == out["games"] - out["truncated"]

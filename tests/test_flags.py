@@ -2,6 +2,8 @@
 configuration (summary.json, checkpoint.json, the game record's meta) or its output. A flag
 without a case here fails the test, so a new flag comes with its test."""
 
+import argparse
+import importlib.util
 import json
 import socket
 import subprocess
@@ -49,6 +51,39 @@ def test_every_flag_has_a_case_here(command):
     assert flags_of(command) == TESTED[command]
 
 
+@pytest.mark.parametrize("command", sorted(TESTED))
+def test_help_shows_every_default(command):
+    """Every option that has a default shows it in --help (train's are its configuration's)."""
+    from train.config import TrainConfig
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    parser = sub.choices[command]
+    text = " ".join(parser.format_help().split())
+    shown = 0
+    for action in parser._actions:
+        if not action.option_strings or action.help == argparse.SUPPRESS:
+            continue
+        default = action.default
+        if command == "train" and default is None and action.dest != "config" and hasattr(
+                TrainConfig, action.dest):
+            default = getattr(TrainConfig(), action.dest)
+            default = "none" if default is None else default
+        if default in (None, False, argparse.SUPPRESS):
+            continue
+        help_text = " ".join(action.help.split())
+        assert help_text[:40] in text and "default" in text[text.index(help_text[:40]):][
+            :len(help_text) + 60], (command, action.option_strings)
+        shown += 1
+    assert shown >= {"train": 17, "tournament": 5, "replay": 0}.get(command, 1)
+
+
+def test_version():
+    from importlib.metadata import version
+
+    run = meduris("--version")
+    assert run.returncode == 0 and run.stdout.strip() == f"meduris {version('meduris-rl')}"
+
+
 def test_tournament_flags(tmp_path):
     out = tmp_path / "t"
     run = meduris("tournament", "--agents", "random,greedy,mcts:5", "--players", "3", "--games",
@@ -73,7 +108,13 @@ def test_tournament_flags(tmp_path):
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["config"]["workers"] <= 2
     ray = meduris("tournament", "--agents", "random,greedy", "--games", "2", "--out",
                   str(tmp_path / "r"), "--backend", "ray", "--address", "127.0.0.1:9")
-    assert ray.returncode == 2 and ("Ray" in ray.stderr or "ray" in ray.stderr)
+    line, = ray.stderr.strip().splitlines()  # one line, naming the fix
+    assert ray.returncode == 2 and line.startswith("meduris: error: ")
+    if importlib.util.find_spec("ray") is None:  # (this environment has no Ray)
+        assert "needs Ray: install the extra with pip install -e '.[ray]'" in line
+    else:
+        assert "cannot reach a Ray cluster at 127.0.0.1:9" in line and "ray start" in line
+    assert not (tmp_path / "r").exists()
     lone = meduris("tournament", "--agents", "random,greedy", "--address", "127.0.0.1:9",
                    "--out", str(tmp_path / "r"))
     assert lone.returncode == 2 and "--address" in lone.stderr and "--backend ray" in lone.stderr
@@ -136,13 +177,27 @@ def test_train_flags(tmp_path):
               "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96}
     assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
     assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
+    assert f"play it: meduris tournament --agents ppo:{out}/policy.pt,greedy" in run.stdout
     assert meduris(*args).returncode == 2  # the run is there: refused without --force
-    longer = meduris("train", "--config", str(config), "--players", "3", "--steps", "144",
-                     "--envs", "8", "--n-steps", "6", "--batch-size", "24", "--features", "obs",
-                     "--bc-teacher", "none", "--out", str(out), "--no-progress", "--resume",
-                     str(out / "checkpoint.zip"))
+    # --resume: the run's own settings, in its own folder; only RESUMABLE ones may change,
+    # another value of any other is refused before anything is written
+    ckpt = str(out / "checkpoint.zip")
+    saved = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    for flags, needle in ((["--learning-rate", "0.001"], "learning_rate: 0.001 given"),
+                          (["--players", "2"], "players: 2 given"),
+                          (["--config", str(config), "--n-steps", "7"], "n_steps: 7 given"),
+                          (["--out", str(tmp_path / "elsewhere")], "stays in its own folder")):
+        refused = meduris("train", "--steps", "144", *flags, "--resume", ckpt, "--no-progress")
+        assert refused.returncode == 2 and needle in refused.stderr, refused.stderr
+        assert refused.stderr.count("\n") == 1 and not (tmp_path / "elsewhere").exists()
+        assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
+    longer = meduris("train", "--steps", "144", "--eval-every", "24", "--config", str(config),
+                     "--players", "3", "--resume", ckpt, "--no-progress")
     assert longer.returncode == 0, longer.stderr
-    assert json.loads((out / "checkpoint.json").read_text())["timesteps"] >= 144
+    resumed = json.loads((out / "checkpoint.json").read_text())
+    assert resumed["timesteps"] >= 144
+    assert {k: resumed["config"][k] for k in expect} == {**expect, "steps": 144, "eval_every": 24}
+    assert "evaluation at 120 steps" in longer.stderr  # 96 + 24: the new interval took effect
     forced = meduris(*args, "--force")
     assert forced.returncode == 0 and json.loads(
         (out / "checkpoint.json").read_text())["timesteps"] < 144

@@ -13,7 +13,7 @@ import ray
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 from test_agents import LegalityChecker
 
-from agents import KNOWN, UnknownAgentError, make_agent
+from agents import UnknownAgentError, make_agent
 from agents.match import play_game
 from agents.rllib import RLlibAgent
 from meduris_env import MedurisGame
@@ -114,6 +114,33 @@ def test_two_players_shared_policy_trains_checkpoints_resumes_and_plays(local_ra
     assert json.loads((ckpt / "meduris.json").read_text())["iteration"] == 3
     play_legal_games(ckpt, players=2)
     play_legal_games(ckpt, players=3, games=1)  # a shared policy plays any player count
+    tournament_through_the_cli(ckpt, ["random"], tmp_path / "t2")
+
+    # one run per folder: a new run refuses it (unless --force), a resumed run stays in it
+    saved = (out / "progress.jsonl").read_bytes()
+    assert main(args) == 2
+    assert "holds an earlier run's results" in one_error_line(capsys)
+    assert main(args + ["--resume", str(ckpt), "--out", str(tmp_path / "elsewhere")]) == 2
+    assert "continues in its own folder" in one_error_line(capsys)
+    assert (out / "progress.jsonl").read_bytes() == saved
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def tournament_through_the_cli(checkpoint, others: list[str], out):
+    """``meduris tournament`` with the checkpoint's policy as ``rllib:<path>`` (in this
+    process: the module's Ray is running), every game to its end."""
+    from meduris_cli import main as meduris
+
+    name = f"rllib:{checkpoint}"
+    players = 1 + len(others)
+    assert meduris(["tournament", "--agents", ",".join([name, *others]), "--players",
+                    str(players), "--games", str(players), "--workers", "1", "--out", str(out),
+                    "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())  # (every lineup played equally)
+    assert summary["games"] >= players and name in summary["agents"]
+    assert summary["agents"][name]["games"] == summary["games"]
+    rows = (out / "games.csv").read_text().splitlines()
+    assert len(rows) == 1 + summary["games"] and all(",abandoned," not in r for r in rows)
 
 
 def test_four_players_one_policy_per_seat_trains_resumes_and_plays(local_ray, tmp_path):
@@ -127,22 +154,12 @@ def test_four_players_one_policy_per_seat_trains_resumes_and_plays(local_ray, tm
     resumed = train(4, 2, out, num_env_runners=1, seed=1, shared=False, resume=ckpt, **TINY)
     assert resumed["iterations"] == 2 and resumed["iterations_run"] == 1
     play_legal_games(ckpt, players=4)
+    tournament_through_the_cli(ckpt, ["random", "greedy", "random"], tmp_path / "t4")
     with pytest.raises(rllib_ppo.RLlibError, match="same --players and --per-seat"):
         train(4, 3, out, num_env_runners=1, shared=True, resume=ckpt, **TINY)
     agent = RLlibAgent("rllib", ckpt)
     with pytest.raises(UnknownAgentError, match="none for seat 4"):
         agent.module_for(4)
-
-
-@pytest.mark.skipif("rllib" not in KNOWN, reason="the registry has no rllib:<path> agent yet")
-def test_meduris_tournament_plays_the_checkpoint(local_ray, tmp_path):
-    from agents.tournament import TournamentConfig, run_tournament
-
-    train(2, 1, tmp_path / "run", num_env_runners=0, **TINY)
-    name = f"rllib:{tmp_path / 'run' / 'checkpoint'}"
-    results, summary = run_tournament(TournamentConfig(agents=[name, "random"], players=2,
-                                                       games=2, workers=1))
-    assert len(results) == 2 and name in summary["agents"]
 
 
 # --- errors the user can fix -------------------------------------------------------------------

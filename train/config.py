@@ -108,9 +108,41 @@ _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed
            "clip_range": (0.0, 10.0), "ent_coef": (0.0, 10.0)}
 
 
-def load_config(path: str | Path | None, overrides: dict) -> TrainConfig:
-    """Defaults, then the YAML file's keys, then ``overrides`` (flags given on the command line)."""
-    values: dict = {}
+# what a resumed run may change: the length of the run and how often it looks at itself; the
+# rest (the game, the network, PPO's settings, which the checkpoint's model keeps) is the run's
+RESUMABLE = ("steps", "threads", "eval_every", "eval_games", "checkpoint_every", "snapshot_every")
+
+
+def resume_config(saved: dict, folder: str | Path, path: str | Path | None,
+                  overrides: dict) -> TrainConfig:
+    """The configuration of a resumed run: the run's own (``saved``, from its checkpoint in
+    ``folder``), then the YAML file and ``overrides`` as in :func:`load_config`, which may
+    change only :data:`RESUMABLE` settings (another value of any other is refused, not
+    ignored). The run stays in its folder."""
+    if not isinstance(saved, dict):
+        raise ConfigError("the checkpoint's checkpoint.json holds no configuration")
+    folder = Path(folder)
+    out = overrides.get("out")
+    if out is not None and Path(out).resolve() != folder.resolve():
+        raise ConfigError(f"--out {out}: a resumed run stays in its own folder "
+                          f"({folder}); leave --out out, or start a new run there")
+    cfg = load_config(path, {**overrides, "out": str(folder)}, base=saved)
+    kept = TrainConfig(**{**saved, "out": str(folder)}).validate()
+    changed = [f.name for f in fields(TrainConfig) if f.name not in RESUMABLE
+               and getattr(cfg, f.name) != getattr(kept, f.name)]
+    if changed:
+        name = changed[0]
+        raise ConfigError(f"{name}: {getattr(cfg, name)!r} given, but a resumed run keeps its "
+                          f"own ({getattr(kept, name)!r}); on --resume only "
+                          f"{', '.join(RESUMABLE)} may change: start a new run to change it")
+    return cfg
+
+
+def load_config(path: str | Path | None, overrides: dict,
+                base: dict | None = None) -> TrainConfig:
+    """Defaults (or ``base``), then the YAML file's keys, then ``overrides`` (flags given on
+    the command line)."""
+    values: dict = dict(base or {})
     if path is not None:
         import yaml
         try:

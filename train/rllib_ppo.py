@@ -51,7 +51,10 @@ option                 default     meaning
 ``--out``              (required)  output folder: ``checkpoint/``, ``progress.jsonl``
 ``--env-runners``      cluster     EnvRunner actors; 0 samples in the driver
 ``--address``          local Ray   ``HOST:PORT`` of a Ray cluster's head (or ``auto``)
-``--resume``           none        a checkpoint folder of an earlier run to continue
+``--resume``           none        ``<out>/checkpoint`` of an earlier run to continue (the run
+                                   stays in its folder)
+``--force``            off         replace an earlier run's results in ``--out`` (without it a
+                                   folder holding them is refused)
 ``--per-seat``         off         one policy per seat instead of one shared policy
 ``--seed``             0           seeds RLlib, torch and the games (``derive_seed``)
 ``--train-batch``      4000        env steps per iteration (``train_batch_size_per_learner``)
@@ -63,7 +66,8 @@ option                 default     meaning
 =====================  ==========  ==========================================================
 
 Errors the user can fix (Ray missing, a cluster that does not answer, a missing or mismatched
-checkpoint, an unwritable ``--out``) print one line ``meduris: error: ...`` and exit with 2.
+checkpoint, an unwritable ``--out`` or one holding another run, numbers out of range) print one
+line ``meduris: error: ...`` and exit with 2.
 """
 
 from __future__ import annotations
@@ -334,24 +338,41 @@ def train(players: int, iterations: int, out: str | Path, num_env_runners: int |
           seed: int = 0, address: str | None = None, *, shared: bool = True,
           resume: str | Path | None = None, max_turns: int = DEFAULT_MAX_TURNS,
           train_batch_size: int = 4000, minibatch_size: int = 500, num_epochs: int = 4,
-          lr: float = 3e-4, log=None) -> dict:
+          lr: float = 3e-4, force: bool = False, log=None) -> dict:
     """Train until iteration ``iterations`` (a resumed run continues its count), checkpointing
     into ``out/checkpoint`` after each. Returns ``{"iterations", "iterations_run",
     "env_steps_sampled" (lifetime), "env_steps_run", "seconds" (in algo.train()),
     "env_steps_per_s", "checkpoint", "players", "shared", "env_runners"}``. Ray is initialised
     here (``address``, or a local Ray when None) unless it already is; what this call started
-    it shuts down. Raises RLlibError for what the user can fix."""
+    it shuts down. Raises RLlibError for what the user can fix.
+
+    ``out`` holds one run: a resumed run continues in its own folder (``resume`` is
+    ``out/checkpoint``), and a new run refuses a folder with an earlier run's results unless
+    ``force``, which removes them first (this run writes as it goes)."""
     check_ray(address)
     out = Path(out)
+    earlier = [name for name in ("checkpoint", "progress.jsonl") if (out / name).exists()]
     if resume is not None:
         meta = read_meta(resume)
+        if Path(resume).resolve() != (out / "checkpoint").resolve():
+            raise RLlibError(f"--resume {resume}: a resumed run continues in its own folder; "
+                             f"give --out {Path(resume).parent} (its checkpoint is "
+                             f"<out>/checkpoint)")
         if meta["players"] != players or meta["shared"] != shared:
             kind = "a shared policy" if meta["shared"] else "one policy per seat"
             raise RLlibError(f"--resume {resume}: that run has {meta['players']} players and "
                              f"{kind}; resume it with the same --players and --per-seat")
+    elif earlier and not force:
+        raise RLlibError(f"--out {out} holds an earlier run's results ({', '.join(earlier)}); "
+                         f"add --resume {out / 'checkpoint'} to continue it, --force to replace "
+                         "it, or choose another folder")
     reason = unwritable_reason(out)
     if reason:
         raise RLlibError(f"--out {out}: cannot write there ({reason})")
+    if resume is None:  # (--force) the earlier run goes now: the folder never mixes two runs
+        for name in earlier:
+            target = out / name
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
     import ray
 
     started = not ray.is_initialized()
@@ -406,7 +427,8 @@ def train(players: int, iterations: int, out: str | Path, num_env_runners: int |
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.rllib_ppo",
                                 description="Multi-agent PPO on Meduris with RLlib (new API "
-                                            "stack, action masking, self-play).")
+                                            "stack, action masking, self-play).",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--iterations", type=int, default=3,
                    help="train until this iteration (default 3)")
@@ -415,7 +437,10 @@ def parser() -> argparse.ArgumentParser:
                    help="EnvRunner actors (default: the Ray cluster's CPUs; 0: in the driver)")
     p.add_argument("--address", default=None, metavar="HOST:PORT",
                    help="a Ray cluster's head (default: start a local Ray)")
-    p.add_argument("--resume", default=None, metavar="CKPT", help="continue from a checkpoint")
+    p.add_argument("--resume", default=None, metavar="CKPT",
+                   help="continue from <out>/checkpoint (the run stays in its folder)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an earlier run's results in --out")
     p.add_argument("--per-seat", action="store_true", help="one policy per seat (default: one "
                                                            "shared policy)")
     p.add_argument("--seed", type=int, default=0)
@@ -435,6 +460,12 @@ def main(argv: list[str] | None = None) -> int:
             return _error(f"--{name.replace('_', '-')} {getattr(args, name)}: use at least 1")
     if args.env_runners is not None and args.env_runners < 0:
         return _error(f"--env-runners {args.env_runners}: use 0 or more")
+    if not 0 <= args.seed < 2**31:
+        return _error(f"--seed {args.seed}: use 0..{2**31 - 1}")
+    if args.max_turns < 1:
+        return _error(f"--max-turns {args.max_turns}: use at least 1")
+    if not 0 < args.lr < 1:
+        return _error(f"--lr {args.lr}: use a learning rate between 0 and 1")
 
     def log(row: dict) -> None:
         if not args.json:
@@ -446,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.address, shared=not args.per_seat, resume=args.resume,
                         max_turns=args.max_turns, train_batch_size=args.train_batch,
                         minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr,
-                        log=log)
+                        force=args.force, log=log)
     except RLlibError as err:
         return _error(str(err))
     if args.json:

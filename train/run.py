@@ -48,8 +48,9 @@ def save_json(data: dict, path: Path) -> None:
     atomic_replace(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=2) + "\n"))
 
 
-def load_checkpoint(path: str | Path, env=None):
-    """The model and the run state saved beside it; CheckpointError says what is wrong."""
+def checkpoint_state(path: str | Path) -> dict:
+    """The run state saved beside a checkpoint (``checkpoint.json``); CheckpointError says what
+    is wrong."""
     path = Path(path)
     meta_path = path.with_suffix(".json")
     if not path.is_file():
@@ -58,8 +59,16 @@ def load_checkpoint(path: str | Path, env=None):
         meta = json.loads(meta_path.read_text())
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {path} has no {meta_path.name} beside it") from None
-    except (OSError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise CheckpointError(f"cannot read {meta_path}: {err}") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{meta_path} is not a run state (a JSON object)")
+    return meta
+
+
+def load_checkpoint(path: str | Path, env=None):
+    """The model and the run state saved beside it; CheckpointError says what is wrong."""
+    meta = checkpoint_state(path)
     from sb3_contrib import MaskablePPO
     try:
         model = MaskablePPO.load(str(path), env=env, device="cpu")
@@ -100,6 +109,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     arch = network_of(cfg)
     if resume:
         model, state = load_checkpoint(resume, env=venv)
+        state["config"] = cfg.to_dict()  # (what the run goes on with: resume_config's)
         for path in state["snapshots"]:
             venv.add_snapshot(path)
     else:

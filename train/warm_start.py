@@ -9,10 +9,9 @@ as any tournament game.
 
 from __future__ import annotations
 
-import multiprocessing as mp
-
 import numpy as np
 
+from agents.tournament import worker_pool
 from meduris_env.engine.seeding import STREAM_TEACHER, derive_seed
 
 from .config import TrainConfig
@@ -71,7 +70,8 @@ def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
              for i in range(cfg.bc_games)]
     parts = []
     b = bar(len(tasks), "teacher games", progress)
-    with mp.get_context("spawn").Pool(cfg.threads) as pool:  # one process per core
+    # one process per core; Ctrl-C is the parent's (the with-block terminates the workers)
+    with worker_pool(cfg.threads) as pool:
         for part in pool.imap(teacher_game, tasks):
             parts.append(part)
             b.update(1)

@@ -414,21 +414,24 @@ class MedurisBatch:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         live = self.mover[idx] >= 0
-        if not live.all():  # finished games (auto_reset off) keep their flags, earn nothing
-            self.rewards[idx[~live]] = 0.0
-            idx, actions = idx[live], actions[live]
+        everyone = live.all()
+        played, acts = (idx, actions) if everyone else (idx[live], actions[live])
         if masks is None:
-            masks = self.mask if idx is self._all else self.mask[idx]
-        elif not live.all():
+            masks = self.mask if played is self._all else self.mask[played]
+        elif not everyone:
             masks = masks[live]
-        # the legal masks this batch wrote are the test (the kernels then apply unchecked)
-        inside = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = inside & (masks[np.arange(len(idx)), np.where(inside, actions, 0)] != 0)
+        # the legal masks this batch wrote are the test (the kernels then apply unchecked);
+        # checked before anything is written, so that a refused step changes nothing
+        inside = (acts >= 0) & (acts < NUM_ACTIONS)
+        legal = inside & (masks[np.arange(len(played)), np.where(inside, acts, 0)] != 0)
         if not legal.all():
             j = int(np.flatnonzero(~legal)[0])
-            b = int(idx[j])
-            raise IllegalActionError(f"game {b}: {self._illegal_reason(b, actions[j])}; "
+            b = int(played[j])
+            raise IllegalActionError(f"game {b}: {self._illegal_reason(b, acts[j])}; "
                                      "no game of the batch was changed")
+        if not everyone:  # finished games (auto_reset off) keep their flags, earn nothing
+            self.rewards[idx[~live]] = 0.0
+        idx, actions = played, acts
         with self._threads():
             play_games(*self._g, *self._c, idx, actions, finish)
 
@@ -663,10 +666,17 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         batch = self.batch
         acts = batch._actions(actions, self.num_envs)
         if self._opponents_in_python:
-            batch._step_games(batch._all, acts, finish=False)
-            self._play_opponents()
-            batch._finish(batch._all)
-            self._open_episodes()  # games that restarted with an opponent to move
+            # the learners' actions are applied before the opponents answer: keep a copy, so
+            # that an opponent's illegal answer (or error) leaves every game as it was
+            before = self._save()
+            try:
+                batch._step_games(batch._all, acts, finish=False)
+                self._play_opponents()
+                batch._finish(batch._all)
+                self._open_episodes()  # games that restarted with an opponent to move
+            except BaseException:
+                self._restore(before)
+                raise
         else:  # self-play or built-in random opponents: one fused kernel
             batch._step_games(batch._all, acts)
         seat = self._reward_seats()
@@ -694,6 +704,19 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         pass
 
     # --- internals ----------------------------------------------------------------------------
+    def _save(self) -> tuple:
+        """A copy of everything a step may change (the batch's buffers, the opponents'
+        assignment), for :meth:`_restore`."""
+        return (tuple(a.copy() for a in self.batch._g), self._assignment.copy(),
+                self._assigned_episode.copy())
+
+    def _restore(self, saved: tuple) -> None:
+        buffers, assignment, assigned = saved
+        for a, b in zip(self.batch._g, buffers, strict=True):
+            a[...] = b
+        self._assignment[...] = assignment
+        self._assigned_episode[...] = assigned
+
     def _reward_seats(self) -> np.ndarray:
         """Whose reward each game's step reports (set before a finished game restarts)."""
         return self.batch._g.rewarded
@@ -747,7 +770,10 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
                 idx = np.flatnonzero(waiting & np.isin(entry, ids)).astype(np.int64)
                 if len(idx):
                     actions, masks = self._ask(opponent, idx)
-                    batch._step_games(idx, actions, finish=False, masks=masks)
+                    try:
+                        batch._step_games(idx, actions, finish=False, masks=masks)
+                    except IllegalActionError as err:
+                        raise IllegalActionError(f"opponent {opponent!r}: {err}") from None
 
     def _assign(self) -> None:
         """Games in a new episode take their opponents: the seat list, or draws from the pool
