@@ -61,8 +61,7 @@ class MCTSAgent(Agent):
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while True:
-            self._iterate(root, state, n)
-            done += 1
+            done += self._search(root, state, n, None if deadline else self.iterations - done)
             if deadline is None:
                 if done >= self.iterations:
                     break
@@ -72,6 +71,12 @@ class MCTSAgent(Agent):
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)
+
+    def _search(self, root: _Node, root_state, n: int, left: int | None) -> int:
+        """Some iterations (at most ``left`` when the budget counts them); how many were done.
+        Here one at a time; a search that evaluates its leaves in batches does several."""
+        self._iterate(root, root_state, n)
+        return 1
 
     def _choose(self, root: _Node) -> int:
         """The move to play: the root child visited most."""

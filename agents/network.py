@@ -12,6 +12,12 @@ value head sits on the same features.
 and the ``state_dict`` tensors, loaded with ``torch.load(weights_only=True)``, so loading a policy
 file someone else made cannot run code. The network is rebuilt from the architecture by
 :func:`build_policy`; only the kinds named in :data:`KINDS` exist.
+
+A policy file may also carry a **value network** (``value_network``: its ``architecture``, the
+inputs and hidden layer sizes, and its ``state_dict``): an MLP from the same inputs to the result
+of the game for the seat to move, in [-1, 1], trained on the policy's own games
+(:mod:`train.value`); the ``az`` search scores its leaves with it (:func:`load_value_network`).
+Files without one are policies as before.
 """
 
 from __future__ import annotations
@@ -74,19 +80,22 @@ def build_policy(arch: dict):
                                      lambda _: 0.0, **policy_kwargs(arch))
 
 
-def save_policy(policy, arch: dict, path) -> None:
-    """Write ``policy``'s weights and ``arch`` as a policy file (temporary file, then rename)."""
+def save_policy(policy, arch: dict, path, value_network=None) -> None:
+    """Write ``policy``'s weights and ``arch`` as a policy file (temporary file, then rename),
+    with ``value_network`` (a module from :func:`value_module`) beside them if given."""
     from meduris_env.records.atomic import atomic_replace
 
     doc = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "architecture": arch,
            "state_dict": {k: v.detach().cpu() for k, v in policy.state_dict().items()}}
+    if value_network is not None:
+        doc["value_network"] = {"architecture": value_network.architecture,
+                                "state_dict": {k: v.detach().cpu() for k, v in
+                                               value_network.state_dict().items()}}
     atomic_replace(path, lambda tmp: torch.save(doc, tmp))
 
 
-def load_policy_file(path):
-    """(policy, architecture) from a policy file; PolicyFileError says what is wrong. Only
-    tensors and plain values are unpickled (``weights_only=True``): a file carrying code is
-    refused, not run."""
+def _read_policy_file(path) -> dict:
+    """The checked top level of a policy file (format and version)."""
     try:
         doc = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
@@ -98,6 +107,68 @@ def load_policy_file(path):
     if doc.get("version") != POLICY_VERSION:
         raise PolicyFileError(f"{path}: policy file version {doc.get('version')!r} is not "
                               f"supported (expected {POLICY_VERSION})")
+    return doc
+
+
+def value_module(inputs: int, hidden: list[int]) -> nn.Sequential:
+    """The value network: ``inputs`` -> ReLU layers of ``hidden`` sizes -> one tanh output
+    (the result for the seat to move, -1 loss .. 1 win). Its ``architecture`` attribute is
+    what a policy file stores."""
+    if not hidden or not all(type(h) is int and 1 <= h <= 4096 for h in hidden) or not (
+            type(inputs) is int and inputs >= 1):
+        raise ValueError(f"value network: inputs {inputs!r}, hidden layers {hidden!r}")
+    layers: list[nn.Module] = []
+    width = inputs
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    net = nn.Sequential(*layers, nn.Linear(width, 1), nn.Tanh())
+    net.architecture = {"inputs": int(inputs), "hidden": [int(h) for h in hidden]}
+    return net
+
+
+class NumpyValue:
+    """A value network's forward pass in numpy (for search: one position at a time)."""
+
+    def __init__(self, module: nn.Sequential):
+        self.architecture = module.architecture
+        self.layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                       for m in module if isinstance(m, nn.Linear)]
+
+    def __call__(self, x) -> np.ndarray:
+        """The values of a batch of inputs (k, inputs): an array (k,)."""
+        h = np.asarray(x, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            h = np.maximum(h, 0.0) if i < last else np.tanh(h)
+        return h[:, 0]
+
+
+def load_value_network(path) -> nn.Sequential | None:
+    """The value network a policy file carries (a module from :func:`value_module`), or None
+    when it carries none; PolicyFileError when it is malformed."""
+    doc = _read_policy_file(path)
+    if "value_network" not in doc:
+        return None
+    part = doc["value_network"]
+    try:
+        arch = part["architecture"]
+        net = value_module(arch["inputs"], arch["hidden"])
+        net.load_state_dict(part["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise PolicyFileError(f"{path}: its value network does not fit its architecture "
+                              f"({first})") from None
+    net.eval()
+    return net
+
+
+def load_policy_file(path):
+    """(policy, architecture) from a policy file; PolicyFileError says what is wrong. Only
+    tensors and plain values are unpickled (``weights_only=True``): a file carrying code is
+    refused, not run."""
+    doc = _read_policy_file(path)
     arch = doc.get("architecture")
     try:
         arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"])
@@ -159,13 +230,18 @@ class NumpyForward:
                 h = np.tanh(h)
         return h
 
-    def __call__(self, x):
+    def _features(self, x):
         x = np.asarray(x, dtype=np.float32)
         if self.residual:
-            features = np.concatenate([self._run(self.extractor, x), x[:, -NUM_ACTIONS:]],
-                                      axis=1)
-        else:
-            features = x
+            return np.concatenate([self._run(self.extractor, x), x[:, -NUM_ACTIONS:]], axis=1)
+        return x
+
+    def logits(self, x):
+        """The action logits alone (the critic is not computed)."""
+        return self._run(self.action, self._run(self.pi, self._features(x)))
+
+    def __call__(self, x):
+        features = self._features(x)
         logits = self._run(self.action, self._run(self.pi, features))
         values = self._run(self.value, self._run(self.vf, features))
         return logits, values[:, 0]

@@ -9,7 +9,7 @@ import numpy as np
 from meduris_env.envs.observation import observation_high
 
 from .base import Agent, UnknownAgentError
-from .features import feature_set_of_size, features
+from .features import batch_features, feature_set_of_size, features
 
 MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "ppo_2p.pt"
@@ -96,6 +96,16 @@ class PPOAgent(Agent):
         feature_set = feature_set_of_size(policy.observation_space.shape[0])
         return policy, features(observation["observation"], state, feature_set,
                                 self._high[turns])
+
+    def batch_inputs(self, observations: np.ndarray, states: np.ndarray, game):
+        """(the policy for ``game``, the network inputs of a batch: ``observations[j]`` (the
+        vectors) of the seat to move in state array ``states[j]``)."""
+        policy = self._playing(self.policy_for(game.num_players))
+        if game.max_turns not in self._high:
+            self._high[game.max_turns] = observation_high(game.max_turns)
+        feature_set = feature_set_of_size(policy.observation_space.shape[0])
+        return policy, batch_features(observations, states, game.field_materials,
+                                      game.field_areas, feature_set, self._high[game.max_turns])
 
     def act(self, observation, state) -> int:
         policy, x = self.inputs(observation, state)

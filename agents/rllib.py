@@ -31,21 +31,26 @@ META_FORMAT = "meduris-rllib/1"
 MODULES_DIR = ("learner_group", "learner", "rl_module")
 
 
-def read_checkpoint_meta(path: Path, name: str = "rllib") -> dict:
-    """The run's ``meduris.json`` in checkpoint folder ``path``; UnknownAgentError naming the fix
-    when it is not there."""
+def read_checkpoint_meta(path: Path, name: str = "rllib", error=None) -> dict:
+    """The run's ``meduris.json`` in checkpoint folder ``path``, checked; what is wrong is
+    raised as UnknownAgentError naming the agent ``name``, or as ``error(message)`` (the
+    trainer's own error) when given."""
+    def fail(message: str):
+        return error(message) if error else UnknownAgentError(f"agent {name!r}: {message}")
+
     if not path.is_dir():
-        raise UnknownAgentError(f"agent {name!r}: no RLlib checkpoint at {path}; train one with "
-                                "`python -m train.rllib_ppo --out RUN` and pass "
-                                "rllib:RUN/checkpoint")
+        raise fail(f"no RLlib checkpoint at {path}; train one with `python -m train.rllib_ppo "
+                   "--out RUN` and give RUN/checkpoint")
     try:
         meta = json.loads((path / META_FILE).read_text())
     except (OSError, ValueError):
-        raise UnknownAgentError(f"agent {name!r}: {path} is not a checkpoint of train.rllib_ppo "
-                                f"(no readable {META_FILE}); pass rllib:RUN/checkpoint") from None
-    if meta.get("format") != META_FORMAT or not isinstance(meta.get("modules"), dict):
-        raise UnknownAgentError(f"agent {name!r}: {path / META_FILE} is not format "
-                                f"{META_FORMAT!r}; retrain with this version of train.rllib_ppo")
+        raise fail(f"{path} is not a checkpoint of train.rllib_ppo (no readable {META_FILE}); "
+                   "give the checkpoint folder of a run (RUN/checkpoint)") from None
+    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT or not isinstance(
+            meta.get("modules"), dict):
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise fail(f"{path / META_FILE}: format {found!r}, expected {META_FORMAT!r}; retrain "
+                   "with this version of train.rllib_ppo")
     return meta
 
 

@@ -7,8 +7,8 @@ For ``--games`` greedy games per player count (2, 3, 4), measured in one run:
 * **record**: ``GameRecord.from_state`` (it replays the history once to learn the seats);
 * **save**: ``to_json`` and the atomic write;
 * **load + replay**: ``GameRecord.load`` and ``replay()``, which checks every event and the result;
-* **HTML**: ``write_html`` for the first game of each player count (board picture per step), with
-  the page's size.
+* **HTML**: ``write_html`` for the first game of each player count (the record and the SVG
+  renderer ``board.js``, which draws each step in the browser), with the page's size.
 
 Usage from the repo root:
 ``python benchmarks/records.py [--games 20] [--seed 0] [--no-html] [--json]``.
@@ -84,13 +84,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
         print(json.dumps(rows, indent=2))
         return rows
     print(f"{'players':>7}{'actions':>9}{'record kB':>11}{'play ms':>9}{'record ms':>11}"
-          f"{'save ms':>9}{'load+replay ms':>16}{'(% of play)':>12}{'HTML s':>8}{'HTML MB':>9}")
+          f"{'save ms':>9}{'load+replay ms':>16}{'(% of play)':>12}{'HTML ms':>9}{'HTML kB':>9}")
     for r in rows:
         share = (r["ms_record"] + r["ms_save"] + r["ms_load_replay"]) / r["ms_play"]
         print(f"{r['players']:>7}{r['actions_per_game']:>9.0f}{r['record_kb']:>11.1f}"
               f"{r['ms_play']:>9.1f}{r['ms_record']:>11.1f}{r['ms_save']:>9.1f}"
-              f"{r['ms_load_replay']:>16.1f}{share:>12.0%}{r['html_seconds']:>8.1f}"
-              f"{r['html_mb']:>9.1f}")
+              f"{r['ms_load_replay']:>16.1f}{share:>12.0%}{1000 * r['html_seconds']:>9.0f}"
+              f"{1000 * r['html_mb']:>9.0f}")
     print(f"greedy games, {args.games} per player count; '% of play' = record + save + "
           "load+replay as a share of playing the game")
     return rows

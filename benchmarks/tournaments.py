@@ -46,7 +46,7 @@ ROWS = (
     ("all-agents-4p", ["random", "greedy", "mcts:100", "random"], 4, 0.25, "mcts:100", None),
     # the shipped models' bars (training issue): the policy alone, and the search it guides
     ("ppo-vs-mcts400-2p", ["ppo", "mcts:400"], 2, 1.0, "ppo", 0.55),
-    ("az-vs-mcts400-2p", ["az:150", "mcts:400"], 2, 1.0, "az:150", 0.70),
+    ("az-vs-mcts400-2p", ["az:200", "mcts:400"], 2, 1.0, "az:200", 0.70),
     ("ppo-vs-mcts200-greedy-3p", ["ppo", "mcts:200", "greedy"], 3, 1.0, "ppo", 0.45),
     ("ppo-vs-mcts200-greedy-greedy-4p", ["ppo", "mcts:200", "greedy", "greedy"], 4, 1.0, "ppo",
      0.35),

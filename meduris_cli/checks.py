@@ -6,10 +6,9 @@ an hour of work or an earlier result."""
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
-from meduris_env.records.atomic import unwritable_reason
+from meduris_env.records.atomic import remove_results, unwritable_reason
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
@@ -75,12 +74,7 @@ def output_folder(path: str | Path, flag: str, force: bool, results: tuple[str, 
         raise UsageError(f"cannot write results to {str(out)!r} ({reason}); choose another "
                          f"{flag}")
     if clear:
-        for name in earlier:
-            target = out / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
+        remove_results(out, earlier)
     return out
 
 

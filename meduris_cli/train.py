@@ -18,7 +18,7 @@ RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "bes
              "eval.csv", "learning_curve.png", "snapshots", "tb")
 FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "bc_teacher",
          "bc_games", "eval_every", "eval_games", "checkpoint_every", "snapshot_every", "n_steps",
-         "batch_size", "n_epochs", "learning_rate", "out")
+         "batch_size", "n_epochs", "learning_rate", "value_positions", "out")
 
 
 def add_parser(sub) -> None:
@@ -54,6 +54,9 @@ def add_parser(sub) -> None:
     setting("--batch-size", type=int_in(1), help="PPO minibatch size")
     setting("--n-epochs", type=int_in(1), help="PPO passes over each rollout")
     setting("--learning-rate", type=float, help="PPO's learning rate")
+    setting("--value-positions", type=int_in(0),
+            help="after PPO, fit a value network for best.pt (the az search's) to this many "
+            "positions of its own games; 0: none")
     setting("--out", help="run folder")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier run's files in --out (without it they are kept and "

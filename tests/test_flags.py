@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from meduris_cli.main import build_parser
+from meduris_cli.main import build_parser, main
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,7 +41,8 @@ TESTED = {
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
               "--checkpoint-every", "--snapshot-every", "--n-steps", "--batch-size",
-              "--n-epochs", "--learning-rate", "--out", "--force", "--resume", "--no-progress"},
+              "--n-epochs", "--learning-rate", "--value-positions", "--out", "--force",
+              "--resume", "--no-progress"},
     "serve": {"--host", "--port", "--db"},
 }
 
@@ -154,7 +155,7 @@ def test_replay_flags(tmp_path):
     assert meduris("replay", str(record), "--html", str(page), "--force").returncode == 0
 
 
-def test_train_flags(tmp_path):
+def test_train_flags(tmp_path, capsys):
     out = tmp_path / "run"
     config = tmp_path / "c.yaml"
     config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\n")
@@ -162,8 +163,8 @@ def test_train_flags(tmp_path):
             "--threads", "1", "--seed", "4", "--features", "obs", "--reward", "dense",
             "--bc-teacher", "random", "--bc-games", "1", "--eval-every", "48", "--eval-games",
             "3", "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
-            "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003", "--out",
-            str(out), "--no-progress"]
+            "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003",
+            "--value-positions", "150", "--out", str(out), "--no-progress"]
     run = meduris(*[a if a != "obs" else "obs" for a in args] + ["--config", str(config)])
     assert run.returncode == 2 and "policy 'residual'" in run.stderr  # obs needs policy mlp
     config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\npolicy: mlp\n")
@@ -174,10 +175,15 @@ def test_train_flags(tmp_path):
               "reward": "dense", "bc_teacher": "random", "bc_games": 1, "eval_every": 48,
               "eval_games": 3, "checkpoint_every": 48, "snapshot_every": 48, "n_steps": 6,
               "batch_size": 24, "n_epochs": 1, "learning_rate": 0.0003, "out": str(out),
-              "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96}
+              "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96,
+              "value_positions": 150}
     assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
     assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
     assert f"play it: meduris tournament --agents ppo:{out}/policy.pt,greedy" in run.stdout
+    from agents.network import load_value_network
+    run_state = json.loads((out / "checkpoint.json").read_text())
+    assert run_state["value_network"]["positions"] == 150 and "value network for best.pt" in \
+        run.stderr and load_value_network(out / "best.pt") is not None
     assert meduris(*args).returncode == 2  # the run is there: refused without --force
     # --resume: the run's own settings, in its own folder; only RESUMABLE ones may change,
     # another value of any other is refused before anything is written
@@ -187,16 +193,19 @@ def test_train_flags(tmp_path):
                           (["--players", "2"], "players: 2 given"),
                           (["--config", str(config), "--n-steps", "7"], "n_steps: 7 given"),
                           (["--out", str(tmp_path / "elsewhere")], "stays in its own folder")):
-        refused = meduris("train", "--steps", "144", *flags, "--resume", ckpt, "--no-progress")
-        assert refused.returncode == 2 and needle in refused.stderr, refused.stderr
-        assert refused.stderr.count("\n") == 1 and not (tmp_path / "elsewhere").exists()
+        code = main(["train", "--steps", "144", *flags, "--resume", ckpt, "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and needle in err and err.count("\n") == 1, err
+        assert not (tmp_path / "elsewhere").exists()
         assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
     longer = meduris("train", "--steps", "144", "--eval-every", "24", "--config", str(config),
                      "--players", "3", "--resume", ckpt, "--no-progress")
     assert longer.returncode == 0, longer.stderr
     resumed = json.loads((out / "checkpoint.json").read_text())
     assert resumed["timesteps"] >= 144
-    assert {k: resumed["config"][k] for k in expect} == {**expect, "steps": 144, "eval_every": 24}
+    # (threads is one of the settings a resumed run may change: the file's 2 applies now)
+    assert {k: resumed["config"][k] for k in expect} == {**expect, "steps": 144, "eval_every": 24,
+                                                         "threads": 2}
     assert "evaluation at 120 steps" in longer.stderr  # 96 + 24: the new interval took effect
     forced = meduris(*args, "--force")
     assert forced.returncode == 0 and json.loads(

@@ -188,7 +188,7 @@ def test_an_unreachable_address_is_one_line_naming_the_fix(tmp_path, capsys):
 
 def test_missing_ray_and_bad_checkpoints_are_one_line(tmp_path, capsys, monkeypatch):
     assert main(["--out", str(tmp_path), "--resume", str(tmp_path / "nope")]) == 2
-    assert "no checkpoint at" in one_error_line(capsys)
+    assert "no RLlib checkpoint at" in one_error_line(capsys)
     assert main(["--out", str(tmp_path), "--resume", str(tmp_path)]) == 2
     assert "not a checkpoint of train.rllib_ppo" in one_error_line(capsys)
     with pytest.raises(UnknownAgentError, match="no RLlib checkpoint at"):

@@ -249,3 +249,89 @@ def test_the_numpy_forward_pass_of_search_matches_the_network(kind, inputs, net_
     fast_logits, fast_values = NumpyForward(policy)(x)
     assert np.allclose(logits, fast_logits, atol=1e-4) and np.allclose(values, fast_values,
                                                                        atol=1e-5)
+
+
+# --- the value network (train.value) and the search it guides ---------------------------------
+def test_a_value_network_is_fitted_to_self_play_and_guides_az(tmp_path, monkeypatch, capsys):
+    import torch
+
+    import agents.az
+    from agents.network import PolicyFileError, load_policy_file, load_value_network
+    from train.value import collect_positions
+    from train.value import main as value_main
+
+    policy_file = tmp_path / "policy.pt"  # the shipped policy without a value network
+    policy, arch = load_policy_file(shipped_model(2))
+    from agents.network import save_policy
+    save_policy(policy, arch, policy_file)
+    assert load_value_network(policy_file) is None
+
+    xs, ys, games = collect_positions(policy, 2, 300, keep=0.2, envs=16, seed=3)
+    again = collect_positions(policy, 2, 300, keep=0.2, envs=16, seed=3)
+    assert np.array_equal(xs, again[0]) and np.array_equal(ys, again[1]) and games == again[2]
+    assert xs.shape == (300, policy.observation_space.shape[0]) and games >= 300 / 30
+    assert set(np.unique(ys)) <= {-1.0, 0.0, 1.0} and (ys > 0).any() and (ys < 0).any()
+
+    out = tmp_path / "with_value.pt"
+    args = [str(policy_file), "--out", str(out), "--positions", "400", "--epochs", "1",
+            "--envs", "16", "--hidden", "16,8", "--no-progress"]
+    assert value_main(args) == 0
+    assert "held-out MSE" in capsys.readouterr().out
+    net = load_value_network(out)
+    assert net.architecture == {"inputs": policy.observation_space.shape[0], "hidden": [16, 8]}
+    same, _ = load_policy_file(out)  # the policy rides along unchanged
+    assert all(torch.equal(a, b) for a, b in zip(policy.state_dict().values(),
+                                                 same.state_dict().values(), strict=True))
+    assert value_main(args) == 2 and "exists; add --force" in capsys.readouterr().err
+    assert value_main(args[:-1] + ["--hidden", "0"]) == 2
+
+    rollouts = []
+    monkeypatch.setattr(agents.az, "rollout_values",
+                        lambda st, fm, fa, depth, eps, seed, out: rollouts.append(1))
+    play_legal_games(f"az:10:{out}", games=1)  # the value network scores the leaves
+    assert not rollouts
+    play_legal_games(f"az:10:{policy_file}", games=1)  # none: PPO's critic and rollouts
+    assert rollouts
+
+    doc = torch.load(out, weights_only=True)  # a value network that does not fit its shapes
+    doc["value_network"]["architecture"]["hidden"] = [16, 9]
+    bad = tmp_path / "bad.pt"
+    torch.save(doc, bad)
+    with pytest.raises(PolicyFileError, match="value network does not fit"):
+        load_value_network(bad)
+    with pytest.raises(UnknownAgentError, match="value network does not fit"):
+        make_agent(f"az:10:{bad}")
+    assert make_agent(f"ppo:{bad}").policy is not None  # the policy alone does not need it
+
+
+def test_az_evaluates_a_batch_of_leaves_as_it_would_each_alone():
+    """The search evaluates its new nodes in batches (one forward pass for up to leaf_batch
+    leaves): each row must be what that leaf alone gives, and the shipped 2-player model
+    carries the value network that scores them."""
+    from agents.az import AZAgent
+    from agents.network import load_value_network
+    from meduris_env.engine.loop import resolve_chance
+
+    assert load_value_network(shipped_model(2)) is not None
+    az = AZAgent("az", iterations=16)
+    game = MedurisGame(2)
+    rng = random.Random(4)
+    leaves = []
+    state = game.new_initial_state()
+    while len(leaves) < 5:
+        resolve_chance(state, rng)
+        if rng.random() < 0.3:
+            leaves.append((state.clone(), state.current_player()))
+        state.apply_action(rng.choice(state.legal_actions()))
+    logits, values = az._evaluate(leaves, 2)
+    assert logits.shape == (5, 241) and values.shape == (5, 2)
+    assert np.allclose(values.sum(axis=1), 0.0)  # the mover's v, the other seat's -v
+    for j, leaf in enumerate(leaves):
+        alone_logits, alone_values = az._evaluate([leaf], 2)
+        assert np.allclose(alone_logits[0], logits[j], atol=1e-4)
+        assert np.allclose(alone_values[0], values[j], atol=1e-5)
+    # and a whole search is the same for the same seed
+    first, again = AZAgent("az", iterations=40), AZAgent("az", iterations=40)
+    first.reset(9)
+    again.reset(9)
+    assert [first.act(None, s) for s, _ in leaves] == [again.act(None, s) for s, _ in leaves]

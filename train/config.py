@@ -30,6 +30,8 @@ class TrainConfig:
     bc_teacher: str | None = None  # behaviour-cloning warm start (e.g. "mcts:50"); None: none
     bc_games: int = 300
     bc_epochs: int = 8
+    value_positions: int = 0  # after PPO: a value network for best.pt (train.value); 0: none
+    value_epochs: int = 4
     learning_rate: float = 1e-4
     n_steps: int = 64  # per game, per rollout (a rollout is envs x n_steps steps)
     batch_size: int = 4096
@@ -93,7 +95,8 @@ class TrainConfig:
 _INT, _NUM = (int,), (int, float)
 _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snapshot_every",
                             "max_snapshots", "eval_every", "eval_games", "checkpoint_every",
-                            "bc_games", "bc_epochs", "n_steps", "batch_size", "n_epochs")}
+                            "bc_games", "bc_epochs", "n_steps", "batch_size", "n_epochs",
+                            "value_positions", "value_epochs")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
                                  "ent_coef")})
 _TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
@@ -103,6 +106,7 @@ _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed
            "snapshot_every": (1, 10**10), "max_snapshots": (1, 100),
            "eval_every": (1, 10**10), "eval_games": (1, 100_000),
            "checkpoint_every": (1, 10**10), "bc_games": (1, 1_000_000), "bc_epochs": (1, 1000),
+           "value_positions": (0, 100_000_000), "value_epochs": (1, 1000),
            "n_steps": (1, 100_000), "batch_size": (1, 10**7), "n_epochs": (1, 1000),
            "learning_rate": (0.0, 1.0), "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0),
            "clip_range": (0.0, 10.0), "ent_coef": (0.0, 10.0)}
@@ -110,7 +114,8 @@ _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed
 
 # what a resumed run may change: the length of the run and how often it looks at itself; the
 # rest (the game, the network, PPO's settings, which the checkpoint's model keeps) is the run's
-RESUMABLE = ("steps", "threads", "eval_every", "eval_games", "checkpoint_every", "snapshot_every")
+RESUMABLE = ("steps", "threads", "eval_every", "eval_games", "checkpoint_every", "snapshot_every",
+             "value_positions", "value_epochs")
 
 
 def resume_config(saved: dict, folder: str | Path, path: str | Path | None,

@@ -85,7 +85,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.rllib import META_FILE, META_FORMAT  # what every checkpoint folder carries
+from agents.rllib import META_FILE, META_FORMAT, read_checkpoint_meta  # (checkpoint folders)
 from agents.tournament import ray_address_problem
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, MedurisGame
@@ -94,7 +94,7 @@ from meduris_env.engine.seeding import STREAM_ACTION_SPACE, STREAM_ENV, derive_s
 from meduris_env.envs.observation import OBS_SIZE, observation_high, observation_vector
 from meduris_env.envs.rewards import terminal_rewards
 from meduris_env.envs.spaces import LegalActionSpace
-from meduris_env.records.atomic import atomic_write, unwritable_reason
+from meduris_env.records.atomic import atomic_write, remove_results, unwritable_reason
 
 try:
     import gymnasium as gym
@@ -273,19 +273,7 @@ def check_ray(address: str | None) -> None:
 
 def read_meta(checkpoint: str | Path) -> dict:
     """The ``meduris.json`` of a checkpoint folder; RLlibError says what is wrong."""
-    path = Path(checkpoint)
-    if not path.is_dir():
-        raise RLlibError(f"no checkpoint at {path}; give the checkpoint folder of a run "
-                         "(e.g. runs/rllib_2p/checkpoint)")
-    try:
-        meta = json.loads((path / META_FILE).read_text())
-    except (OSError, ValueError):
-        raise RLlibError(f"{path} is not a checkpoint of train.rllib_ppo (no readable "
-                         f"{META_FILE}); give the checkpoint folder of a run") from None
-    if meta.get("format") != META_FORMAT:
-        raise RLlibError(f"{path / META_FILE}: format {meta.get('format')!r}, expected "
-                         f"{META_FORMAT!r}")
-    return meta
+    return read_checkpoint_meta(Path(checkpoint), error=RLlibError)
 
 
 def save_checkpoint(algo, out: Path, meta: dict) -> Path:
@@ -370,9 +358,7 @@ def train(players: int, iterations: int, out: str | Path, num_env_runners: int |
     if reason:
         raise RLlibError(f"--out {out}: cannot write there ({reason})")
     if resume is None:  # (--force) the earlier run goes now: the folder never mixes two runs
-        for name in earlier:
-            target = out / name
-            shutil.rmtree(target) if target.is_dir() else target.unlink()
+        remove_results(out, earlier)
     import ray
 
     started = not ray.is_initialized()

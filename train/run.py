@@ -16,6 +16,9 @@
 5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network's weights and
    architecture alone, what the ``ppo`` agent ships and loads; :mod:`agents.network`) and
    ``out/learning_curve.png``.
+6. With ``value_positions`` > 0: a value network fitted to that many positions of the best
+   policy's own games (:mod:`train.value`, ``envs`` of them at once), written into
+   ``out/best.pt`` for the ``az`` search.
 """
 
 from __future__ import annotations
@@ -211,7 +214,27 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     save_model(model, out / "checkpoint.zip")
     plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players)
     venv.close()
+    if cfg.value_positions:
+        _value_network(cfg, state, out, progress, report)
     return state
+
+
+def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, report) -> None:
+    """The run's last step: a value network for ``best.pt`` (the policy to ship) from its own
+    games (:mod:`train.value`), written into best.pt, for the az search."""
+    from .value import add_value_network
+
+    best = out / ("best.pt" if (out / "best.pt").is_file() else "policy.pt")
+    fitted = add_value_network(best, best, cfg.players, cfg.value_positions,
+                               epochs=cfg.value_epochs, envs=cfg.envs, seed=cfg.seed,
+                               progress=progress)
+    state["value_network"] = {"policy": best.name, **fitted}
+    save_json(state, out / "checkpoint.json")
+    if report is not None:
+        report(f"value network for {best.name}: {fitted['positions']:,} positions of "
+               f"{fitted['games']:,} self-play games, held-out MSE "
+               f"{fitted.get('validation_mse', float('nan')):.3f} (the results' variance "
+               f"{fitted.get('validation_variance', float('nan')):.3f})")
 
 
 def _keep_best(state: dict, policy, arch: dict, out: Path, timesteps: int, win: float) -> None:

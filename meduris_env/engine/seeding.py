@@ -30,6 +30,7 @@ STREAM_POOL = (1 << 40) + 3  # the opponent pool of training environment k
 STREAM_TEACHER = (1 << 40) + 4  # teacher game k of a warm start
 STREAM_EVAL = (1 << 40) + 5  # evaluation games of a training run
 STREAM_BATCH = (1 << 40) + 6  # game k of a batch
+STREAM_VALUE = (1 << 40) + 7  # the self-play games (k = 0) and the fit (k = 1) of a value network
 
 _MASK64 = (1 << 64) - 1
 

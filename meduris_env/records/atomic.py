@@ -49,3 +49,16 @@ def unwritable_reason(folder: Path) -> str | None:
     except OSError as err:
         return err.strerror or str(err)
     return None
+
+
+def remove_results(folder: Path, names) -> None:
+    """Delete ``folder/name`` for each name (a file or a whole folder), e.g. an earlier run's
+    results that ``--force`` replaces."""
+    import shutil
+
+    for name in names:
+        target = Path(folder) / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()

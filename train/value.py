@@ -1,0 +1,211 @@
+"""The value network for search, AlphaGo's recipe on the batch engine.
+
+PPO's critic estimates the learner's return against the league it trained with; on the positions
+of the policy's own games it says next to nothing about who wins (correlation 0.11 with the
+results for the shipped 2-player model, docs/training.md). A search needs exactly that at its
+leaves. So, after PPO, for a trained policy:
+
+1. **Self-play** (:func:`collect_positions`): ``envs`` games at once on the batch engine, every
+   seat played by the policy, each action *sampled* from its distribution over the legal actions
+   (so that the games differ). A fraction ``keep`` of the decisions is kept (the positions of one
+   game are strongly correlated): the network inputs of the seat to move, labelled with that
+   seat's result once the game ends by the rules ("win": 1 for a win, -1 for a loss, a share for
+   a shared win, R26). Games cut at the turn limit are dropped.
+2. **Fit** (:func:`fit_value_network`): an MLP from those inputs to the result (ReLU layers,
+   a tanh output; :func:`agents.network.value_module`) by mean squared error, Adam with a
+   one-cycle learning rate over ``epochs`` passes; a held-out slice of the positions measures
+   it (``validation_mse``, against the variance of the results).
+3. The network rides along in the policy file (``value_network``): :func:`add_value_network`
+   writes a copy of a policy file with it; the ``az`` agent scores its leaves with it.
+
+Everything is drawn from ``derive_seed(seed, STREAM_VALUE, k)``.
+
+    python -m train.value agents/models/ppo_2p.pt --positions 800000 --out ppo_2p_value.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
+
+from .progress import bar
+
+VALIDATION = 20_000  # positions held out of the fit (at most a tenth of them)
+BATCH = 1024
+HIDDEN = (128, 128)  # as good as 256 x 256 on 800,000 positions, and half the search's cost
+
+
+def collect_positions(policy, players: int, positions: int, keep: float = 0.08,
+                      envs: int = 512, seed: int = 0, progress: bool = False):
+    """``positions`` (inputs float16 (k, n), results float32 (k,)) from self-play games of
+    ``policy`` (see the module docstring); returns them and the number of games played."""
+    from agents.batch import BatchPolicy
+    from agents.network import policy_outputs
+    from meduris_env.envs.vector import Decisions, MedurisBatch
+
+    batch = MedurisBatch(envs, players, seed=derive_seed(seed, STREAM_VALUE, 0), reward="win")
+    player = BatchPolicy(policy)
+    rng = np.random.default_rng(derive_seed(seed, STREAM_VALUE, 1))
+    n_inputs = policy.observation_space.shape[0]
+    xs = np.zeros((positions, n_inputs), dtype=np.float16)
+    ys = np.zeros(positions, dtype=np.float32)
+    pending: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(envs)]  # (inputs, seat)
+    filled = games = 0
+    no_seeds = np.zeros(envs, dtype=np.int64)
+    b = bar(positions, "value positions", progress)
+    batch.reset()
+    while filled < positions:
+        movers = batch.mover.copy()
+        x = player.inputs(Decisions(batch.obs, batch.mask, batch.states, no_seeds, batch.game))
+        logits, _ = policy_outputs(policy, x)
+        logits = np.where(batch.mask != 0, logits, -np.inf)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cumulative = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
+        drawn = np.minimum((cumulative < rng.random((envs, 1))).sum(axis=1), p.shape[1] - 1)
+        # (rounding can put the draw just past the last legal action: then the likeliest)
+        actions = np.where(batch.mask[np.arange(envs), drawn] != 0, drawn, p.argmax(axis=1))
+        for i in np.flatnonzero(rng.random(envs) < keep):
+            pending[i].append((x[i].astype(np.float16), int(movers[i])))
+        batch.step(actions.astype(np.int64))
+        for i in np.flatnonzero(batch.terminated | batch.truncated):
+            if batch.terminated[i]:
+                games += 1
+                before = filled
+                for inputs, seat in pending[i][:positions - filled]:
+                    xs[filled] = inputs
+                    ys[filled] = batch.rewards[i, seat]
+                    filled += 1
+                b.update(filled - before)
+            pending[i] = []
+    b.close()
+    return xs, ys, games
+
+
+def fit_value_network(xs: np.ndarray, ys: np.ndarray, hidden: list[int], epochs: int = 4,
+                      seed: int = 0, learning_rate: float = 1e-3, progress: bool = False):
+    """The value network fitted to ``(xs, ys)`` (see the module docstring) and a report:
+    ``validation_mse``, ``validation_variance`` (what predicting the mean would score),
+    ``correlation``, ``positions``, ``epochs``."""
+    import torch
+
+    from agents.network import value_module
+
+    torch.manual_seed(derive_seed(seed, STREAM_VALUE, 2))
+    rng = np.random.default_rng(derive_seed(seed, STREAM_VALUE, 3))
+    order = rng.permutation(len(ys))
+    held = min(VALIDATION, len(ys) // 10)
+    val, train = order[:held], order[held:]
+    net = value_module(int(xs.shape[1]), list(hidden))
+    steps = max(1, epochs * (len(train) // BATCH))
+    opt = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=1e-5)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=learning_rate, total_steps=steps)
+    b = bar(steps, "value network", progress)
+    done = 0
+    for _ in range(epochs):
+        shuffled = rng.permutation(train)
+        for j in range(0, len(shuffled) - BATCH + 1, BATCH):
+            rows = np.sort(shuffled[j:j + BATCH])
+            x = torch.as_tensor(xs[rows].astype(np.float32))
+            loss = ((net(x)[:, 0] - torch.as_tensor(ys[rows])) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if done < steps - 1:
+                schedule.step()
+            done += 1
+            b.update(1)
+    b.close()
+    net.eval()
+    report = {"positions": int(len(ys)), "epochs": int(epochs)}
+    if held:
+        with torch.no_grad():
+            v = net(torch.as_tensor(xs[val].astype(np.float32)))[:, 0].numpy()
+        y = ys[val]
+        report.update(validation_mse=float(((v - y) ** 2).mean()),
+                      validation_variance=float(y.var()),
+                      correlation=float(np.corrcoef(v, y)[0, 1]) if v.std() > 0 else 0.0)
+    return net, report
+
+
+def add_value_network(policy_file: str | Path, out: str | Path, players: int,
+                      positions: int = 800_000, hidden: list[int] | None = None,
+                      epochs: int = 4, keep: float = 0.08, envs: int = 512, seed: int = 0,
+                      progress: bool = False) -> dict:
+    """Self-play, fit, and write ``out``: a copy of ``policy_file`` carrying the value network.
+    Returns the fit's report with ``games`` and the phases' ``seconds``."""
+    from agents.network import load_policy_file, save_policy
+
+    policy, arch = load_policy_file(policy_file)
+    t0 = time.perf_counter()
+    xs, ys, games = collect_positions(policy, players, positions, keep, envs, seed, progress)
+    t1 = time.perf_counter()
+    net, report = fit_value_network(xs, ys, hidden or list(HIDDEN), epochs, seed,
+                                    progress=progress)
+    save_policy(policy, arch, out, value_network=net)
+    report.update(games=games, self_play_seconds=t1 - t0,
+                  fit_seconds=time.perf_counter() - t1)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agents.network import PolicyFileError
+
+    p = argparse.ArgumentParser(prog="python -m train.value", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
+    p.add_argument("--out", required=True, help="the policy file with its value network")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    p.add_argument("--positions", type=int, default=800_000, help="positions to fit")
+    p.add_argument("--keep", type=float, default=0.08, help="share of decisions kept")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)),
+                   help="hidden layer sizes, comma-separated")
+    p.add_argument("--envs", type=int, default=512, help="games at once")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    problem = None
+    try:
+        hidden = [int(h) for h in args.hidden.split(",")]
+    except ValueError:
+        hidden = []
+    if not hidden or not all(1 <= h <= 4096 for h in hidden):
+        problem = f"--hidden {args.hidden!r}: layer sizes 1..4096, e.g. 128,128"
+    elif args.positions < 100 or args.epochs < 1 or args.envs < 1:
+        problem = "--positions must be at least 100, --epochs and --envs at least 1"
+    elif not 0 < args.keep <= 1:
+        problem = f"--keep {args.keep}: a share in (0, 1]"
+    elif not 0 <= args.seed < 2**63:
+        problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
+    elif Path(args.out).is_dir():
+        problem = f"--out {args.out} is a folder; give a file name"
+    elif Path(args.out).exists() and not args.force:
+        problem = f"--out {args.out} exists; add --force to replace it"
+    if problem:
+        print(f"meduris: error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        report = add_value_network(args.policy, args.out, args.players, args.positions,
+                                   hidden=hidden, epochs=args.epochs, keep=args.keep,
+                                   envs=args.envs, seed=args.seed,
+                                   progress=not args.no_progress)
+    except (PolicyFileError, OSError) as err:
+        print(f"meduris: error: {err}", file=sys.stderr)
+        return 2
+    print(f"value network: {report['positions']:,} positions from {report['games']:,} games "
+          f"({report['self_play_seconds']:.0f} s), fitted in {report['fit_seconds']:.0f} s; "
+          f"held-out MSE {report.get('validation_mse', float('nan')):.3f} (predicting the mean: "
+          f"{report.get('validation_variance', float('nan')):.3f}), correlation "
+          f"{report.get('correlation', float('nan')):.2f}; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
