@@ -23,8 +23,8 @@ $(RAY_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(RAY_VENV)
 	$(RAY_PY) -m pip install -q --upgrade pip
 	$(RAY_PY) -m pip install -q torch==2.13.0
-	$(RAY_PY) -m pip install -q -e ".[test,train,ray]"
-	touch $@
+	$(RAY_PY) -m pip install -q --no-compile -e ".[test,train,ray]"  # (Ray is vast; its
+	touch $@                                                          # bytecode when imported)
 
 install: $(VENV)/.installed
 
@@ -39,10 +39,15 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
 	    chromium >/dev/null; } || echo "warning: could not install chromium"
 
-test: install ray browser
-	$(PY) -m pytest -q
-	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_TESTS)
-	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_VECTOR_TESTS)
+# The Ray environment is built while the main suite runs (pip mostly waits on the disk and the
+# network; its output goes to .venv-ray.log, shown if it fails), then its suites run.
+test: install browser
+	@$(MAKE) --no-print-directory ray > $(RAY_VENV).log 2>&1 & ray=$$!; \
+	$(PY) -m pytest -q; main=$$?; \
+	wait $$ray || { cat $(RAY_VENV).log; echo "make test: building $(RAY_VENV) failed"; exit 1; }; \
+	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_TESTS) || exit 1; \
+	$(RAY_PY) -m pytest -q -p no:nbmake -o addopts="" -m "not slow" $(RAY_VECTOR_TESTS) || exit 1; \
+	exit $$main
 
 bench: install
 	$(PY) benchmarks/throughput.py

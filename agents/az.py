@@ -25,9 +25,13 @@ most (ties: the higher prior).
 or eight, so ``leaf_batch`` (8) iterations descend before their new nodes are evaluated in one
 forward pass. Each marks its way with a *virtual loss* (a visit whose value is pending, counted as
 a loss for the seat that chose it) so that the next one tends elsewhere; then every iteration
-backs its value up. With ``leaf_batch=1`` this is the plain one-at-a-time search. Numpy's BLAS
-runs on one thread while searching (a few rows gain nothing from threads, and a tournament
-already runs a process per core).
+backs its value up. The first batch's descents all stop at the root, which is evaluated once
+(as measured; evaluating the root alone first was tried and measured weaker, docs/training.md),
+so a budget of at most ``leaf_batch`` iterations leaves the choice to the prior. With
+``leaf_batch=1`` this is the plain one-at-a-time search. After each move,
+``last_visits`` holds the root children's visits (what :mod:`train.distill` learns from).
+Numpy's BLAS runs on one thread while searching (a few rows gain nothing from threads, and a
+tournament already runs a process per core).
 
 Measured with the shipped 2-player model and its value network (docs/training.md): ``az:200``
 spends a little less time per move than ``mcts:400`` (33 and 36 ms over 200 games on this
@@ -207,8 +211,12 @@ class AZAgent(MCTSAgent):
         score = q + self.c_puct * prior * math.sqrt(max(1, node.visits - 1)) / (1.0 + visits)
         return int(legal[int(np.argmax(score))])
 
-    def _choose(self, root: _Node) -> int:
-        """The most visited root child; ties go to the higher prior."""
+    def _choose(self, root: _Node, state) -> int:
+        """The most visited root child; ties go to the higher prior (and with a budget that
+        only evaluated the root, the prior decides)."""
+        if not root.children:
+            legal = state.legal_actions()
+            return max(legal, key=lambda a: root.logits[a])
         return max(root.children.items(),
                    key=lambda kv: (kv[1].visits, root.logits[kv[0]]))[0]
 

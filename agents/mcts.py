@@ -52,8 +52,13 @@ class MCTSAgent(Agent):
         self.exploration, self.widening = exploration, widening
         self.rollout_depth, self.epsilon, self.value_scale = rollout_depth, epsilon, value_scale
 
+    #: after each decision: the root children's visits, ``{action: visits}`` (None for a forced
+    #: move, played without search); what search distillation learns from
+    last_visits: dict[int, int] | None = None
+
     def act(self, observation, state) -> int:
         legal = state.legal_actions()
+        self.last_visits = None
         if len(legal) == 1:
             return legal[0]
         n = state.game.num_players
@@ -67,7 +72,8 @@ class MCTSAgent(Agent):
                     break
             elif time.perf_counter() >= deadline:
                 break
-        return self._choose(root)
+        self.last_visits = {a: c.visits for a, c in root.children.items() if c.visits}
+        return self._choose(root, state)
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)
@@ -78,8 +84,8 @@ class MCTSAgent(Agent):
         self._iterate(root, root_state, n)
         return 1
 
-    def _choose(self, root: _Node) -> int:
-        """The move to play: the root child visited most."""
+    def _choose(self, root: _Node, state) -> int:
+        """The move to play in ``state``: the root child visited most."""
         return max(root.children.items(), key=lambda kv: kv[1].visits)[0]
 
     def _iterate(self, root: _Node, root_state, n: int) -> None:

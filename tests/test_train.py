@@ -335,3 +335,106 @@ def test_az_evaluates_a_batch_of_leaves_as_it_would_each_alone():
     first.reset(9)
     again.reset(9)
     assert [first.act(None, s) for s, _ in leaves] == [again.act(None, s) for s, _ in leaves]
+
+
+@pytest.mark.parametrize("budget", [1, 3, 8, 9])
+def test_az_with_a_budget_below_its_leaf_batch_still_searches(budget):
+    """The first batch's descents all stop at the root: a budget of at most ``leaf_batch``
+    iterations leaves no root child (that used to fail), and the prior chooses; every later
+    iteration passes a root child, and ``last_visits`` counts them."""
+    from agents.az import LEAF_BATCH, AZAgent
+    from meduris_env.engine.loop import resolve_chance
+
+    az = AZAgent("az", iterations=budget)
+    az.reset(1)
+    state = MedurisGame(2).new_initial_state()
+    rng = random.Random(2)
+    searched = 0
+    while not state.is_terminal() and searched < 3:
+        resolve_chance(state, rng)
+        action = az.act(None, state)
+        assert state.legal_action_mask()[action]
+        if az.last_visits is not None:
+            assert sum(az.last_visits.values()) == max(0, budget - LEAF_BATCH)
+            searched += 1
+        state.apply_action(action)
+    assert searched == 3
+
+
+def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys):
+    """train.distill: teacher games record the search's move and the root's visit shares; the
+    fit moves the policy towards the moves (or the shares); the result carries the input's
+    value network and plays legally as ``ppo:``; the games file is resumed, refuses other
+    settings and broken files; bad settings are one-line errors that write nothing."""
+    import torch
+
+    from agents.features import feature_set_of_size
+    from agents.network import load_policy_file, load_value_network
+    from train.distill import DistillError, _measure, collect, fit, teacher_name
+    from train.distill import main as distill_main
+
+    source = shipped_model(2)
+    assert teacher_name("az:6", source) == f"az:6:{source}" and teacher_name("az", source) == \
+        f"az:200:{source}"
+    teacher = teacher_name("mcts:30", source)  # a teacher the policy often disagrees with
+    assert teacher == "mcts:30"
+    policy, arch = load_policy_file(source)
+    feature_set = feature_set_of_size(arch["inputs"])
+    data_file = tmp_path / "games.npz"
+    data, games = collect(teacher, 2, feature_set, 2, seed=5, workers=1, data_path=data_file,
+                          progress=False)
+    x, masks, actions, results, shares = data
+    assert games == 2 and data_file.is_file() and len(x) == len(shares) > 20
+    assert np.allclose(shares.astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
+    assert not (shares[~masks] > 0).any()  # visits only on legal actions
+    searched = shares.astype(np.float32).max(axis=1) < 1.0
+    assert searched.any()  # (forced moves and unanimous searches are one-hots)
+    assert set(np.unique(results)) <= {-1.0, 0.0, 1.0}
+    again, games_again = collect(teacher, 2, feature_set, 2, seed=5, workers=1,
+                                 data_path=data_file, progress=False)  # all there: no play
+    assert games_again == 2 and all(np.array_equal(a, b) for a, b in zip(data, again,
+                                                                         strict=True))
+    with pytest.raises(DistillError, match="other settings"):
+        collect(teacher, 2, feature_set, 2, seed=6, workers=1, data_path=data_file,
+                progress=False)
+
+    before = _measure(policy, data)  # the search's move (by default) or its visit shares
+    report = fit(policy, data, epochs=4, lr=1e-3, holdout=0.0, seed=1, progress=False)
+    assert report["decisions"] == len(x) and len(report["losses"]) == 4
+    assert _measure(policy, data)["agreement"] > before["agreement"]
+    policy, _ = load_policy_file(source)
+    fit(policy, data, epochs=4, lr=1e-3, holdout=0.0, seed=1, progress=False, targets="visits")
+    assert _measure(policy, data)["cross_entropy"] < before["cross_entropy"]
+    with pytest.raises(DistillError, match="targets"):
+        fit(policy, data, targets="votes")
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DistillError, match="not a distillation data file"):
+        collect(teacher, 2, feature_set, 2, data_path=broken, progress=False)
+
+    out = tmp_path / "distilled.pt"
+    args = [str(source), "--teacher", "mcts:30", "--games", "2", "--workers", "1", "--seed", "5",
+            "--epochs", "1", "--holdout", "0.2", "--data", str(data_file), "--out", str(out),
+            "--no-progress"]
+    assert distill_main(args) == 0
+    assert "agreement with the search" in capsys.readouterr().out
+    value_in, value_out = load_value_network(source), load_value_network(out)
+    assert all(torch.equal(a, b) for a, b in zip(value_in.state_dict().values(),
+                                                 value_out.state_dict().values(), strict=True))
+    changed, _ = load_policy_file(out)
+    assert not all(torch.equal(a, b) for a, b in zip(load_policy_file(source)[0].state_dict()
+                                                     .values(), changed.state_dict().values(),
+                                                     strict=True))
+    play_legal_games(f"ppo:{out}", games=1)
+    saved = out.read_bytes()
+    for bad, needle in ((["--force"][:0], "exists; add --force"),
+                        (["--teacher", "nobody:3", "--force"], "nobody"),
+                        (["--data", str(tmp_path / "games.csv"), "--force"], "a .npz file"),
+                        (["--lr", "2", "--force"], "--lr 2"),
+                        (["--workers", "500", "--force"], "--workers 500")):
+        assert distill_main(args + bad) == 2
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1 and err.startswith("meduris: error:"), err
+    assert out.read_bytes() == saved
+    assert distill_main([str(source), "--out", str(source)]) == 2
+    assert "the policy being distilled" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """Warm start by behaviour cloning: a teacher agent (default ``mcts:50``) plays games against
 itself; the network is fitted to its choices (cross-entropy over the legal actions) and its value
-head to the game results.
+head to the game results. Search distillation (:mod:`train.distill`) uses the same games and fit
+with the search's visit counts as the targets instead of its one choice.
 
 The teacher games are ordinary games (:func:`agents.match.play_game`) whose seats are played by a
 :class:`Recorder` around the teacher, so they are played by the same loop, with the same seeds,
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.tournament import worker_pool
+from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.seeding import STREAM_TEACHER, derive_seed
 
 from .config import TrainConfig
@@ -20,7 +22,9 @@ from .progress import bar
 
 class Recorder:
     """An agent that plays like ``teacher`` and keeps, for every decision, the network inputs,
-    the legal mask, the action and the seat."""
+    the legal mask, the action, the seat and the teacher's distribution over the actions (the
+    search's root visits, normalised, for teachers that search: ``last_visits``; else the
+    action's one-hot)."""
 
     uses_observation = True
 
@@ -35,14 +39,23 @@ class Recorder:
         from agents.features import features
 
         action = self.teacher.act(observation, state)
+        target = np.zeros(NUM_ACTIONS, np.float32)
+        visits = getattr(self.teacher, "last_visits", None)
+        if visits:
+            for a, n in visits.items():
+                target[a] = n
+            target /= target.sum()
+        else:
+            target[action] = 1.0
         self.log.append((features(observation["observation"], state, self.feature_set,
                                   self.high), observation["action_mask"].astype(bool), action,
-                         state.current_player()))
+                         state.current_player(), target))
         return action
 
 
 def teacher_game(task):
-    """One teacher-vs-teacher game: (features, masks, actions, seat results) of every decision."""
+    """One teacher-vs-teacher game: (features, masks, actions, seat results, teacher
+    distributions) of every decision."""
     teacher_name, players, feature_set, seed = task
     import torch
     torch.set_num_threads(1)
@@ -60,12 +73,14 @@ def teacher_game(task):
     play_game(game, seats, seed, observer=lambda state, seat, action: final.append(state))
     state = final[-1]
     result = terminal_rewards(state, "win") if not state.is_truncated() else np.zeros(players)
-    xs, masks, acts, movers = zip(*log, strict=False)
+    xs, masks, acts, movers, targets = zip(*log, strict=False)
     return (np.array(xs, np.float32), np.array(masks), np.array(acts, np.int64),
-            result[np.array(movers)].astype(np.float32))
+            result[np.array(movers)].astype(np.float32), np.array(targets, np.float32))
 
 
 def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
+    """(features, masks, actions, results, teacher distributions) of ``cfg.bc_games`` games of
+    ``cfg.bc_teacher`` against itself, one process per core (``cfg.threads``)."""
     tasks = [(cfg.bc_teacher, cfg.players, cfg.features, derive_seed(cfg.seed, STREAM_TEACHER, i))
              for i in range(cfg.bc_games)]
     parts = []
@@ -76,30 +91,45 @@ def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
             parts.append(part)
             b.update(1)
     b.close()
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
 def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256,
                       progress: bool = True) -> list[float]:
     """Fit the policy to the teacher's actions and the value head to the results."""
+    return fit_to_teacher(model.policy, model.policy.optimizer, data, epochs, seed, batch_size,
+                          progress)
+
+
+def fit_to_teacher(policy, opt, data, epochs: int, seed: int, batch_size: int = 256,
+                   progress: bool = True, soft: bool = False) -> list[float]:
+    """Fit ``policy`` (with optimizer ``opt``) to the teacher's actions, or with ``soft`` to its
+    distributions (cross-entropy to the search's visit shares), and its value head to the
+    results; the mean loss of each epoch."""
     import torch
     import torch.nn.functional as F
 
-    x, masks, acts, values = data
-    policy = model.policy
-    opt = policy.optimizer
+    x, masks, acts, values, targets = data
     rng = np.random.default_rng(seed)
     losses = []
-    b = bar(epochs, "behaviour cloning", progress)
+    b = bar(epochs, "distillation" if soft else "behaviour cloning", progress)
     for _ in range(epochs):
         order = rng.permutation(len(acts))
         total = 0.0
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            obs = torch.as_tensor(x[idx])
-            v, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(acts[idx]),
-                                                     action_masks=masks[idx])
-            loss = -log_prob.mean() + 0.5 * F.mse_loss(v.flatten(), torch.as_tensor(values[idx]))
+            obs = torch.as_tensor(x[idx], dtype=torch.float32)
+            if soft:
+                dist = policy.get_distribution(obs, action_masks=masks[idx]).distribution
+                log_p = torch.log_softmax(dist.logits, dim=1)
+                share = torch.as_tensor(targets[idx], dtype=torch.float32)
+                cross_entropy = -(share * log_p).sum(dim=1).mean()
+                v = policy.predict_values(obs)
+            else:
+                v, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(acts[idx]),
+                                                         action_masks=masks[idx])
+                cross_entropy = -log_prob.mean()
+            loss = cross_entropy + 0.5 * F.mse_loss(v.flatten(), torch.as_tensor(values[idx]))
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)

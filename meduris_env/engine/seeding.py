@@ -31,6 +31,8 @@ STREAM_TEACHER = (1 << 40) + 4  # teacher game k of a warm start
 STREAM_EVAL = (1 << 40) + 5  # evaluation games of a training run
 STREAM_BATCH = (1 << 40) + 6  # game k of a batch
 STREAM_VALUE = (1 << 40) + 7  # the self-play games (k = 0) and the fit (k = 1) of a value network
+STREAM_DISTILL = (1 << 40) + 8  # teacher game k of a search distillation
+STREAM_DISTILL_FIT = (1 << 40) + 9  # the fit (k = 0) of a search distillation
 
 _MASK64 = (1 << 64) - 1
 

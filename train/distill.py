@@ -1,0 +1,266 @@
+"""Search distillation (one round of expert iteration): the policy learns the choices of the
+search it guides.
+
+The ``az`` search, guided by a policy file's network and value network, plays far better than
+the network alone (the shipped 2-player model: ``az:200`` wins about 72 % against ``mcts:400``,
+the policy alone 37.6 %, docs/training.md). Expert iteration fits the policy to the search:
+
+1. **Teacher games** (:func:`collect`): the teacher (by default ``az:200`` with the policy being
+   distilled) plays itself, one process per core, through the same game loop and recorder as the
+   warm start (:func:`train.warm_start.teacher_game`); every decision keeps the network inputs,
+   the legal mask, the search's move, its visit shares at the root and the mover's result. Game
+   ``k`` is seeded by ``derive_seed(seed, STREAM_DISTILL, k)``. With ``--data FILE`` the games
+   are saved as they come (every 50 games, through a temporary file; inputs and shares as
+   float16), and a later run with the same file and the same teacher, players and seed
+   continues from them (or refits on them without playing).
+2. **Fit** (:func:`fit`): starting from the policy's own weights, Adam, ``epochs`` passes of
+   cross-entropy over the legal actions to the search's move (``targets="choice"``) or to its
+   visit shares (``"visits"``, AlphaZero's target), and the critic to the results. The last
+   ``holdout`` of the games is held out and measures it: cross-entropy to the shares and how
+   often the policy's first choice is the search's, before and after.
+3. The result is a policy file (weights only) carrying the input's value network, so ``az`` can
+   use it as before.
+
+Why ``choice`` by default: the search's visits are spread (over 300 games of ``az:200``, the
+most visited move has a median share of 35 %), so a policy fitted to them is as unsure, and its
+most probable move, which is what the ``ppo`` agent plays, becomes a coin toss among near-equals:
+16 % against ``mcts:400`` where the policy had 37 % (docs/training.md). AlphaZero can use the
+shares because its policy only ever plays under a search.
+
+    python -m train.distill agents/models/ppo_2p.pt --games 300 --data runs/distill_2p.npz \\
+        --out runs/ppo_2p_distilled.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from meduris_env.engine.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
+
+from .progress import bar
+
+SAVE_EVERY = 50  # teacher games between two saves of --data
+FIELDS = ("inputs", "masks", "actions", "results", "targets")
+
+
+class DistillError(ValueError):
+    """Bad settings or files (the message says which and why)."""
+
+
+def teacher_name(teacher: str, policy_path) -> str:
+    """The teacher agent's name: ``az:<budget>`` without a network of its own searches with the
+    policy being distilled."""
+    parts = teacher.split(":")
+    if parts[0] == "az" and len(parts) <= 2:
+        return f"{parts[0]}:{parts[1] if len(parts) == 2 else 200}:{policy_path}"
+    return teacher
+
+
+def _load_data(path: Path, settings: dict):
+    """(data, games) saved in ``path`` by an earlier run with the same ``settings``."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            saved = json.loads(str(f["settings"]))
+            data = tuple(f[name] for name in FIELDS)
+            games = int(f["games"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise DistillError(f"--data {path} is not a distillation data file ({err})") from None
+    if saved != settings:
+        raise DistillError(f"--data {path} holds games of other settings ({saved}); "
+                           "use another file name")
+    return data, games
+
+
+def _save_data(path: Path, data, games: int, settings: dict) -> None:
+    from meduris_env.records.atomic import atomic_replace
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, settings=json.dumps(settings), games=games,
+                     **dict(zip(FIELDS, data, strict=True)))
+    atomic_replace(path, write)
+
+
+def collect(teacher: str, players: int, feature_set: str, games: int, seed: int = 0,
+            workers: int = 2, data_path: Path | None = None, progress: bool = True):
+    """The teacher games' decisions, (inputs, masks, actions, results, visit shares), and the
+    number of games they come from (more than ``games`` when ``data_path`` held more)."""
+    from agents.tournament import worker_pool
+
+    from .warm_start import teacher_game
+
+    settings = {"teacher": teacher, "players": players, "features": feature_set, "seed": seed}
+    parts, done = [], 0
+    if data_path is not None and data_path.exists():
+        data, done = _load_data(data_path, settings)
+        parts.append(data)
+    tasks = [(teacher, players, feature_set, derive_seed(seed, STREAM_DISTILL, k))
+             for k in range(done, games)]
+
+    def joined():  # (inputs in [-1, 1] and shares as float16: a quarter of the memory)
+        out = [np.concatenate([p[i] for p in parts]) for i in range(len(FIELDS))]
+        out[0], out[4] = out[0].astype(np.float16), out[4].astype(np.float16)
+        return tuple(out)
+
+    b = bar(games, "teacher games", progress)
+    b.update(min(done, games))
+    if tasks:
+        with worker_pool(workers) as pool:  # Ctrl-C is the parent's; the with-block stops them
+            for part in pool.imap(teacher_game, tasks):
+                parts.append((part[0].astype(np.float16),) + part[1:4]
+                             + (part[4].astype(np.float16),))
+                done += 1
+                b.update(1)
+                if data_path is not None and (done % SAVE_EVERY == 0 or done == games):
+                    _save_data(data_path, joined(), done, settings)
+    b.close()
+    return joined(), done
+
+
+def _measure(policy, data) -> dict:
+    """Cross-entropy to the visit shares and agreement with the search's move."""
+    import torch
+
+    x, masks, actions, _, targets = data
+    ce, agree = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(x), 4096):
+            sl = slice(start, start + 4096)
+            dist = policy.get_distribution(torch.as_tensor(x[sl], dtype=torch.float32),
+                                           action_masks=masks[sl])
+            log_p = torch.log_softmax(dist.distribution.logits, dim=1)
+            ce += float(-(torch.as_tensor(targets[sl], dtype=torch.float32) * log_p).sum())
+            agree += int((log_p.argmax(1).numpy() == actions[sl]).sum())
+    return {"cross_entropy": ce / len(x), "agreement": agree / len(x)}
+
+
+TARGETS = ("choice", "visits")
+
+
+def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, seed: int = 0,
+        progress: bool = True, targets: str = "choice") -> dict:
+    """Fit ``policy`` (in place) to the teacher data, to the search's choice or (``targets=
+    "visits"``) to its visit shares; a report of the held-out measures."""
+    if targets not in TARGETS:
+        raise DistillError(f"targets {targets!r}: one of {TARGETS}")
+    import torch
+
+    from .warm_start import fit_to_teacher
+
+    n = len(data[0])
+    cut = n - max(1, int(n * holdout)) if holdout > 0 else n
+    train = tuple(a[:cut] for a in data)
+    held = tuple(a[cut:] for a in data)
+    torch.manual_seed(derive_seed(seed, STREAM_DISTILL_FIT, 0) % 2**63)
+    policy.set_training_mode(False)
+    report = {"decisions": n, "held_out": n - cut}
+    if n - cut:
+        report["before"] = _measure(policy, held)
+    policy.set_training_mode(True)
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    t = time.perf_counter()
+    report["losses"] = fit_to_teacher(policy, opt, train, epochs,
+                                      derive_seed(seed, STREAM_DISTILL_FIT, 0), progress=progress,
+                                      soft=targets == "visits")
+    report["fit_seconds"] = time.perf_counter() - t
+    policy.set_training_mode(False)
+    if n - cut:
+        report["after"] = _measure(policy, held)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agents import make_agent
+    from agents.base import UnknownAgentError
+    from agents.features import feature_set_of_size
+    from agents.network import PolicyFileError, load_policy_file, load_value_network, save_policy
+
+    p = argparse.ArgumentParser(prog="python -m train.distill",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
+    p.add_argument("--out", required=True, help="the distilled policy file")
+    p.add_argument("--teacher", default="az:200",
+                   help="the searching agent whose visits are learnt; az:<budget> searches "
+                        "with the policy being distilled")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    p.add_argument("--games", type=int, default=1200, help="teacher games")
+    p.add_argument("--data", help="keep the teacher games in this .npz file (and continue "
+                                  "from the games it holds)")
+    p.add_argument("--targets", choices=TARGETS, default="choice",
+                   help="fit the search's move, or its visit shares (AlphaZero's target; see "
+                        "docs/training.md for why not by default)")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate")
+    p.add_argument("--holdout", type=float, default=0.05, help="share held out to measure")
+    p.add_argument("--workers", type=int, default=2, help="processes playing teacher games")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    data_path = Path(args.data) if args.data else None
+    problem = None
+    if args.games < 1 or args.epochs < 1:
+        problem = "--games and --epochs must be at least 1"
+    elif not 1 <= args.workers <= 64:
+        problem = f"--workers {args.workers}: use 1..64"
+    elif not 0 < args.lr < 1:
+        problem = f"--lr {args.lr}: a learning rate in (0, 1)"
+    elif not 0 <= args.holdout < 0.5:
+        problem = f"--holdout {args.holdout}: a share in [0, 0.5)"
+    elif not 0 <= args.seed < 2**63:
+        problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
+    elif out.resolve() == Path(args.policy).resolve():
+        problem = f"--out {out} is the policy being distilled; write it under another name"
+    elif out.is_dir():
+        problem = f"--out {out} is a folder; give a file name"
+    elif out.exists() and not args.force:
+        problem = f"--out {out} exists; add --force to replace it"
+    elif data_path is not None and (data_path.is_dir() or data_path.suffix != ".npz"):
+        problem = f"--data {data_path}: give a .npz file name"
+    if problem:
+        print(f"meduris: error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        policy, arch = load_policy_file(args.policy)
+        value_network = load_value_network(args.policy)
+        teacher = teacher_name(args.teacher, Path(args.policy).resolve())
+        make_agent(teacher)  # an unknown teacher is refused here, before any game
+        feature_set = feature_set_of_size(arch["inputs"])
+        t = time.perf_counter()
+        data, games = collect(teacher, args.players, feature_set, args.games, args.seed,
+                              args.workers, data_path, not args.no_progress)
+        seconds = time.perf_counter() - t
+        report = fit(policy, data, args.epochs, args.lr, args.holdout, args.seed,
+                     not args.no_progress, args.targets)
+        save_policy(policy, arch, out, value_network=value_network)
+    except (PolicyFileError, UnknownAgentError, DistillError, OSError) as err:
+        print(f"meduris: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        kept = (f"the teacher games saved so far are in {data_path}; run the same command to "
+                "continue" if data_path else "nothing was written (--data keeps the games)")
+        print(f"meduris: interrupted; {kept}", file=sys.stderr)
+        return 130
+    line = (f"distilled {teacher.split(':')[0]}:{teacher.split(':')[1]} from {games:,} games "
+            f"({report['decisions']:,} decisions, {seconds:.0f} s of play, "
+            f"{report['fit_seconds']:.0f} s of fitting)")
+    if "after" in report:
+        b, a = report["before"], report["after"]
+        line += (f"; held out: agreement with the search {b['agreement']:.1%} -> "
+                 f"{a['agreement']:.1%}, cross-entropy {b['cross_entropy']:.3f} -> "
+                 f"{a['cross_entropy']:.3f}")
+    print(f"{line}; written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
