@@ -361,13 +361,14 @@ def test_az_with_a_budget_below_its_leaf_batch_still_searches(budget):
     assert searched == 3
 
 
-def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys):
+def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeypatch):
     """train.distill: teacher games record the search's move and the root's visit shares; the
     fit moves the policy towards the moves (or the shares); the result carries the input's
     value network and plays legally as ``ppo:``; the games file is resumed, refuses other
     settings and broken files; bad settings are one-line errors that write nothing."""
     import torch
 
+    import train.distill
     from agents.features import feature_set_of_size
     from agents.network import load_policy_file, load_value_network
     from train.distill import DistillError, _measure, collect, fit, teacher_name
@@ -438,3 +439,12 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys):
     assert out.read_bytes() == saved
     assert distill_main([str(source), "--out", str(source)]) == 2
     assert "the policy being distilled" in capsys.readouterr().err
+
+    def interrupted(*args):  # Ctrl-C while the teacher games are played
+        raise KeyboardInterrupt
+    monkeypatch.setattr(train.distill, "collect", interrupted)
+    assert distill_main(args + ["--force"]) == 130
+    err = capsys.readouterr().err
+    assert err == (f"meduris: interrupted; the teacher games saved so far are in {data_file}; "
+                   "run the same command to continue\n")
+    assert out.read_bytes() == saved

@@ -246,8 +246,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"meduris: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        kept = (f"the teacher games saved so far are in {data_path}; run the same command to "
-                "continue" if data_path else "nothing was written (--data keeps the games)")
+        if data_path is None:
+            kept = "nothing was written (--data keeps the teacher games)"
+        elif data_path.exists():
+            kept = (f"the teacher games saved so far are in {data_path}; run the same command "
+                    "to continue")
+        else:
+            kept = f"no teacher games were saved yet (they are saved every {SAVE_EVERY})"
+
         print(f"meduris: interrupted; {kept}", file=sys.stderr)
         return 130
     line = (f"distilled {teacher.split(':')[0]}:{teacher.split(':')[1]} from {games:,} games "
