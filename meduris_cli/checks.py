@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meduris_env.records.atomic import remove_results, unwritable_reason
+from meduris_env.records.atomic import output_file_problem, remove_results, unwritable_reason
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
@@ -39,20 +39,10 @@ SEED = int_in(0, MAX_SEED)
 def output_file(path: str | Path, flag: str, force: bool, inputs: tuple[Path, ...] = ()) -> Path:
     """A file the command will write: its folder writable, not a folder itself, not one of the
     command's ``inputs``, and not an existing file unless ``force``."""
-    out = Path(path)
-    if out.is_dir():
-        raise UsageError(f"{flag} {str(out)!r} is a folder; give a file name")
-    for given in inputs:
-        if given.exists() and out.exists() and out.resolve() == given.resolve():
-            raise UsageError(f"{flag} {str(out)!r} is the command's own input; choose another "
-                             "file")
-    if out.exists() and not force:
-        raise UsageError(f"{flag} {str(out)!r} exists; add --force to replace it, or choose "
-                         "another file")
-    reason = unwritable_reason(out.parent)
-    if reason:
-        raise UsageError(f"cannot write {str(out)!r} ({reason}); choose another {flag}")
-    return out
+    problem = output_file_problem(path, flag, force, inputs)
+    if problem:
+        raise UsageError(problem)
+    return Path(path)
 
 
 def output_folder(path: str | Path, flag: str, force: bool, results: tuple[str, ...],

@@ -427,18 +427,26 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
                                                      .values(), changed.state_dict().values(),
                                                      strict=True))
     play_legal_games(f"ppo:{out}", games=1)
+    shares = tmp_path / "shares.pt"  # --targets takes effect: the same games, another fit
+    assert distill_main(args[:-3] + ["--targets", "visits", "--out", str(shares),
+                                     "--no-progress"]) == 0
+    assert not all(torch.equal(a, b) for a, b in zip(changed.state_dict().values(),
+                                                     load_policy_file(shares)[0].state_dict()
+                                                     .values(), strict=True))
+    capsys.readouterr()
     saved = out.read_bytes()
     for bad, needle in ((["--force"][:0], "exists; add --force"),
                         (["--teacher", "nobody:3", "--force"], "nobody"),
                         (["--data", str(tmp_path / "games.csv"), "--force"], "a .npz file"),
                         (["--lr", "2", "--force"], "--lr 2"),
-                        (["--workers", "500", "--force"], "--workers 500")):
+                        (["--workers", "500", "--force"], "--workers 500"),
+                        (["--out", str(out / "x.pt"), "--force"], "cannot write")):
         assert distill_main(args + bad) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1 and err.startswith("meduris: error:"), err
     assert out.read_bytes() == saved
     assert distill_main([str(source), "--out", str(source)]) == 2
-    assert "the policy being distilled" in capsys.readouterr().err
+    assert "is the command's own input" in capsys.readouterr().err
 
     def interrupted(*args):  # Ctrl-C while the teacher games are played
         raise KeyboardInterrupt

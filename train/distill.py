@@ -43,8 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
-
-from .progress import bar
+from meduris_env.records.atomic import output_file_problem
 
 SAVE_EVERY = 50  # teacher games between two saves of --data
 FIELDS = ("inputs", "masks", "actions", "results", "targets")
@@ -92,35 +91,24 @@ def collect(teacher: str, players: int, feature_set: str, games: int, seed: int 
             workers: int = 2, data_path: Path | None = None, progress: bool = True):
     """The teacher games' decisions, (inputs, masks, actions, results, visit shares), and the
     number of games they come from (more than ``games`` when ``data_path`` held more)."""
-    from agents.tournament import worker_pool
-
-    from .warm_start import teacher_game
+    from .warm_start import teacher_games
 
     settings = {"teacher": teacher, "players": players, "features": feature_set, "seed": seed}
-    parts, done = [], 0
+    parts, done = [], 0  # inputs in [-1, 1] and shares kept as float16: a quarter of the memory
     if data_path is not None and data_path.exists():
         data, done = _load_data(data_path, settings)
         parts.append(data)
-    tasks = [(teacher, players, feature_set, derive_seed(seed, STREAM_DISTILL, k))
-             for k in range(done, games)]
 
-    def joined():  # (inputs in [-1, 1] and shares as float16: a quarter of the memory)
-        out = [np.concatenate([p[i] for p in parts]) for i in range(len(FIELDS))]
-        out[0], out[4] = out[0].astype(np.float16), out[4].astype(np.float16)
-        return tuple(out)
+    def joined():
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(FIELDS)))
 
-    b = bar(games, "teacher games", progress)
-    b.update(min(done, games))
-    if tasks:
-        with worker_pool(workers) as pool:  # Ctrl-C is the parent's; the with-block stops them
-            for part in pool.imap(teacher_game, tasks):
-                parts.append((part[0].astype(np.float16),) + part[1:4]
-                             + (part[4].astype(np.float16),))
-                done += 1
-                b.update(1)
-                if data_path is not None and (done % SAVE_EVERY == 0 or done == games):
-                    _save_data(data_path, joined(), done, settings)
-    b.close()
+    seeds = [derive_seed(seed, STREAM_DISTILL, k) for k in range(done, games)]
+    for part in teacher_games(teacher, players, feature_set, seeds, workers, progress,
+                              done=min(done, games)):
+        parts.append((part[0].astype(np.float16), *part[1:4], part[4].astype(np.float16)))
+        done += 1
+        if data_path is not None and (done % SAVE_EVERY == 0 or done == games):
+            _save_data(data_path, joined(), done, settings)
     return joined(), done
 
 
@@ -128,14 +116,15 @@ def _measure(policy, data) -> dict:
     """Cross-entropy to the visit shares and agreement with the search's move."""
     import torch
 
+    from .warm_start import masked_log_probs
+
     x, masks, actions, _, targets = data
     ce, agree = 0.0, 0
     with torch.no_grad():
         for start in range(0, len(x), 4096):
             sl = slice(start, start + 4096)
-            dist = policy.get_distribution(torch.as_tensor(x[sl], dtype=torch.float32),
-                                           action_masks=masks[sl])
-            log_p = torch.log_softmax(dist.distribution.logits, dim=1)
+            log_p = masked_log_probs(policy, torch.as_tensor(x[sl], dtype=torch.float32),
+                                     masks[sl])
             ce += float(-(torch.as_tensor(targets[sl], dtype=torch.float32) * log_p).sum())
             agree += int((log_p.argmax(1).numpy() == actions[sl]).sum())
     return {"cross_entropy": ce / len(x), "agreement": agree / len(x)}
@@ -158,7 +147,8 @@ def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, 
     cut = n - max(1, int(n * holdout)) if holdout > 0 else n
     train = tuple(a[:cut] for a in data)
     held = tuple(a[cut:] for a in data)
-    torch.manual_seed(derive_seed(seed, STREAM_DISTILL_FIT, 0) % 2**63)
+    fit_seed = derive_seed(seed, STREAM_DISTILL_FIT, 0)
+    torch.manual_seed(fit_seed % 2**63)
     policy.set_training_mode(False)
     report = {"decisions": n, "held_out": n - cut}
     if n - cut:
@@ -166,8 +156,7 @@ def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, 
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     t = time.perf_counter()
-    report["losses"] = fit_to_teacher(policy, opt, train, epochs,
-                                      derive_seed(seed, STREAM_DISTILL_FIT, 0), progress=progress,
+    report["losses"] = fit_to_teacher(policy, opt, train, epochs, fit_seed, progress=progress,
                                       soft=targets == "visits")
     report["fit_seconds"] = time.perf_counter() - t
     policy.set_training_mode(False)
@@ -218,14 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--holdout {args.holdout}: a share in [0, 0.5)"
     elif not 0 <= args.seed < 2**63:
         problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
-    elif out.resolve() == Path(args.policy).resolve():
-        problem = f"--out {out} is the policy being distilled; write it under another name"
-    elif out.is_dir():
-        problem = f"--out {out} is a folder; give a file name"
-    elif out.exists() and not args.force:
-        problem = f"--out {out} exists; add --force to replace it"
-    elif data_path is not None and (data_path.is_dir() or data_path.suffix != ".npz"):
+    elif data_path is not None and data_path.suffix != ".npz":
         problem = f"--data {data_path}: give a .npz file name"
+    else:  # (an existing --data file is continued, not replaced)
+        problem = output_file_problem(out, "--out", args.force, inputs=(Path(args.policy),)) \
+            or (data_path and output_file_problem(data_path, "--data", True))
     if problem:
         print(f"meduris: error: {problem}", file=sys.stderr)
         return 2

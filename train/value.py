@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
+from meduris_env.records.atomic import output_file_problem
 
 from .progress import bar
 
@@ -184,10 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = f"--keep {args.keep}: a share in (0, 1]"
     elif not 0 <= args.seed < 2**63:
         problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
-    elif Path(args.out).is_dir():
-        problem = f"--out {args.out} is a folder; give a file name"
-    elif Path(args.out).exists() and not args.force:
-        problem = f"--out {args.out} exists; add --force to replace it"
+    else:  # (--out may be the policy itself: the value network is added to it)
+        problem = output_file_problem(args.out, "--out", args.force)
     if problem:
         print(f"meduris: error: {problem}", file=sys.stderr)
         return 2

@@ -78,19 +78,28 @@ def teacher_game(task):
             result[np.array(movers)].astype(np.float32), np.array(targets, np.float32))
 
 
+def teacher_games(teacher: str, players: int, feature_set: str, seeds, workers: int,
+                  progress: bool = True, done: int = 0):
+    """Each game's decisions (as :func:`teacher_game` gives them), in the order of ``seeds``,
+    played one process per core (``workers``); ``done`` games already played count on the
+    progress bar. Ctrl-C is the parent's (the with-block terminates the workers)."""
+    tasks = [(teacher, players, feature_set, seed) for seed in seeds]
+    b = bar(done + len(tasks), "teacher games", progress)
+    b.update(done)
+    if tasks:
+        with worker_pool(workers) as pool:
+            for part in pool.imap(teacher_game, tasks):
+                b.update(1)
+                yield part
+    b.close()
+
+
 def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
     """(features, masks, actions, results, teacher distributions) of ``cfg.bc_games`` games of
     ``cfg.bc_teacher`` against itself, one process per core (``cfg.threads``)."""
-    tasks = [(cfg.bc_teacher, cfg.players, cfg.features, derive_seed(cfg.seed, STREAM_TEACHER, i))
-             for i in range(cfg.bc_games)]
-    parts = []
-    b = bar(len(tasks), "teacher games", progress)
-    # one process per core; Ctrl-C is the parent's (the with-block terminates the workers)
-    with worker_pool(cfg.threads) as pool:
-        for part in pool.imap(teacher_game, tasks):
-            parts.append(part)
-            b.update(1)
-    b.close()
+    seeds = [derive_seed(cfg.seed, STREAM_TEACHER, i) for i in range(cfg.bc_games)]
+    parts = list(teacher_games(cfg.bc_teacher, cfg.players, cfg.features, seeds, cfg.threads,
+                               progress))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
 
 
@@ -99,6 +108,15 @@ def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256
     """Fit the policy to the teacher's actions and the value head to the results."""
     return fit_to_teacher(model.policy, model.policy.optimizer, data, epochs, seed, batch_size,
                           progress)
+
+
+def masked_log_probs(policy, obs, masks):
+    """``policy``'s log-probabilities of the actions at inputs ``obs`` (a float32 tensor), its
+    distribution restricted to the legal actions (``masks``)."""
+    import torch
+
+    dist = policy.get_distribution(obs, action_masks=masks).distribution
+    return torch.log_softmax(dist.logits, dim=1)
 
 
 def fit_to_teacher(policy, opt, data, epochs: int, seed: int, batch_size: int = 256,
@@ -120,9 +138,8 @@ def fit_to_teacher(policy, opt, data, epochs: int, seed: int, batch_size: int = 
             idx = order[start:start + batch_size]
             obs = torch.as_tensor(x[idx], dtype=torch.float32)
             if soft:
-                dist = policy.get_distribution(obs, action_masks=masks[idx]).distribution
-                log_p = torch.log_softmax(dist.logits, dim=1)
                 share = torch.as_tensor(targets[idx], dtype=torch.float32)
+                log_p = masked_log_probs(policy, obs, masks[idx])
                 cross_entropy = -(share * log_p).sum(dim=1).mean()
                 v = policy.predict_values(obs)
             else:

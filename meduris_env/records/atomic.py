@@ -51,6 +51,25 @@ def unwritable_reason(folder: Path) -> str | None:
     return None
 
 
+def output_file_problem(path: str | Path, flag: str, force: bool,
+                        inputs: tuple[Path, ...] = ()) -> str | None:
+    """Why a command may not write its output file ``path`` (given as ``flag``), or None: a
+    folder, one of the command's ``inputs``, an existing file without ``force``, or a folder
+    where nothing can be written (checked before the work starts)."""
+    out = Path(path)
+    if out.is_dir():
+        return f"{flag} {str(out)!r} is a folder; give a file name"
+    for given in inputs:
+        if given.exists() and out.exists() and out.resolve() == Path(given).resolve():
+            return f"{flag} {str(out)!r} is the command's own input; choose another file"
+    if out.exists() and not force:
+        return f"{flag} {str(out)!r} exists; add --force to replace it, or choose another file"
+    reason = unwritable_reason(out.parent)
+    if reason:
+        return f"cannot write {str(out)!r} ({reason}); choose another {flag}"
+    return None
+
+
 def remove_results(folder: Path, names) -> None:
     """Delete ``folder/name`` for each name (a file or a whole folder), e.g. an earlier run's
     results that ``--force`` replaces."""
