@@ -78,8 +78,7 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
 def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int) -> list[dict]:
     """Win rates of every snapshot of ``run`` against greedy and mcts:100."""
     from agents.network import load_policy_file
-    from agents.tournament import TournamentConfig, run_tournament
-    from train.evaluate import evaluate
+    from train.evaluate import evaluate, evaluate_in_tournament
 
     meta = json.loads((run / "checkpoint.json").read_text())
     players = meta["config"]["players"]
@@ -92,11 +91,8 @@ def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int
         row = {"timesteps": snap["timesteps"], "wall_seconds": snap["wall_seconds"],
                "path": str(path), "vs_greedy": evaluate(policy, players, greedy_games, seed)}
         if mcts_games:
-            names = [f"ppo:{path}", "mcts:100"] + ["greedy"] * (players - 2)
-            cfg = TournamentConfig(agents=names, players=players, games=mcts_games, seed=seed,
-                                   workers=workers)
-            _, summary = run_tournament(cfg)
-            row["vs_mcts100"] = summary["agents"][names[0]]["win_rate"]
+            row["vs_mcts100"] = evaluate_in_tournament(path, "mcts:100", players, mcts_games,
+                                                       seed, workers)
         rows.append(row)
         print(f"{row['timesteps']:>10} steps {row['wall_seconds'] / 60:6.1f} min  "
               f"vs greedy {row['vs_greedy']:.1%}" + (f"  vs mcts:100 {row['vs_mcts100']:.1%}"

@@ -17,7 +17,8 @@ from .checks import SEED, UsageError, int_in, output_folder
 RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
              "eval.csv", "learning_curve.png", "snapshots", "tb")
 FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "bc_teacher",
-         "bc_games", "eval_every", "eval_games", "checkpoint_every", "snapshot_every", "n_steps",
+         "bc_games", "eval_every", "eval_games", "best_against", "best_against_games",
+         "checkpoint_every", "snapshot_every", "n_steps",
          "batch_size", "n_epochs", "learning_rate", "value_positions", "out")
 
 
@@ -47,6 +48,10 @@ def add_parser(sub) -> None:
     setting("--bc-games", type=int_in(1), help="the teacher's games")
     setting("--eval-every", type=int_in(1), help="steps between evaluations")
     setting("--eval-games", type=int_in(1), help="games per evaluation against greedy")
+    setting("--best-against", help="best.pt is the best evaluation against this agent: greedy "
+            "(the batch evaluation) or any other (e.g. mcts:100, a tournament)")
+    setting("--best-against-games", type=int_in(1),
+            help="tournament games per evaluation against --best-against (when not greedy)")
     setting("--checkpoint-every", type=int_in(1), help="steps between checkpoints")
     setting("--snapshot-every", type=int_in(1),
                    help="steps between the learner's snapshots that join the league")
@@ -102,7 +107,9 @@ def run(args) -> int:
           f"play it: meduris tournament --agents ppo:{cfg.out}/policy.pt,greedy")
     if "best" in state:
         best = state["best"]
-        print(f"best evaluation: {best['win_rate_vs_greedy']:.1%} vs greedy at "
+        against = best.get("best_against", "greedy")
+        score = best.get("win_rate_vs_best_against", best["win_rate_vs_greedy"])
+        print(f"best evaluation: {score:.1%} vs {against} at "
               f"{best['timesteps']:,} steps, kept as {cfg.out}/best.pt "
-              f"(meduris tournament --agents ppo:{cfg.out}/best.pt,greedy)")
+              f"(meduris tournament --agents ppo:{cfg.out}/best.pt,{against})")
     return 0

@@ -162,7 +162,8 @@ def test_train_flags(tmp_path, capsys):
     args = ["train", "--config", str(config), "--players", "3", "--steps", "96", "--envs", "8",
             "--threads", "1", "--seed", "4", "--features", "obs", "--reward", "dense",
             "--bc-teacher", "random", "--bc-games", "1", "--eval-every", "48", "--eval-games",
-            "3", "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
+            "3", "--best-against", "greedy", "--best-against-games", "5",
+            "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
             "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003",
             "--value-positions", "150", "--out", str(out), "--no-progress"]
     run = meduris(*[a if a != "obs" else "obs" for a in args] + ["--config", str(config)])
@@ -176,7 +177,7 @@ def test_train_flags(tmp_path, capsys):
               "eval_games": 3, "checkpoint_every": 48, "snapshot_every": 48, "n_steps": 6,
               "batch_size": 24, "n_epochs": 1, "learning_rate": 0.0003, "out": str(out),
               "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96,
-              "value_positions": 150}
+              "value_positions": 150, "best_against": "greedy", "best_against_games": 5}
     assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
     assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
     assert f"play it: meduris tournament --agents ppo:{out}/policy.pt,greedy" in run.stdout

@@ -93,6 +93,10 @@ def test_config_errors_name_the_setting(tmp_path):
         load_config(None, {"stepz": 3})
     with pytest.raises(ConfigError, match="players: 5"):
         load_config(None, {"players": 5})
+    with pytest.raises(ConfigError, match="best_against: .*mcts:oops"):
+        load_config(None, {"best_against": "mcts:oops"})
+    with pytest.raises(ConfigError, match="best_against_games: 0; must be in 1.."):
+        load_config(None, {"best_against_games": 0})
     yml = tmp_path / "c.yaml"
     yml.write_text("steps: 2000\nplayers: 3\n")
     cfg = load_config(yml, {"players": 2})
@@ -203,11 +207,24 @@ def test_residual_policy_starts_out_playing_like_greedy():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_tiny_run_trains_checkpoints_resumes_and_plays_for_more_players(tmp_path, players):
+    # best.pt chosen by a tournament against a search, as the 2-player model's run does
     cfg = short_config(tmp_path, players=players, steps=256, bc_teacher=None, eval_every=128,
-                       snapshot_every=128, checkpoint_every=128)
+                       snapshot_every=128, checkpoint_every=128, best_against="mcts:5",
+                       best_against_games=players)
     state = train(cfg, progress=False)
     run = Path(cfg.out)
     assert state["timesteps"] >= 256 and state["snapshots"]
+    ppo_evals = [e for e in state["evals"] if e["phase"] == "ppo"]
+    assert len(ppo_evals) == 2 and all(0 <= e["win_rate_vs_best_against"] <= 1
+                                       for e in ppo_evals)
+    best = max(ppo_evals, key=lambda e: e["win_rate_vs_best_against"])  # the first of the best
+    assert state["best"] == {"timesteps": best["timesteps"], "best_against": "mcts:5",
+                             "win_rate_vs_greedy": best["win_rate_vs_greedy"],
+                             "win_rate_vs_best_against": best["win_rate_vs_best_against"]}
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0] == "timesteps,phase,win_rate_vs_greedy,win_rate_vs_mcts:5"
+    assert rows[1].endswith(",") and rows[-1].endswith(
+        f",{ppo_evals[-1]['win_rate_vs_best_against']:.4f}")  # untrained: not played
     resumed = train(short_config(tmp_path, players=players, steps=512, bc_teacher=None),
                     resume=str(run / "checkpoint.zip"), progress=False)
     assert resumed["timesteps"] >= 512

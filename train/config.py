@@ -26,6 +26,11 @@ class TrainConfig:
     max_snapshots: int = 5
     eval_every: int = 200_000
     eval_games: int = 200  # against greedy, on the batch engine
+    # best.pt is the policy of the best evaluation against this agent: "greedy" (the batch
+    # evaluation above), or any other agent (e.g. "mcts:100"), then best_against_games
+    # tournament games at every evaluation, seats rotated (the other seats greedy)
+    best_against: str = "greedy"
+    best_against_games: int = 100
     checkpoint_every: int = 200_000
     bc_teacher: str | None = None  # behaviour-cloning warm start (e.g. "mcts:50"); None: none
     bc_games: int = 300
@@ -80,12 +85,13 @@ class TrainConfig:
                 for w in self.opponents.values()) or not sum(self.opponents.values()) > 0:
             raise ConfigError(f"opponents: {self.opponents}; non-negative weights for greedy, "
                               "random and/or snapshots, not all 0")
-        if self.bc_teacher is not None:
-            from agents import UnknownAgentError, make_agent
-            try:
-                make_agent(self.bc_teacher)  # before the workers start, not inside them
-            except UnknownAgentError as err:
-                raise ConfigError(f"bc_teacher: {err}") from None
+        from agents import UnknownAgentError, make_agent
+        for name in ("bc_teacher", "best_against"):
+            if getattr(self, name) is not None:
+                try:
+                    make_agent(getattr(self, name))  # before any work, not inside the workers
+                except UnknownAgentError as err:
+                    raise ConfigError(f"{name}: {err}") from None
         return self
 
     def to_dict(self) -> dict:
@@ -96,15 +102,16 @@ _INT, _NUM = (int,), (int, float)
 _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snapshot_every",
                             "max_snapshots", "eval_every", "eval_games", "checkpoint_every",
                             "bc_games", "bc_epochs", "n_steps", "batch_size", "n_epochs",
-                            "value_positions", "value_epochs")}
+                            "value_positions", "value_epochs", "best_against_games")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
                                  "ent_coef")})
 _TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
-              net_arch=(list,), bc_teacher=(str, type(None)))
+              net_arch=(list,), bc_teacher=(str, type(None)), best_against=(str,))
 # what makes sense on this kind of machine (counts) and for PPO (rates)
 _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed": (0, 2**63 - 1),
            "snapshot_every": (1, 10**10), "max_snapshots": (1, 100),
            "eval_every": (1, 10**10), "eval_games": (1, 100_000),
+           "best_against_games": (1, 100_000),
            "checkpoint_every": (1, 10**10), "bc_games": (1, 1_000_000), "bc_epochs": (1, 1000),
            "value_positions": (0, 100_000_000), "value_epochs": (1, 1000),
            "n_steps": (1, 100_000), "batch_size": (1, 10**7), "n_epochs": (1, 1000),
@@ -114,8 +121,8 @@ _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed
 
 # what a resumed run may change: the length of the run and how often it looks at itself; the
 # rest (the game, the network, PPO's settings, which the checkpoint's model keeps) is the run's
-RESUMABLE = ("steps", "threads", "eval_every", "eval_games", "checkpoint_every", "snapshot_every",
-             "value_positions", "value_epochs")
+RESUMABLE = ("steps", "threads", "eval_every", "eval_games", "best_against_games",
+             "checkpoint_every", "snapshot_every", "value_positions", "value_epochs")
 
 
 def resume_config(saved: dict, folder: str | Path, path: str | Path | None,

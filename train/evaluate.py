@@ -1,5 +1,6 @@
 """Evaluation during and after training: the deterministic policy against an opponent, many
-games at once on the batch engine.
+games at once on the batch engine (:func:`evaluate`), or against any agent in a tournament
+(:func:`evaluate_in_tournament`, for agents the batch engine does not play, such as mcts).
 
 Each of ``games`` games is played exactly once (game ``i`` of a batch of ``games``; the
 learner's seat drawn per game), so short games are not over-counted; shared wins count as a
@@ -37,6 +38,19 @@ def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> 
         wins += float(np.maximum(rewards[ended & terminated], 0.0).sum())  # 1/k for k winners
         first |= ended
     return wins / games
+
+
+def evaluate_in_tournament(policy_file, against: str, players: int, games: int, seed: int,
+                           workers: int) -> float:
+    """Win rate of the policy file against the agent ``against`` (any agent name, e.g.
+    ``mcts:100``; the other seats of 3 or 4 players are greedy): ``games`` games of
+    :func:`agents.tournament.run_tournament`, seats rotated, ``workers`` processes."""
+    from agents.tournament import TournamentConfig, run_tournament
+
+    names = [f"ppo:{policy_file}", against] + ["greedy"] * (players - 2)
+    _, summary = run_tournament(TournamentConfig(agents=names, players=players, games=games,
+                                                 seed=seed, workers=workers))
+    return summary["agents"][names[0]]["win_rate"]
 
 
 def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:

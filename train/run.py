@@ -9,7 +9,10 @@
    the learner's seat is drawn each episode and the other seats come from the opponent pool
    (random, greedy, and a snapshot of the learner saved every ``snapshot_every`` steps).
 3. Every ``eval_every`` steps the policy (deterministic) plays ``eval_games`` games against greedy,
-   seats alternating; the win rate goes to TensorBoard (``out/tb``) and ``out/eval.csv``.
+   seats alternating, and, when ``best_against`` is another agent (e.g. ``mcts:100``),
+   ``best_against_games`` tournament games against it; the win rates go to TensorBoard
+   (``out/tb``) and ``out/eval.csv``, and the policy of the best evaluation (against
+   ``best_against``) is kept as ``out/best.pt``.
 4. Every ``checkpoint_every`` steps: ``out/checkpoint.zip`` and ``out/checkpoint.json`` (steps,
    snapshots, evaluation history, config), each written to a temporary file and renamed.
    ``--resume out/checkpoint.zip`` continues from there to ``steps``.
@@ -17,8 +20,9 @@
    architecture alone, what the ``ppo`` agent ships and loads; :mod:`agents.network`) and
    ``out/learning_curve.png``.
 6. With ``value_positions`` > 0: a value network fitted to that many positions of the best
-   policy's own games (:mod:`train.value`, ``envs`` of them at once), written into
-   ``out/best.pt`` for the ``az`` search.
+   policy's own games (:mod:`train.value`, as ``python -m train.value`` with ``--positions
+   value_positions --epochs value_epochs --seed seed``), written into ``out/best.pt`` for the
+   ``az`` search.
 """
 
 from __future__ import annotations
@@ -166,16 +170,14 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                 venv.add_snapshot(path)
             if t - self.last["eval"] >= cfg.eval_every:
                 self.last["eval"] = t
-                win = evaluate_vs_greedy(self.model, cfg.players, cfg.eval_games, cfg.seed)
-                state["evals"].append({"timesteps": t, "phase": "ppo", "win_rate_vs_greedy": win,
-                                       "wall_seconds": time.perf_counter() - start_wall})
-                self.logger.record("eval/win_rate_vs_greedy", win)
-                _keep_best(state, self.model.policy, arch, out, t, win)
+                entry = _evaluate_ppo(cfg, state, self.model, arch, out,
+                                      time.perf_counter() - start_wall)
+                for key, name in _scores(cfg):
+                    self.logger.record(f"eval/{name}", entry[key])
                 if report is not None:
-                    minutes = state["evals"][-1]["wall_seconds"] / 60
-                    report(f"evaluation at {t:,} steps ({minutes:.1f} min): win rate vs greedy "
-                           f"{win:.1%}")
-                _write_eval_csv(out, state["evals"])
+                    report(f"evaluation at {t:,} steps ({entry['wall_seconds'] / 60:.1f} min): "
+                           + ", ".join(f"win rate vs {against} {entry[key]:.1%}"
+                                       for key, against in _scores(cfg, labels=True)))
             if t - self.last["ckpt"] >= cfg.checkpoint_every:
                 self.last["ckpt"] = t
                 self._checkpoint()
@@ -202,17 +204,14 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     state["timesteps"] = model.num_timesteps
     state["wall_seconds"] = time.perf_counter() - start_wall
     if model.num_timesteps - state["evals"][-1]["timesteps"] >= cfg.n_steps * cfg.envs:
-        final_win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
-        state["evals"].append({"timesteps": model.num_timesteps, "phase": "ppo",
-                               "win_rate_vs_greedy": final_win,
-                               "wall_seconds": state["wall_seconds"]})
-        _keep_best(state, model.policy, arch, out, model.num_timesteps, final_win)
-    _write_eval_csv(out, state["evals"])
+        _evaluate_ppo(cfg, state, model, arch, out, state["wall_seconds"])
+    _write_eval_csv(out, state["evals"], cfg)
     save_model(model, out / "model.zip")
     save_policy(model.policy, arch, out / "policy.pt")
     save_json(state, out / "checkpoint.json")
     save_model(model, out / "checkpoint.zip")
-    plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players)
+    plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players,
+                        cfg.best_against)
     venv.close()
     if cfg.value_positions:
         _value_network(cfg, state, out, progress, report)
@@ -226,8 +225,7 @@ def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, rep
 
     best = out / ("best.pt" if (out / "best.pt").is_file() else "policy.pt")
     fitted = add_value_network(best, best, cfg.players, cfg.value_positions,
-                               epochs=cfg.value_epochs, envs=cfg.envs, seed=cfg.seed,
-                               progress=progress)
+                               epochs=cfg.value_epochs, seed=cfg.seed, progress=progress)
     state["value_network"] = {"policy": best.name, **fitted}
     save_json(state, out / "checkpoint.json")
     if report is not None:
@@ -237,23 +235,72 @@ def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, rep
                f"{fitted.get('validation_variance', float('nan')):.3f})")
 
 
-def _keep_best(state: dict, policy, arch: dict, out: Path, timesteps: int, win: float) -> None:
-    """PPO against a league can drift away from what beats greedy: the policy of the best
-    evaluation so far is kept as ``out/best.pt`` (like SB3's EvalCallback's best model)."""
+def _scores(cfg: TrainConfig, labels: bool = False) -> list[tuple[str, str]]:
+    """The evaluation's scores: (key in an evaluation, its name for TensorBoard, or with
+    ``labels`` the opponent's name)."""
+    scores = [("win_rate_vs_greedy", "greedy" if labels else "win_rate_vs_greedy")]
+    if cfg.best_against != "greedy":
+        scores.append(("win_rate_vs_best_against",
+                       cfg.best_against if labels else "win_rate_vs_best_against"))
+    return scores
+
+
+def _evaluate_ppo(cfg: TrainConfig, state: dict, model, arch: dict, out: Path,
+                  wall_seconds: float) -> dict:
+    """One evaluation during PPO (module docstring, 3): against greedy on the batch engine,
+    and against ``best_against`` in a tournament when it is another agent; recorded in the run
+    state and eval.csv, and the policy kept as ``best.pt`` if it is the best so far."""
+    import tempfile
+
     from agents.network import save_policy
 
-    if win > state.get("best", {}).get("win_rate_vs_greedy", -1.0):
+    from .evaluate import evaluate_in_tournament
+
+    t = model.num_timesteps
+    entry = {"timesteps": t, "phase": "ppo",
+             "win_rate_vs_greedy": evaluate_vs_greedy(model, cfg.players, cfg.eval_games,
+                                                      cfg.seed),
+             "wall_seconds": wall_seconds}
+    if cfg.best_against != "greedy":
+        with tempfile.TemporaryDirectory(prefix="meduris-eval-") as tmp:
+            policy_file = Path(tmp) / f"step_{t}.pt"
+            save_policy(model.policy, arch, policy_file)
+            entry["win_rate_vs_best_against"] = evaluate_in_tournament(
+                policy_file, cfg.best_against, cfg.players, cfg.best_against_games, cfg.seed,
+                workers=cfg.threads)
+    state["evals"].append(entry)
+    _keep_best(state, model.policy, arch, out, entry, cfg)
+    _write_eval_csv(out, state["evals"], cfg)
+    return entry
+
+
+def _keep_best(state: dict, policy, arch: dict, out: Path, entry: dict,
+               cfg: TrainConfig) -> None:
+    """PPO against a league can drift away from what beats greedy (or ``best_against``): the
+    policy of the best evaluation so far is kept as ``out/best.pt`` (like SB3's EvalCallback's
+    best model)."""
+    from agents.network import save_policy
+
+    key = _scores(cfg)[-1][0]  # best_against's score, greedy's when that is greedy
+    if entry[key] > state.get("best", {}).get(key, -1.0):
         save_policy(policy, arch, out / "best.pt")
-        state["best"] = {"timesteps": timesteps, "win_rate_vs_greedy": win}
+        state["best"] = {k: entry[k] for k in ("timesteps", "win_rate_vs_greedy",
+                                                "win_rate_vs_best_against") if k in entry}
+        if cfg.best_against != "greedy":
+            state["best"]["best_against"] = cfg.best_against
 
 
-def _write_eval_csv(out: Path, evals: list[dict]) -> None:
-    lines = ["timesteps,phase,win_rate_vs_greedy"] + [
-        f"{e['timesteps']},{e['phase']},{e['win_rate_vs_greedy']:.4f}" for e in evals]
+def _write_eval_csv(out: Path, evals: list[dict], cfg: TrainConfig) -> None:
+    keys = [key for key, _ in _scores(cfg)]
+    header = ",".join(["timesteps", "phase", "win_rate_vs_greedy"] + [
+        f"win_rate_vs_{cfg.best_against}" for k in keys[1:]])
+    lines = [header] + [",".join([str(e["timesteps"]), e["phase"]] + [
+        f"{e[k]:.4f}" if k in e else "" for k in keys]) for e in evals]
     atomic_replace(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
 
 
-def plot_learning_curve(evals: list[dict], path: Path, players: int) -> None:
+def plot_learning_curve(evals: list[dict], path: Path, players: int,
+                        best_against: str = "greedy") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -268,9 +315,14 @@ def plot_learning_curve(evals: list[dict], path: Path, players: int) -> None:
                     label={"untrained": "untrained (plays like greedy)",
                            "warm start": "after behaviour cloning", "ppo": "PPO"}[phase],
                     **style)
+    pts = [(e["timesteps"], e["win_rate_vs_best_against"]) for e in evals
+           if "win_rate_vs_best_against" in e]
+    if pts:
+        ax.plot(*zip(*pts, strict=False), marker="s", linestyle="--", color="tab:red",
+                label=f"PPO vs {best_against} (picks best.pt)")
     ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
     ax.set_xlabel("PPO environment steps")
-    ax.set_ylabel("win rate vs greedy")
+    ax.set_ylabel("win rate vs greedy" if not pts else "win rate")
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right")
     ax.set_title(f"MaskablePPO on the batch engine, {players} players")
