@@ -218,6 +218,7 @@ def measure_ppo_batch(players: int, envs: int, rollouts: int, seed: int) -> dict
 
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from meduris_env.envs.sb3 import MedurisSB3VecEnv
     settings = {"num_envs": envs, "n_steps": 64, "batch_size": 1024, "n_epochs": 4,
@@ -227,6 +228,7 @@ def measure_ppo_batch(players: int, envs: int, rollouts: int, seed: int) -> dict
                         batch_size=settings["batch_size"], n_epochs=settings["n_epochs"],
                         policy_kwargs={"net_arch": settings["net_arch"]}, seed=seed,
                         device="cpu", verbose=0)
+    model.set_logger(Logger(None, []))  # no logs (SB3's default makes a /tmp/SB3-* folder)
     per_rollout = envs * settings["n_steps"]
     model.learn(per_rollout)
     t0 = time.perf_counter()

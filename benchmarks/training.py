@@ -12,10 +12,12 @@ the network features, MaskablePPO's updates) for 2 and 4 players: one warm-up ro
 (``--greedy-games`` games on the batch engine) and against ``mcts:100`` (``--mcts-games``
 tournament games, seats rotated); written to ``RUN/curve.csv``, the snapshot that did best
 against ``mcts:100`` named at the end, and plotted (``--plot``, e.g. into docs/). Several runs
-(e.g. with and without the warm start) share one picture, one colour per run.
+(e.g. with and without the warm start) share one picture, one colour per run. ``--evaluations``
+plots the run's own evaluations instead (no games played): a run that chose ``best.pt``
+against ``mcts:100`` (``best_against``, as the 2-player model's) has both curves already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
-    python benchmarks/training.py --curve runs/ppo_2p --plot docs/learning_curve_2p.png
+    python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
     python benchmarks/training.py --curve runs/ppo_2p runs/ppo_2p_cold --plot docs/warm_start_2p.png
 """
 
@@ -39,6 +41,7 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
 
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from agents.network import init_as_greedy, policy_kwargs
     from train.league import TrainingEnv
@@ -55,6 +58,7 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
                         gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
                         ent_coef=cfg.ent_coef, policy_kwargs=policy_kwargs(arch), seed=seed,
                         device="cpu")
+    model.set_logger(Logger(None, []))  # no logs (SB3's default makes a /tmp/SB3-* folder)
     if cfg.policy == "residual":
         init_as_greedy(model)
     # the league as it is for most of a run: max_snapshots frozen copies of the learner beside
@@ -119,6 +123,17 @@ def read_curve(run: Path) -> list[dict]:
     return rows
 
 
+def run_evaluations(run: Path) -> list[dict]:
+    """The run's own evaluations during PPO (``run/checkpoint.json``) as curve rows: against
+    greedy, and against mcts:100 when the run chose best.pt by it (``best_against``)."""
+    meta = json.loads((run / "checkpoint.json").read_text())
+    against = meta["config"].get("best_against")
+    return [{"timesteps": e["timesteps"], "wall_seconds": e["wall_seconds"],
+             "vs_greedy": e["win_rate_vs_greedy"],
+             **({"vs_mcts100": e["win_rate_vs_best_against"]} if against == "mcts:100" else {})}
+            for e in meta["evals"] if e["phase"] == "ppo"]
+
+
 def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
     """One picture of the curves of one or more runs (``{label: rows}``): win rate against
     greedy (circles) and mcts:100 (squares, dashed) over the run's wall time."""
@@ -161,8 +176,14 @@ def main(argv: list[str] | None = None):
     ap.add_argument("--reuse", action="store_true",
                     help="with --curve: plot the runs' curve.csv from an earlier --curve "
                          "instead of playing the games again")
+    ap.add_argument("--evaluations", action="store_true",
+                    help="with --curve: plot the runs' own evaluations (checkpoint.json; "
+                         "against mcts:100 too when the run chose best.pt by it, "
+                         "best_against: mcts:100) instead of playing the snapshots again")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.reuse and args.evaluations:
+        ap.error("--reuse and --evaluations: choose one source for the curve")
     if args.curve:
         for run in args.curve:
             needed = run / ("curve.csv" if args.reuse else "checkpoint.json")
@@ -174,7 +195,8 @@ def main(argv: list[str] | None = None):
         if len(players) > 1:
             ap.error(f"--curve: the runs are for different player counts {sorted(players)}; "
                      "compare runs of one player count")
-        curves = {run.name: read_curve(run) if args.reuse else
+        curves = {run.name: read_curve(run) if args.reuse else run_evaluations(run)
+                  if args.evaluations else
                   curve(run, args.greedy_games, args.mcts_games, args.workers, args.seed)
                   for run in args.curve}
         if args.plot:

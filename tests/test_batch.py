@@ -62,15 +62,32 @@ def _few_exchanges(batch, rng) -> np.ndarray:
     return actions
 
 
-def _check_row(batch, i, twin, observer):
+def _expected_row(batch, twin, observer) -> tuple:
+    """What the scalar engine says row ``i`` of the batch shows ``observer``: (observation,
+    mask, mover)."""
     st = twin.state
-    expect_obs = observation_vector(st, observer, batch.hidden_materials)
-    if batch.mover[i] == TERMINAL:
-        assert np.array_equal(batch.final_obs[i], expect_obs), f"game {i}: final observation"
-    assert np.array_equal(batch.obs[i], expect_obs), f"game {i}: observation"
     mask = st.legal_action_mask() if st.current_player() == observer else np.zeros(NUM_ACTIONS)
-    assert np.array_equal(batch.mask[i], mask), f"game {i}: mask"
-    assert batch.mover[i] == st.current_player(), f"game {i}: mover"
+    return observation_vector(st, observer, batch.hidden_materials), mask, st.current_player()
+
+
+def _assert_rows_equal(what: str, got, expect, rows, close=False) -> None:
+    """Row k of ``got`` is row k of ``expect`` (for game ``rows[k]``), else the first game that
+    differs is named. (Compared for all rows at once: one comparison per step, not per game.)"""
+    if not len(rows):
+        return
+    got, expect = np.asarray(got), np.asarray(expect)
+    same = np.isclose(got, expect, atol=1e-6) if close else got == expect
+    bad = np.flatnonzero(~same.reshape(len(rows), -1).all(axis=1))
+    assert not len(bad), f"game {rows[bad[0]]}: {what}"
+
+
+def _check_rows(batch, rows, observations, masks, movers) -> None:
+    _assert_rows_equal("observation", batch.obs[rows], observations, rows)
+    over = batch.mover[rows] == TERMINAL
+    _assert_rows_equal("final observation", batch.final_obs[rows[over]],
+                       np.asarray(observations)[over], rows[over])
+    _assert_rows_equal("mask", batch.mask[rows], masks, rows)
+    _assert_rows_equal("mover", batch.mover[rows], movers, rows)
 
 
 @pytest.mark.parametrize("num_players,exchange,reward,hidden", [
@@ -85,10 +102,12 @@ def test_every_batch_game_is_the_scalar_engines_game_step_by_step(num_players, e
     twins = [ScalarTwin(game, reward) for _ in range(GAMES)]
     rng = np.random.default_rng(num_players)
     batch.reset()
+    expected = []
     for i, twin in enumerate(twins):
         twin.follow(batch.history[i, :batch.history_length[i]])
         twin.rewards()
-        _check_row(batch, i, twin, twin.state.current_player())
+        expected.append(_expected_row(batch, twin, twin.state.current_player()))
+    _check_rows(batch, np.arange(GAMES), *zip(*expected, strict=True))
     steps = 0
     while (batch.mover >= 0).any():
         live = np.flatnonzero(batch.mover >= 0)
@@ -97,18 +116,23 @@ def test_every_batch_game_is_the_scalar_engines_game_step_by_step(num_players, e
         batch.step(actions)
         check_invariants(batch.states, batch.game.field_areas)
         steps += 1
+        expected, firsts, rewards, terminated = [], [], [], []
         for i in live:
             twin = twins[i]
-            new = twin.follow(batch.history[i, :batch.history_length[i]])
-            assert new[0] == actions[i], f"game {i}: the batch applied its action first"
+            firsts.append(twin.follow(batch.history[i, :batch.history_length[i]])[0])
             over = twin.state.is_terminal()
-            _check_row(batch, i, twin, actors[i] if over else twin.state.current_player())
-            expect = twin.rewards()
-            assert np.allclose(batch.rewards[i, :num_players], expect, atol=1e-6), f"game {i}"
-            assert batch.terminated[i] == (over and not twin.state.is_truncated())
+            expected.append(_expected_row(batch, twin,
+                                          actors[i] if over else twin.state.current_player()))
+            rewards.append(twin.rewards())
+            terminated.append(over and not twin.state.is_truncated())
             if over:
                 assert batch.final_scores[i, :num_players].tolist() == \
-                    twin.state.scores().tolist()
+                    twin.state.scores().tolist(), f"game {i}: final scores"
+        _assert_rows_equal("the batch applied its action first", actions[live], firsts, live)
+        _check_rows(batch, live, *zip(*expected, strict=True))
+        _assert_rows_equal("rewards", batch.rewards[live, :num_players], rewards, live,
+                           close=True)
+        _assert_rows_equal("terminated", batch.terminated[live], terminated, live)
         assert steps < 20_000
     assert batch.history_length.max() <= batch.history.shape[1]
     assert all(t.state.is_terminal() for t in twins)
@@ -337,6 +361,7 @@ def test_self_play_asks_every_seat_and_reports_its_rewards():
 def test_sb3_adapter_passes_vec_checks_and_maskable_ppo_learns_on_it():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import VecCheckNan
 
     from meduris_env.envs.sb3 import MedurisSB3VecEnv
@@ -359,6 +384,7 @@ def test_sb3_adapter_passes_vec_checks_and_maskable_ppo_learns_on_it():
     assert done_seen
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, n_epochs=1, seed=0,
                         device="cpu", policy_kwargs={"net_arch": [32]})
+    model.set_logger(Logger(None, []))  # no logs (SB3's default makes a /tmp/SB3-* folder)
     model.learn(16 * 32 * 2)
     assert model.num_timesteps >= 16 * 32 * 2
 

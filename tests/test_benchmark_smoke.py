@@ -79,6 +79,14 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
     for reread in both.values():
         assert [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in reread] == \
             [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in rows]
+    # --evaluations: the run's own (this one evaluated once, at its end, against greedy only)
+    meta = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
+    own = mod.main(["--curve", str(tmp_path / "run"), "--evaluations"])
+    assert own == [{"timesteps": e["timesteps"], "wall_seconds": e["wall_seconds"],
+                    "vs_greedy": e["win_rate_vs_greedy"]}
+                   for e in meta["evals"] if e["phase"] == "ppo"] and len(own) == 1
+    with pytest.raises(SystemExit):
+        mod.main(["--curve", str(tmp_path / "run"), "--reuse", "--evaluations"])
 
 
 def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkeypatch):

@@ -24,6 +24,15 @@ def meduris(*args, cwd=None, stdin=""):
                           capture_output=True, text=True, input=stdin, timeout=600)
 
 
+def meduris_here(capsys, *args) -> subprocess.CompletedProcess:
+    """:func:`meduris` in this process (the same ``main``, without a new interpreter importing
+    torch again: the long training cases)."""
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
 def flags_of(command: str) -> set[str]:
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     return {opt for a in sub.choices[command]._actions for opt in a.option_strings
@@ -166,10 +175,10 @@ def test_train_flags(tmp_path, capsys):
             "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
             "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003",
             "--value-positions", "150", "--out", str(out), "--no-progress"]
-    run = meduris(*[a if a != "obs" else "obs" for a in args] + ["--config", str(config)])
+    run = meduris_here(capsys, *args, "--config", str(config))
     assert run.returncode == 2 and "policy 'residual'" in run.stderr  # obs needs policy mlp
     config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\npolicy: mlp\n")
-    run = meduris(*args)
+    run = meduris_here(capsys, *args)
     assert run.returncode == 0, run.stderr
     cfg = json.loads((out / "checkpoint.json").read_text())["config"]
     expect = {"players": 3, "envs": 8, "threads": 1, "seed": 4, "features": "obs",
@@ -185,7 +194,7 @@ def test_train_flags(tmp_path, capsys):
     run_state = json.loads((out / "checkpoint.json").read_text())
     assert run_state["value_network"]["positions"] == 150 and "value network for best.pt" in \
         run.stderr and load_value_network(out / "best.pt") is not None
-    assert meduris(*args).returncode == 2  # the run is there: refused without --force
+    assert meduris_here(capsys, *args).returncode == 2  # the run is there: refused, no --force
     # --resume: the run's own settings, in its own folder; only RESUMABLE ones may change,
     # another value of any other is refused before anything is written
     ckpt = str(out / "checkpoint.zip")
@@ -199,8 +208,8 @@ def test_train_flags(tmp_path, capsys):
         assert code == 2 and needle in err and err.count("\n") == 1, err
         assert not (tmp_path / "elsewhere").exists()
         assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
-    longer = meduris("train", "--steps", "144", "--eval-every", "24", "--config", str(config),
-                     "--players", "3", "--resume", ckpt, "--no-progress")
+    longer = meduris_here(capsys, "train", "--steps", "144", "--eval-every", "24", "--config",
+                          str(config), "--players", "3", "--resume", ckpt, "--no-progress")
     assert longer.returncode == 0, longer.stderr
     resumed = json.loads((out / "checkpoint.json").read_text())
     assert resumed["timesteps"] >= 144
@@ -208,7 +217,7 @@ def test_train_flags(tmp_path, capsys):
     assert {k: resumed["config"][k] for k in expect} == {**expect, "steps": 144, "eval_every": 24,
                                                          "threads": 2}
     assert "evaluation at 120 steps" in longer.stderr  # 96 + 24: the new interval took effect
-    forced = meduris(*args, "--force")
+    forced = meduris_here(capsys, *args, "--force")
     assert forced.returncode == 0 and json.loads(
         (out / "checkpoint.json").read_text())["timesteps"] < 144
 

@@ -207,9 +207,9 @@ def test_residual_policy_starts_out_playing_like_greedy():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_tiny_run_trains_checkpoints_resumes_and_plays_for_more_players(tmp_path, players):
-    # best.pt chosen by a tournament against a search, as the 2-player model's run does
+    # best.pt chosen by a tournament (the 2-player model's run plays mcts:100 there)
     cfg = short_config(tmp_path, players=players, steps=256, bc_teacher=None, eval_every=128,
-                       snapshot_every=128, checkpoint_every=128, best_against="mcts:5",
+                       snapshot_every=128, checkpoint_every=128, best_against="random",
                        best_against_games=players)
     state = train(cfg, progress=False)
     run = Path(cfg.out)
@@ -218,11 +218,11 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays_for_more_players(tmp_pa
     assert len(ppo_evals) == 2 and all(0 <= e["win_rate_vs_best_against"] <= 1
                                        for e in ppo_evals)
     best = max(ppo_evals, key=lambda e: e["win_rate_vs_best_against"])  # the first of the best
-    assert state["best"] == {"timesteps": best["timesteps"], "best_against": "mcts:5",
+    assert state["best"] == {"timesteps": best["timesteps"], "best_against": "random",
                              "win_rate_vs_greedy": best["win_rate_vs_greedy"],
                              "win_rate_vs_best_against": best["win_rate_vs_best_against"]}
     rows = (run / "eval.csv").read_text().splitlines()
-    assert rows[0] == "timesteps,phase,win_rate_vs_greedy,win_rate_vs_mcts:5"
+    assert rows[0] == "timesteps,phase,win_rate_vs_greedy,win_rate_vs_random"
     assert rows[1].endswith(",") and rows[-1].endswith(
         f",{ppo_evals[-1]['win_rate_vs_best_against']:.4f}")  # untrained: not played
     resumed = train(short_config(tmp_path, players=players, steps=512, bc_teacher=None),

@@ -86,12 +86,27 @@ def teacher_games(teacher: str, players: int, feature_set: str, seeds, workers: 
     tasks = [(teacher, players, feature_set, seed) for seed in seeds]
     b = bar(done + len(tasks), "teacher games", progress)
     b.update(done)
-    if tasks:
-        with worker_pool(workers) as pool:
-            for part in pool.imap(teacher_game, tasks):
-                b.update(1)
-                yield part
+    for part in _played(tasks, workers):
+        b.update(1)
+        yield part
     b.close()
+
+
+def _played(tasks: list, workers: int):
+    """:func:`teacher_game` of every task, in order: in a pool of ``workers`` processes, or
+    here when one would do (as tournaments do: a process costs seconds of imports)."""
+    if not tasks:
+        return
+    if min(workers, len(tasks)) > 1:
+        with worker_pool(workers) as pool:
+            yield from pool.imap(teacher_game, tasks)
+        return
+    import torch
+    threads = torch.get_num_threads()  # (teacher_game sets a worker's to 1)
+    try:
+        yield from map(teacher_game, tasks)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
