@@ -49,7 +49,7 @@ TESTED = {
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
-              "--checkpoint-every", "--snapshot-every", "--n-steps", "--batch-size",
+              "--best-against", "--best-against-games", "--checkpoint-every", "--snapshot-every", "--n-steps", "--batch-size",
               "--n-epochs", "--learning-rate", "--value-positions", "--out", "--force",
               "--resume", "--no-progress"},
     "serve": {"--host", "--port", "--db"},
