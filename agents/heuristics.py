@@ -210,6 +210,13 @@ def batch_action_values(states, fm, fa, out) -> None:
 PARALLEL_ROWS = 16
 
 
+@njit(cache=True, parallel=True)
+def batch_evaluate(states, seats, out):
+    """:func:`evaluate` of ``states[j]`` for seat ``seats[j]`` into ``out[j]`` (in parallel)."""
+    for j in prange(states.shape[0]):
+        out[j] = evaluate(states[j], seats[j])
+
+
 @njit(cache=True)
 def rollout_values(st, fm, fa, decisions, epsilon, seed, out):
     """Play ``decisions`` decisions from ``st`` (changed in place): each is the greedy action

@@ -252,6 +252,49 @@ def test_the_league_draws_snapshots_greedy_and_random_by_their_weights(tmp_path)
     assert obs.shape == (64, 1711) and obs.min() >= -1 and obs.max() <= 1
 
 
+def test_reward_shaping_is_potential_based_and_sums_to_the_result_minus_the_first_potential():
+    """Shaped rewards (train.league, shaping > 0) with gamma 1: over each episode they sum to
+    the game's result minus phi of the learner's first position, and every step's reward is
+    the result (0 before the end) + phi(next) - phi(this) of the learner's evaluations."""
+    from agents.heuristics import evaluate
+    from train.config import TrainConfig
+    from train.league import SHAPING_SCALE, TrainingEnv
+
+    def phi(env, g):
+        batch = env.vector.batch
+        return 0.5 * np.tanh(evaluate(batch.states[g], int(batch.learner[g])) / SHAPING_SCALE)
+
+    envs = 8
+    shaped = TrainingEnv(TrainConfig(envs=envs, shaping=0.5, gamma=1.0, seed=5,
+                                     opponents={"greedy": 1.0}))
+    plain = TrainingEnv(TrainConfig(envs=envs, shaping=0.0, gamma=1.0, seed=5,
+                                    opponents={"greedy": 1.0}))
+    shaped.reset(), plain.reset()
+    first = np.array([phi(shaped, g) for g in range(envs)])
+    sums, results, episodes = np.zeros(envs), np.zeros(envs), 0
+    rng = np.random.default_rng(0)
+    while episodes < 12:
+        masks = shaped.action_masks()
+        assert np.array_equal(masks, plain.action_masks())  # the same games
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        before = np.array([phi(shaped, g) for g in range(envs)])
+        shaped.step_async(acts), plain.step_async(acts)
+        _, r, dones, _ = shaped.step_wait()
+        _, r0, dones0, _ = plain.step_wait()
+        assert np.array_equal(dones, dones0)
+        after = np.array([0.0 if dones[g] else phi(shaped, g) for g in range(envs)])
+        assert np.allclose(r, r0 + after - before, atol=1e-5)
+        sums += r
+        results += r0
+        for g in np.flatnonzero(dones):
+            assert abs(sums[g] - (results[g] - first[g])) < 1e-4
+            assert results[g] != 0 or sums[g] == pytest.approx(-first[g], abs=1e-4)
+            sums[g] = results[g] = 0.0
+            first[g] = phi(shaped, g)  # the next episode's first position
+            episodes += 1
+    assert TrainingEnv(TrainConfig(envs=2))._potential().tolist() == [0.0, 0.0]  # shaping off
+
+
 @pytest.mark.parametrize("kind,inputs,net_arch", [("residual", 1711, [32]),
                                                   ("mlp", 1470, [16, 16])])
 def test_the_numpy_forward_pass_of_search_matches_the_network(kind, inputs, net_arch):

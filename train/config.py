@@ -20,6 +20,7 @@ class TrainConfig:
     seed: int = 0
     features: str = "obs+greedy"  # see agents.features
     reward: str = "win"
+    shaping: float = 0.0  # potential-based reward shaping by the evaluation (train.league)
     opponents: dict = field(default_factory=lambda: {"greedy": 0.4, "random": 0.05,
                                                      "snapshots": 0.55})
     snapshot_every: int = 200_000
@@ -104,7 +105,7 @@ _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snap
                             "bc_games", "bc_epochs", "n_steps", "batch_size", "n_epochs",
                             "value_positions", "value_epochs", "best_against_games")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
-                                 "ent_coef")})
+                                 "ent_coef", "shaping")})
 _TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
               net_arch=(list,), bc_teacher=(str, type(None)), best_against=(str,))
 # what makes sense on this kind of machine (counts) and for PPO (rates)
@@ -116,7 +117,7 @@ _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed
            "value_positions": (0, 100_000_000), "value_epochs": (1, 1000),
            "n_steps": (1, 100_000), "batch_size": (1, 10**7), "n_epochs": (1, 1000),
            "learning_rate": (0.0, 1.0), "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0),
-           "clip_range": (0.0, 10.0), "ent_coef": (0.0, 10.0)}
+           "clip_range": (0.0, 10.0), "ent_coef": (0.0, 10.0), "shaping": (0.0, 10.0)}
 
 
 # what a resumed run may change: the length of the run and how often it looks at itself; the
