@@ -49,8 +49,8 @@ TESTED = {
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
-              "--best-against", "--best-against-games", "--checkpoint-every", "--snapshot-every", "--n-steps", "--batch-size",
-              "--n-epochs", "--learning-rate", "--value-positions", "--out", "--force",
+              "--best-against", "--best-against-games", "--checkpoint-every",
+              "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate", "--value-positions", "--out", "--force",
               "--resume", "--no-progress"},
     "serve": {"--host", "--port", "--db"},
 }

@@ -42,7 +42,6 @@ from meduris_env.envs.sb3 import MedurisSB3VecEnv
 
 from .config import TrainConfig
 
-
 SHAPING_SCALE = 10.0  # VP-equivalents of margin per unit of tanh (as the mcts agent's values)
 
 
