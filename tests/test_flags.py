@@ -50,8 +50,8 @@ TESTED = {
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
               "--best-against", "--best-against-games", "--checkpoint-every",
-              "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate", "--value-positions", "--out", "--force",
-              "--resume", "--no-progress"},
+              "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate",
+              "--value-positions", "--out", "--force", "--resume", "--no-progress"},
     "serve": {"--host", "--port", "--db"},
 }
 
