@@ -16,7 +16,8 @@ from .checks import SEED, UsageError, int_in, output_folder
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
              "eval.csv", "learning_curve.png", "snapshots", "tb")
-FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "bc_teacher",
+FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "shaping",
+         "bc_teacher",
          "bc_games", "eval_every", "eval_games", "best_against", "best_against_games",
          "checkpoint_every", "snapshot_every", "n_steps",
          "batch_size", "n_epochs", "learning_rate", "value_positions", "out")
@@ -44,6 +45,8 @@ def add_parser(sub) -> None:
     setting("--seed", type=SEED, help="the run's seed")
     setting("--features", choices=("obs", "obs+greedy"), help="the network's inputs")
     setting("--reward", choices=("win", "score", "dense"), help="the reward scheme")
+    setting("--shaping", type=float, help="weight of the potential-based reward shaping by "
+            "the evaluation margin (train/league.py); 0: none")
     setting("--bc-teacher", help="warm-start teacher agent (e.g. mcts:100), or 'none'")
     setting("--bc-games", type=int_in(1), help="the teacher's games")
     setting("--eval-every", type=int_in(1), help="steps between evaluations")

@@ -48,7 +48,8 @@ TESTED = {
              "--force", "--open-screens"},
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
-              "--reward", "--bc-teacher", "--bc-games", "--eval-every", "--eval-games",
+              "--reward", "--shaping", "--bc-teacher", "--bc-games", "--eval-every",
+              "--eval-games",
               "--best-against", "--best-against-games", "--checkpoint-every",
               "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate",
               "--value-positions", "--out", "--force", "--resume", "--no-progress"},
@@ -170,6 +171,7 @@ def test_train_flags(tmp_path, capsys):
     config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\n")
     args = ["train", "--config", str(config), "--players", "3", "--steps", "96", "--envs", "8",
             "--threads", "1", "--seed", "4", "--features", "obs", "--reward", "dense",
+            "--shaping", "0.5",
             "--bc-teacher", "random", "--bc-games", "1", "--eval-every", "48", "--eval-games",
             "3", "--best-against", "greedy", "--best-against-games", "5",
             "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
@@ -182,7 +184,8 @@ def test_train_flags(tmp_path, capsys):
     assert run.returncode == 0, run.stderr
     cfg = json.loads((out / "checkpoint.json").read_text())["config"]
     expect = {"players": 3, "envs": 8, "threads": 1, "seed": 4, "features": "obs",
-              "reward": "dense", "bc_teacher": "random", "bc_games": 1, "eval_every": 48,
+              "reward": "dense", "shaping": 0.5, "bc_teacher": "random", "bc_games": 1,
+              "eval_every": 48,
               "eval_games": 3, "checkpoint_every": 48, "snapshot_every": 48, "n_steps": 6,
               "batch_size": 24, "n_epochs": 1, "learning_rate": 0.0003, "out": str(out),
               "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96,
