@@ -292,7 +292,7 @@ def test_reward_shaping_is_potential_based_and_sums_to_the_result_minus_the_firs
             sums[g] = results[g] = 0.0
             first[g] = phi(shaped, g)  # the next episode's first position
             episodes += 1
-    assert TrainingEnv(TrainConfig(envs=2))._potential().tolist() == [0.0, 0.0]  # shaping off
+    assert TrainingEnv(TrainConfig(envs=2, shaping=0.0))._potential().tolist() == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("kind,inputs,net_arch", [("residual", 1711, [32]),

@@ -20,7 +20,7 @@ class TrainConfig:
     seed: int = 0
     features: str = "obs+greedy"  # see agents.features
     reward: str = "win"
-    shaping: float = 0.0  # potential-based reward shaping by the evaluation (train.league)
+    shaping: float = 1.0  # potential-based reward shaping by the evaluation (train.league); 0: off
     opponents: dict = field(default_factory=lambda: {"greedy": 0.4, "random": 0.05,
                                                      "snapshots": 0.55})
     snapshot_every: int = 200_000
