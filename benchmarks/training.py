@@ -9,12 +9,14 @@ the network features, MaskablePPO's updates) for 2 and 4 players: one warm-up ro
 
 **Learning curves** (``--curve RUN [RUN ...]``): every snapshot of a finished run
 (``RUN/snapshots``, saved with their wall time in ``RUN/checkpoint.json``) played against greedy
-(``--greedy-games`` games on the batch engine) and against ``mcts:100`` (``--mcts-games``
-tournament games, seats rotated); written to ``RUN/curve.csv``, the snapshot that did best
-against ``mcts:100`` named at the end, and plotted (``--plot``, e.g. into docs/). Several runs
-(e.g. with and without the warm start) share one picture, one colour per run. ``--evaluations``
+(``--greedy-games`` games on the batch engine) and against ``--against`` (default
+``mcts:100``; ``--other-games`` tournament games, seats rotated); written to ``RUN/curve.csv``,
+the snapshot that did best against it named at the end, and plotted (``--plot``, e.g. into
+docs/). Several runs (e.g. with and without the warm start) share one picture, one colour per
+run. ``--evaluations``
 plots the run's own evaluations instead (no games played): a run that chose ``best.pt``
-against ``mcts:100`` (``best_against``, as the 2-player model's) has both curves already.
+against another agent (``best_against``, ``mcts:400`` for the 2-player model) has both curves
+already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
@@ -79,8 +81,10 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
             "n_epochs": cfg.n_epochs, "batch_size": cfg.batch_size}
 
 
-def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int) -> list[dict]:
-    """Win rates of every snapshot of ``run`` against greedy and mcts:100."""
+def curve(run: Path, greedy_games: int, other_games: int, workers: int, seed: int,
+          against: str = "mcts:100") -> list[dict]:
+    """Win rates of every snapshot of ``run`` against greedy and ``against`` (rows with
+    ``vs_greedy``, and ``against`` and ``vs_other`` when ``other_games``)."""
     from agents.network import load_policy_file
     from train.evaluate import evaluate, evaluate_in_tournament
 
@@ -94,20 +98,21 @@ def curve(run: Path, greedy_games: int, mcts_games: int, workers: int, seed: int
         policy, _ = load_policy_file(path)
         row = {"timesteps": snap["timesteps"], "wall_seconds": snap["wall_seconds"],
                "path": str(path), "vs_greedy": evaluate(policy, players, greedy_games, seed)}
-        if mcts_games:
-            row["vs_mcts100"] = evaluate_in_tournament(path, "mcts:100", players, mcts_games,
-                                                       seed, workers)
+        if other_games:
+            row["against"] = against
+            row["vs_other"] = evaluate_in_tournament(path, against, players, other_games, seed,
+                                                     workers)
         rows.append(row)
         print(f"{row['timesteps']:>10} steps {row['wall_seconds'] / 60:6.1f} min  "
-              f"vs greedy {row['vs_greedy']:.1%}" + (f"  vs mcts:100 {row['vs_mcts100']:.1%}"
-                                                     if mcts_games else ""), flush=True)
-    lines = ["timesteps,wall_seconds,vs_greedy,vs_mcts100,path"] + [
-        f"{r['timesteps']},{r['wall_seconds']:.0f},{r['vs_greedy']:.4f},"
-        f"{r.get('vs_mcts100', float('nan')):.4f},{r['path']}" for r in rows]
+              f"vs greedy {row['vs_greedy']:.1%}" + (f"  vs {against} {row['vs_other']:.1%}"
+                                                     if other_games else ""), flush=True)
+    lines = ["timesteps,wall_seconds,vs_greedy,against,vs_other,path"] + [
+        f"{r['timesteps']},{r['wall_seconds']:.0f},{r['vs_greedy']:.4f},{r.get('against', '')},"
+        f"{r.get('vs_other', float('nan')):.4f},{r['path']}" for r in rows]
     (run / "curve.csv").write_text("\n".join(lines) + "\n")
-    if rows and mcts_games:
-        best = max(rows, key=lambda r: (r["vs_mcts100"], r["timesteps"]))
-        print(f"best against mcts:100: {best['vs_mcts100']:.1%} at {best['timesteps']:,} steps, "
+    if rows and other_games:
+        best = max(rows, key=lambda r: (r["vs_other"], r["timesteps"]))
+        print(f"best against {against}: {best['vs_other']:.1%} at {best['timesteps']:,} steps, "
               f"{best['path']}", flush=True)
     return rows
 
@@ -116,27 +121,33 @@ def read_curve(run: Path) -> list[dict]:
     """The rows :func:`curve` wrote to ``run/curve.csv``."""
     import csv
 
+    rows = []
     with open(run / "curve.csv", newline="") as f:
-        rows = [{"timesteps": int(r["timesteps"]), "wall_seconds": float(r["wall_seconds"]),
-                 "vs_greedy": float(r["vs_greedy"]), "vs_mcts100": float(r["vs_mcts100"]),
-                 "path": r.get("path", "")} for r in csv.DictReader(f)]
+        for r in csv.DictReader(f):
+            row = {"timesteps": int(r["timesteps"]), "wall_seconds": float(r["wall_seconds"]),
+                   "vs_greedy": float(r["vs_greedy"]), "path": r.get("path", "")}
+            if r.get("against"):
+                row.update(against=r["against"], vs_other=float(r["vs_other"]))
+            rows.append(row)
     return rows
 
 
 def run_evaluations(run: Path) -> list[dict]:
     """The run's own evaluations during PPO (``run/checkpoint.json``) as curve rows: against
-    greedy, and against mcts:100 when the run chose best.pt by it (``best_against``)."""
+    greedy, and against the agent it chose best.pt by when that is another (``best_against``,
+    e.g. mcts:400 for the 2-player model)."""
     meta = json.loads((run / "checkpoint.json").read_text())
-    against = meta["config"].get("best_against")
+    against = meta["config"].get("best_against", "greedy")
     return [{"timesteps": e["timesteps"], "wall_seconds": e["wall_seconds"],
              "vs_greedy": e["win_rate_vs_greedy"],
-             **({"vs_mcts100": e["win_rate_vs_best_against"]} if against == "mcts:100" else {})}
+             **({"against": against, "vs_other": e["win_rate_vs_best_against"]}
+                if "win_rate_vs_best_against" in e else {})}
             for e in meta["evals"] if e["phase"] == "ppo"]
 
 
 def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
     """One picture of the curves of one or more runs (``{label: rows}``): win rate against
-    greedy (circles) and mcts:100 (squares, dashed) over the run's wall time."""
+    greedy (circles) and the rows' other agent (squares, dashed) over the run's wall time."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -148,9 +159,10 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
         minutes = [r["wall_seconds"] / 60 for r in rows]
         ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", color=colour,
                 label=f"{prefix}vs greedy")
-        if rows and "vs_mcts100" in rows[0]:
-            ax.plot(minutes, [r["vs_mcts100"] for r in rows], marker="s", linestyle="--",
-                    color=colour, label=f"{prefix}vs mcts:100")
+        other = [(m, r) for m, r in zip(minutes, rows, strict=True) if "vs_other" in r]
+        if other:
+            ax.plot([m for m, _ in other], [r["vs_other"] for _, r in other], marker="s",
+                    linestyle="--", color=colour, label=f"{prefix}vs {other[0][1]['against']}")
     ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("win rate")
@@ -170,7 +182,10 @@ def main(argv: list[str] | None = None):
     ap.add_argument("--curve", type=Path, nargs="+", metavar="RUN",
                     help="learning curves of finished runs (one picture for all)")
     ap.add_argument("--greedy-games", type=int, default=200)
-    ap.add_argument("--mcts-games", type=int, default=40)
+    ap.add_argument("--against", default="mcts:100",
+                    help="with --curve: the agent besides greedy that every snapshot plays")
+    ap.add_argument("--other-games", type=int, default=40,
+                    help="with --curve: games per snapshot against --against (0: none)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--plot", type=Path, help="write the curve's picture here")
     ap.add_argument("--reuse", action="store_true",
@@ -178,8 +193,8 @@ def main(argv: list[str] | None = None):
                          "instead of playing the games again")
     ap.add_argument("--evaluations", action="store_true",
                     help="with --curve: plot the runs' own evaluations (checkpoint.json; "
-                         "against mcts:100 too when the run chose best.pt by it, "
-                         "best_against: mcts:100) instead of playing the snapshots again")
+                         "against its best_against agent too when that is not greedy) "
+                         "instead of playing the snapshots again")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.reuse and args.evaluations:
@@ -197,7 +212,8 @@ def main(argv: list[str] | None = None):
                      "compare runs of one player count")
         curves = {run.name: read_curve(run) if args.reuse else run_evaluations(run)
                   if args.evaluations else
-                  curve(run, args.greedy_games, args.mcts_games, args.workers, args.seed)
+                  curve(run, args.greedy_games, args.other_games, args.workers, args.seed,
+                        args.against)
                   for run in args.curve}
         if args.plot:
             plot(curves, players.pop(), args.plot)

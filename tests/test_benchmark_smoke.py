@@ -65,9 +65,9 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
     train(cfg, progress=False)
     picture = tmp_path / "curve.png"
     rows = mod.main(["--curve", str(tmp_path / "run"), "--greedy-games", "4",
-                     "--mcts-games", "2", "--workers", "1", "--plot", str(picture)])
-    assert len(rows) >= 2 and all(0 <= r["vs_greedy"] <= 1 and 0 <= r["vs_mcts100"] <= 1
-                                  for r in rows)
+                     "--other-games", "2", "--workers", "1", "--plot", str(picture)])
+    assert len(rows) >= 2 and all(0 <= r["vs_greedy"] <= 1 and 0 <= r["vs_other"] <= 1
+                                  and r["against"] == "mcts:100" for r in rows)
     assert rows == sorted(rows, key=lambda r: r["timesteps"]) and picture.stat().st_size > 0
     assert (tmp_path / "run" / "curve.csv").read_text().startswith("timesteps,wall_seconds")
     # --reuse plots what curve.csv holds without playing again; two runs share one picture
@@ -77,8 +77,9 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
                      "--plot", str(picture)])
     assert list(both) == ["run", "run2"]
     for reread in both.values():
-        assert [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in reread] == \
-            [(r["timesteps"], r["path"], round(r["vs_mcts100"], 4)) for r in rows]
+        assert [(r["timesteps"], r["path"], r["against"], round(r["vs_other"], 4))
+                for r in reread] == [(r["timesteps"], r["path"], r["against"],
+                                      round(r["vs_other"], 4)) for r in rows]
     # --evaluations: the run's own (this one evaluated once, at its end, against greedy only)
     meta = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
     own = mod.main(["--curve", str(tmp_path / "run"), "--evaluations"])
