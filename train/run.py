@@ -2,12 +2,13 @@
 
 0. **Network** (``policy``): ``"residual"`` (:mod:`agents.network`) starts out playing like the
    greedy agent and learns corrections; ``"mlp"`` is sb3's plain MLP.
-1. **Warm start** (optional, ``bc_teacher``): the teacher agent (default ``mcts:50``) plays
+1. **Warm start** (optional, ``bc_teacher``, e.g. ``mcts:100``): the teacher agent plays
    ``bc_games`` games against itself; the network is fitted to its choices (cross-entropy over the
    legal actions) and its value head to the game results, for ``bc_epochs`` epochs.
-2. **PPO** (sb3-contrib ``MaskablePPO``) on ``envs`` :class:`train.selfplay.SelfPlayEnv` processes:
-   the learner's seat is drawn each episode and the other seats come from the opponent pool
-   (random, greedy, and a snapshot of the learner saved every ``snapshot_every`` steps).
+2. **PPO** (sb3-contrib ``MaskablePPO``) on :class:`train.league.TrainingEnv`: ``envs`` games
+   at once on the batch engine, the learner's seat drawn each episode and the other seats from
+   the league (random, greedy, and snapshots of the learner saved every ``snapshot_every``
+   steps); the win reward shaped by the evaluation's margin (``shaping``, potential-based).
 3. Every ``eval_every`` steps the policy (deterministic) plays ``eval_games`` games against greedy,
    seats alternating, and, when ``best_against`` is another agent (e.g. ``mcts:100``),
    ``best_against_games`` tournament games against it; the win rates go to TensorBoard
