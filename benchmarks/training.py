@@ -4,8 +4,11 @@
 updates together, with the shipped configuration (``train/configs/ppo_<n>p.yaml``: the batch
 engine, the opponent league with its full set of snapshots as after the first minutes of a run,
 the network features, MaskablePPO's updates) for 2 and 4 players: one warm-up rollout, then
-``--rollouts`` timed ones. ``--json`` prints one object with
-``train_env_steps_per_s`` (2 players) and ``train_env_steps_per_s_4p``.
+``--rollouts`` timed ones. Beside it, in the same run, the reference: MaskablePPO on SB3's
+``SubprocVecEnv`` of two single-game ``MedurisSingleAgentEnv`` (one process per core, greedy
+opponents), how one trains on a gymnasium env without a batch engine (and how this project's
+first trainer did). ``--json`` prints one object with ``train_env_steps_per_s`` (2 players),
+``train_env_steps_per_s_4p``, ``reference_env_steps_per_s`` and ``speedup_vs_reference``.
 
 **Learning curves** (``--curve RUN [RUN ...]``): every snapshot of a finished run
 (``RUN/snapshots``, saved with their wall time in ``RUN/checkpoint.json``) played against greedy
@@ -20,7 +23,7 @@ already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
-    python benchmarks/training.py --curve runs/ppo_2p runs/ppo_2p_cold --plot docs/warm_start_2p.png
+    python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations --plot docs/shaping_2p.png
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from meduris_env.records.atomic import (  # noqa: E402
+    atomic_replace,
+    atomic_write,
+    output_file_problem,
+)
 from train.config import load_config  # noqa: E402
 
 
@@ -81,6 +89,52 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
             "n_epochs": cfg.n_epochs, "batch_size": cfg.batch_size}
 
 
+def _reference_env(players: int, rank: int, seed: int):
+    """One game per environment, the learner's seat drawn per episode, greedy at the other
+    seats: what the SB3 documentation's recipe gives with ``MedurisSingleAgentEnv``."""
+    def make():
+        from agents import make_agent
+        from meduris_env import MedurisSingleAgentEnv
+        env = MedurisSingleAgentEnv(num_players=players, seat="random", opponents=[
+            make_agent("greedy") for _ in range(players - 1)])
+        env.reset(seed=seed + rank)
+        return env
+    return make
+
+
+def measure_reference(players: int, steps: int = 2048, seed: int = 0) -> dict:
+    """The reference of the same run: env steps/s of MaskablePPO ``learn()`` on SB3's
+    ``SubprocVecEnv`` of two single-game environments (one process per core, as this project's
+    first trainer ran), greedy opponents (cheaper than the league's snapshot networks, so the
+    reference is flattered), sb3's MLP on the raw observation; one warm-up rollout, then
+    ``steps`` timed."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    procs = 2
+    n_steps = max(16, min(512, steps // procs))  # rollouts of 1,024 steps (fewer for a smoke run)
+    venv = SubprocVecEnv([_reference_env(players, r, seed) for r in range(procs)],
+                         start_method="spawn")
+    try:
+        torch.set_num_threads(2)
+        model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps,
+                            batch_size=min(256, procs * n_steps), n_epochs=2,
+                            policy_kwargs={"net_arch": [256]}, seed=seed, device="cpu")
+        model.set_logger(Logger(None, []))
+        per_rollout = procs * n_steps
+        model.learn(per_rollout)  # warm-up: the workers' first games, torch's first passes
+        rollouts = max(1, steps // per_rollout)
+        t0 = time.perf_counter()
+        model.learn(per_rollout * rollouts, reset_num_timesteps=False)
+        seconds = time.perf_counter() - t0
+    finally:
+        venv.close()
+    return {"players": players, "steps": per_rollout * rollouts, "seconds": seconds,
+            "env_steps_per_s": per_rollout * rollouts / seconds, "games": procs}
+
+
 def curve(run: Path, greedy_games: int, other_games: int, workers: int, seed: int,
           against: str = "mcts:100") -> list[dict]:
     """Win rates of every snapshot of ``run`` against greedy and ``against`` (rows with
@@ -109,7 +163,7 @@ def curve(run: Path, greedy_games: int, other_games: int, workers: int, seed: in
     lines = ["timesteps,wall_seconds,vs_greedy,against,vs_other,path"] + [
         f"{r['timesteps']},{r['wall_seconds']:.0f},{r['vs_greedy']:.4f},{r.get('against', '')},"
         f"{r.get('vs_other', float('nan')):.4f},{r['path']}" for r in rows]
-    (run / "curve.csv").write_text("\n".join(lines) + "\n")
+    atomic_write(run / "curve.csv", "\n".join(lines) + "\n")
     if rows and other_games:
         best = max(rows, key=lambda r: (r["vs_other"], r["timesteps"]))
         print(f"best against {against}: {best['vs_other']:.1%} at {best['timesteps']:,} steps, "
@@ -170,7 +224,7 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
     ax.set_title(f"MaskablePPO on the batch engine, {players} players")
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path)
+    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)
 
 
@@ -178,6 +232,9 @@ def main(argv: list[str] | None = None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
     ap.add_argument("--players", default="2,4", help="player counts to time (default 2,4)")
+    ap.add_argument("--reference-steps", type=int, default=2048,
+                    help="timed steps of the reference in the same run (MaskablePPO on SB3's "
+                         "SubprocVecEnv of single-game envs, the first player count); 0: none")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--curve", type=Path, nargs="+", metavar="RUN",
                     help="learning curves of finished runs (one picture for all)")
@@ -205,6 +262,11 @@ def main(argv: list[str] | None = None):
             if not needed.is_file():
                 ap.error(f"--curve: {needed} not found; give the folder of a finished "
                          "`meduris train` run" + (" after a --curve of it" if args.reuse else ""))
+        # the picture is redrawn in place (docs/), but a folder or an unwritable place is
+        # refused before the games are played
+        problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
+        if problem:
+            ap.error(problem)
         players = {json.loads((run / "checkpoint.json").read_text())["config"]["players"]
                    for run in args.curve}
         if len(players) > 1:
@@ -218,12 +280,21 @@ def main(argv: list[str] | None = None):
         if args.plot:
             plot(curves, players.pop(), args.plot)
         return curves if len(curves) > 1 else next(iter(curves.values()))
-    counts = [int(p) for p in args.players.split(",")]
-    rows = [measure(p, args.rollouts, args.seed) for p in counts]
+    counts = [p.strip() for p in args.players.split(",")]
+    if not counts or any(p not in ("2", "3", "4") for p in counts):
+        ap.error(f"--players {args.players!r}: player counts 2, 3 or 4, separated by commas")
+    if args.rollouts < 1 or args.reference_steps < 0:
+        ap.error("--rollouts is at least 1 and --reference-steps at least 0")
+    rows = [measure(int(p), args.rollouts, args.seed) for p in dict.fromkeys(counts)]
     result = {"rows": rows}
     for r in rows:
         key = "train_env_steps_per_s" + ("" if r["players"] == 2 else f"_{r['players']}p")
         result[key] = r["env_steps_per_s"]
+    if args.reference_steps:
+        ref = measure_reference(rows[0]["players"], args.reference_steps, args.seed)
+        result["reference"] = ref
+        result["reference_env_steps_per_s"] = ref["env_steps_per_s"]
+        result["speedup_vs_reference"] = rows[0]["env_steps_per_s"] / ref["env_steps_per_s"]
     if args.json:
         print(json.dumps(result))
     else:
@@ -231,6 +302,11 @@ def main(argv: list[str] | None = None):
             print(f"{r['players']} players: {r['env_steps_per_s']:,.0f} env steps/s end to end "
                   f"({r['steps']:,} steps in {r['seconds']:.1f} s; {r['games']} games, "
                   f"{r['n_epochs']} epochs, batch {r['batch_size']})")
+        if args.reference_steps:
+            print(f"reference, {ref['players']} players, SubprocVecEnv of {ref['games']} "
+                  f"single-game envs: {ref['env_steps_per_s']:,.0f} env steps/s "
+                  f"({ref['steps']:,} steps in {ref['seconds']:.1f} s); "
+                  f"{result['speedup_vs_reference']:.1f}x")
     return result
 
 

@@ -20,7 +20,7 @@ FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "s
          "bc_teacher",
          "bc_games", "eval_every", "eval_games", "best_against", "best_against_games",
          "checkpoint_every", "snapshot_every", "n_steps",
-         "batch_size", "n_epochs", "learning_rate", "value_positions", "out")
+         "batch_size", "n_epochs", "learning_rate", "value_positions", "value_epochs", "out")
 
 
 def add_parser(sub) -> None:
@@ -65,6 +65,8 @@ def add_parser(sub) -> None:
     setting("--value-positions", type=int_in(0),
             help="after PPO, fit a value network for best.pt (the az search's) to this many "
             "positions of its own games; 0: none")
+    setting("--value-epochs", type=int_in(1), help="passes of the value network's fit over "
+            "those positions")
     setting("--out", help="run folder")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier run's files in --out (without it they are kept and "

@@ -51,10 +51,20 @@ def test_records_benchmark_reports_every_player_count():
         assert min(r["ms_play"], r["ms_record"], r["ms_save"], r["ms_load_replay"]) > 0
 
 
-def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
+def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path, capsys):
     mod = load_benchmark("training")
-    out = mod.main(["--players", "2", "--rollouts", "1", "--json"])
+    out = mod.main(["--players", "2", "--rollouts", "1", "--reference-steps", "64", "--json"])
     assert out["train_env_steps_per_s"] > 0 and out["rows"][0]["steps"] == 256 * 64
+    # the reference of the same run: single-game envs in two processes, 2 x 32 steps timed
+    ref = out["reference"]
+    assert ref["steps"] == 64 and ref["games"] == 2 and out["reference_env_steps_per_s"] > 0
+    assert out["speedup_vs_reference"] == pytest.approx(
+        out["train_env_steps_per_s"] / out["reference_env_steps_per_s"])
+    capsys.readouterr()
+    for bad in (["--players", "5"], ["--players", "2,x"], ["--rollouts", "0"]):
+        with pytest.raises(SystemExit):  # refused before anything is timed
+            mod.main(bad)
+        assert bad[0] in capsys.readouterr().err
 
     from train.config import load_config
     from train.run import train
@@ -88,6 +98,10 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path):
                    for e in meta["evals"] if e["phase"] == "ppo"] and len(own) == 1
     with pytest.raises(SystemExit):
         mod.main(["--curve", str(tmp_path / "run"), "--reuse", "--evaluations"])
+    # a --plot that cannot be written is refused before any snapshot is played
+    with pytest.raises(SystemExit):
+        mod.main(["--curve", str(tmp_path / "run"), "--plot", str(tmp_path)])
+    assert "is a folder" in capsys.readouterr().err
 
 
 def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkeypatch):

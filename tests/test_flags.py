@@ -52,7 +52,8 @@ TESTED = {
               "--eval-games",
               "--best-against", "--best-against-games", "--checkpoint-every",
               "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate",
-              "--value-positions", "--out", "--force", "--resume", "--no-progress"},
+              "--value-positions", "--value-epochs", "--out", "--force", "--resume",
+              "--no-progress"},
     "serve": {"--host", "--port", "--db"},
 }
 
@@ -176,7 +177,8 @@ def test_train_flags(tmp_path, capsys):
             "3", "--best-against", "greedy", "--best-against-games", "5",
             "--checkpoint-every", "48", "--snapshot-every", "48", "--n-steps", "6",
             "--batch-size", "24", "--n-epochs", "1", "--learning-rate", "0.0003",
-            "--value-positions", "150", "--out", str(out), "--no-progress"]
+            "--value-positions", "150", "--value-epochs", "2", "--out", str(out),
+            "--no-progress"]
     run = meduris_here(capsys, *args, "--config", str(config))
     assert run.returncode == 2 and "policy 'residual'" in run.stderr  # obs needs policy mlp
     config.write_text("max_snapshots: 3\nnet_arch: [16]\nthreads: 2\npolicy: mlp\n")
@@ -189,12 +191,14 @@ def test_train_flags(tmp_path, capsys):
               "eval_games": 3, "checkpoint_every": 48, "snapshot_every": 48, "n_steps": 6,
               "batch_size": 24, "n_epochs": 1, "learning_rate": 0.0003, "out": str(out),
               "max_snapshots": 3, "net_arch": [16], "policy": "mlp", "steps": 96,
-              "value_positions": 150, "best_against": "greedy", "best_against_games": 5}
+              "value_positions": 150, "value_epochs": 2, "best_against": "greedy",
+              "best_against_games": 5}
     assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
     assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
     assert f"play it: meduris tournament --agents ppo:{out}/policy.pt,greedy" in run.stdout
     from agents.network import load_value_network
     run_state = json.loads((out / "checkpoint.json").read_text())
+    assert run_state["value_network"]["epochs"] == 2  # --value-epochs reached the fit
     assert run_state["value_network"]["positions"] == 150 and "value network for best.pt" in \
         run.stderr and load_value_network(out / "best.pt") is not None
     assert meduris_here(capsys, *args).returncode == 2  # the run is there: refused, no --force
