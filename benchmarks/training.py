@@ -23,7 +23,8 @@ already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
-    python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations --plot docs/shaping_2p.png
+    python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations \
+        --plot docs/shaping_2p.png
 """
 
 from __future__ import annotations
