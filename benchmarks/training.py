@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
     ap.add_argument("--players", default="2,4", help="player counts to time (default 2,4)")
-    ap.add_argument("--reference-steps", type=int, default=2048,
+    ap.add_argument("--reference-steps", type=int, default=8192,
                     help="timed steps of the reference in the same run (MaskablePPO on SB3's "
                          "SubprocVecEnv of single-game envs, the first player count); 0: none")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
