@@ -96,9 +96,10 @@ def _reference_env(players: int, rank: int, seed: int):
     def make():
         from agents import make_agent
         from meduris_env import MedurisSingleAgentEnv
+        from meduris_env.engine.seeding import STREAM_ENV, derive_seed
         env = MedurisSingleAgentEnv(num_players=players, seat="random", opponents=[
             make_agent("greedy") for _ in range(players - 1)])
-        env.reset(seed=seed + rank)
+        env.reset(seed=derive_seed(seed, STREAM_ENV, rank))
         return env
     return make
 
