@@ -15,14 +15,16 @@ first trainer did). ``--json`` prints one object with ``train_env_steps_per_s`` 
 (``--greedy-games`` games on the batch engine) and against ``--against`` (default
 ``mcts:100``; ``--other-games`` tournament games, seats rotated); written to ``RUN/curve.csv``,
 the snapshot that did best against it named at the end, and plotted (``--plot``, e.g. into
-docs/). Several runs (e.g. with and without the warm start) share one picture, one colour per
-run. ``--evaluations``
-plots the run's own evaluations instead (no games played): a run that chose ``best.pt``
-against another agent (``best_against``, ``mcts:400`` for the 2-player model) has both curves
-already.
+docs/); ``--with-evaluations`` adds the run's own evaluations to the picture (against its
+``best_against`` agent, e.g. ``mcts:200``, a line of its own). Several runs (e.g. with and
+without the warm start) share one picture, one colour per run. ``--evaluations`` plots the
+run's own evaluations instead (no games played): a run that chose ``best.pt`` against another
+agent (``best_against``, ``mcts:400`` for the 2-player model) has both curves already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
+    python benchmarks/training.py --curve runs/ppo_4p --other-games 96 --with-evaluations \
+        --plot docs/learning_curve_4p.png
     python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations \
         --plot docs/shaping_2p.png
 """
@@ -215,10 +217,15 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
         minutes = [r["wall_seconds"] / 60 for r in rows]
         ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", color=colour,
                 label=f"{prefix}vs greedy")
-        other = [(m, r) for m, r in zip(minutes, rows, strict=True) if "vs_other" in r]
-        if other:
-            ax.plot([m for m, _ in other], [r["vs_other"] for _, r in other], marker="s",
-                    linestyle="--", color=colour, label=f"{prefix}vs {other[0][1]['against']}")
+        # one dashed line per other agent (a run's own evaluations and its snapshots' games
+        # may be against different ones)
+        against = dict.fromkeys(r["against"] for r in rows if "vs_other" in r)
+        for j, agent in enumerate(against):
+            other = [(m, r) for m, r in zip(minutes, rows, strict=True)
+                     if r.get("against") == agent and "vs_other" in r]
+            ax.plot([m for m, _ in other], [r["vs_other"] for _, r in other],
+                    marker="s^vD"[j % 4], linestyle=("--", "-.", ":")[j % 3], color=colour,
+                    label=f"{prefix}vs {agent}")
     ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("win rate")
@@ -254,10 +261,17 @@ def main(argv: list[str] | None = None):
                     help="with --curve: plot the runs' own evaluations (checkpoint.json; "
                          "against its best_against agent too when that is not greedy) "
                          "instead of playing the snapshots again")
+    ap.add_argument("--with-evaluations", action="store_true",
+                    help="with --curve (snapshots played, or --reuse): the runs' own "
+                         "evaluations too, e.g. against mcts:200 beside the snapshots' games "
+                         "against mcts:100")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.reuse and args.evaluations:
         ap.error("--reuse and --evaluations: choose one source for the curve")
+    if args.with_evaluations and (args.evaluations or not args.curve):
+        ap.error("--with-evaluations goes with --curve, when the snapshots' games are plotted "
+                 "(played or --reuse), not with --evaluations")
     if args.curve:
         for run in args.curve:
             needed = run / ("curve.csv" if args.reuse else "checkpoint.json")
@@ -279,6 +293,10 @@ def main(argv: list[str] | None = None):
                   curve(run, args.greedy_games, args.other_games, args.workers, args.seed,
                         args.against)
                   for run in args.curve}
+        if args.with_evaluations:
+            curves = {run.name: sorted(curves[run.name] + run_evaluations(run),
+                                       key=lambda r: (r["wall_seconds"], r["timesteps"]))
+                      for run in args.curve}
         if args.plot:
             plot(curves, players.pop(), args.plot)
         return curves if len(curves) > 1 else next(iter(curves.values()))

@@ -71,7 +71,8 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path, ca
     cfg = load_config(None, {"steps": 128, "envs": 16, "n_steps": 8, "batch_size": 64,
                              "n_epochs": 1, "snapshot_every": 64, "eval_every": 10**6,
                              "checkpoint_every": 10**6, "eval_games": 4, "net_arch": [16],
-                             "out": str(tmp_path / "run"), "threads": 1})
+                             "out": str(tmp_path / "run"), "threads": 1,
+                             "best_against": "random", "best_against_games": 2})
     train(cfg, progress=False)
     picture = tmp_path / "curve.png"
     rows = mod.main(["--curve", str(tmp_path / "run"), "--greedy-games", "4",
@@ -90,14 +91,25 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path, ca
         assert [(r["timesteps"], r["path"], r["against"], round(r["vs_other"], 4))
                 for r in reread] == [(r["timesteps"], r["path"], r["against"],
                                       round(r["vs_other"], 4)) for r in rows]
-    # --evaluations: the run's own (this one evaluated once, at its end, against greedy only)
+    # --evaluations: the run's own (this one evaluated once, at its end, against greedy and
+    # its best_against agent)
     meta = json.loads((tmp_path / "run" / "checkpoint.json").read_text())
     own = mod.main(["--curve", str(tmp_path / "run"), "--evaluations"])
     assert own == [{"timesteps": e["timesteps"], "wall_seconds": e["wall_seconds"],
-                    "vs_greedy": e["win_rate_vs_greedy"]}
+                    "vs_greedy": e["win_rate_vs_greedy"], "against": "random",
+                    "vs_other": e["win_rate_vs_best_against"]}
                    for e in meta["evals"] if e["phase"] == "ppo"] and len(own) == 1
-    with pytest.raises(SystemExit):
-        mod.main(["--curve", str(tmp_path / "run"), "--reuse", "--evaluations"])
+    # --with-evaluations: the snapshots' games against mcts:100 and the run's own evaluations
+    # against random in one picture, in the order of the run's wall time
+    merged = mod.main(["--curve", str(tmp_path / "run"), "--reuse", "--with-evaluations",
+                       "--plot", str(picture)])
+    assert sorted(map(str, merged)) == sorted(map(str, both["run"] + own))
+    assert [r["wall_seconds"] for r in merged] == sorted(r["wall_seconds"] for r in merged)
+    assert {r["against"] for r in merged} == {"mcts:100", "random"}
+    for bad in (["--reuse", "--evaluations"], ["--evaluations", "--with-evaluations"]):
+        with pytest.raises(SystemExit):
+            mod.main(["--curve", str(tmp_path / "run"), *bad])
+        assert bad[-1] in capsys.readouterr().err
     # a --plot that cannot be written is refused before any snapshot is played
     with pytest.raises(SystemExit):
         mod.main(["--curve", str(tmp_path / "run"), "--plot", str(tmp_path)])
