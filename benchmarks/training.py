@@ -15,11 +15,12 @@ first trainer did). ``--json`` prints one object with ``train_env_steps_per_s`` 
 (``--greedy-games`` games on the batch engine) and against ``--against`` (default
 ``mcts:100``; ``--other-games`` tournament games, seats rotated); written to ``RUN/curve.csv``,
 the snapshot that did best against it named at the end, and plotted (``--plot``, e.g. into
-docs/); ``--with-evaluations`` adds the run's own evaluations to the picture (against its
-``best_against`` agent, e.g. ``mcts:200``, a line of its own). Several runs (e.g. with and
-without the warm start) share one picture, one colour per run. ``--evaluations`` plots the
-run's own evaluations instead (no games played): a run that chose ``best.pt`` against another
-agent (``best_against``, ``mcts:400`` for the 2-player model) has both curves already.
+docs/); ``--with-evaluations`` adds the run's own evaluations against its ``best_against``
+agent (e.g. ``mcts:200``) to the picture, a line of its own (the greedy line stays the
+snapshots'). Several runs (e.g. with and without the warm start) share one picture, one
+colour per run. ``--evaluations`` plots the run's own evaluations instead (no games played): a
+run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400`` for the
+2-player model) has both curves already.
 
     python benchmarks/training.py [--rollouts 4] [--json]
     python benchmarks/training.py --curve runs/ppo_2p --evaluations --plot docs/curve.png
@@ -215,7 +216,9 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
         colour = f"C{k}"
         prefix = f"{label}: " if len(curves) > 1 else ""
         minutes = [r["wall_seconds"] / 60 for r in rows]
-        ax.plot(minutes, [r["vs_greedy"] for r in rows], marker="o", color=colour,
+        greedy = [(m, r["vs_greedy"]) for m, r in zip(minutes, rows, strict=True)
+                  if "vs_greedy" in r]
+        ax.plot([m for m, _ in greedy], [w for _, w in greedy], marker="o", color=colour,
                 label=f"{prefix}vs greedy")
         # one dashed line per other agent (a run's own evaluations and its snapshots' games
         # may be against different ones)
@@ -294,9 +297,12 @@ def main(argv: list[str] | None = None):
                         args.against)
                   for run in args.curve}
         if args.with_evaluations:
-            curves = {run.name: sorted(curves[run.name] + run_evaluations(run),
-                                       key=lambda r: (r["wall_seconds"], r["timesteps"]))
-                      for run in args.curve}
+            # only the evaluations' other agent: their games against greedy (other games, other
+            # counts) would zigzag with the snapshots' on one line
+            curves = {run.name: sorted(curves[run.name] + [
+                {k: v for k, v in r.items() if k != "vs_greedy"}
+                for r in run_evaluations(run) if "vs_other" in r],
+                key=lambda r: (r["wall_seconds"], r["timesteps"])) for run in args.curve}
         if args.plot:
             plot(curves, players.pop(), args.plot)
         return curves if len(curves) > 1 else next(iter(curves.values()))
