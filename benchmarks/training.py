@@ -107,7 +107,7 @@ def _reference_env(players: int, rank: int, seed: int):
     return make
 
 
-def measure_reference(players: int, steps: int = 2048, seed: int = 0) -> dict:
+def measure_reference(players: int, steps: int, seed: int = 0) -> dict:
     """The reference of the same run: env steps/s of MaskablePPO ``learn()`` on SB3's
     ``SubprocVecEnv`` of two single-game environments (one process per core, as this project's
     first trainer ran), greedy opponents (cheaper than the league's snapshot networks, so the
