@@ -1,0 +1,182 @@
+"""Same-seed digests of games, the proof that a refactor kept behaviour.
+
+Each function plays something deterministic through the public API and returns a SHA-256 of
+everything it produced (games.csv and the game records of a tournament, every buffer of a batch
+after every step, an environment's observations, rewards and flags). The digests in
+``tests/data/game_digests.json`` were made by this module *before* the architecture pass
+(commit a42590d) and ``tests/test_same_games.py`` recomputes them on today's code. Rewrite the
+file only for a change that is meant to alter games (and say so in the commit)::
+
+    python tests/digests.py --write
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data" / "game_digests.json"
+
+# the tournaments: (players, agents, games, workers)
+TOURNAMENTS = {
+    "tournament_2p": (2, "greedy,mcts:30,ppo,az:20", 12, 2),
+    "tournament_4p": (4, "greedy,mcts:15,ppo,az:10", 24, 1),
+}
+
+
+def _sha(*chunks: bytes) -> str:
+    h = hashlib.sha256()
+    for c in chunks:
+        h.update(c)
+    return h.hexdigest()
+
+
+def tournament(players: int, agents: str, games: int, workers: int) -> dict:
+    """``meduris tournament`` with every record saved: digests of games.csv and the records."""
+    from meduris_cli.main import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        code = main(["tournament", "--agents", agents, "--players", str(players), "--games",
+                     str(games), "--seed", "7", "--workers", str(workers), "--out", str(out),
+                     "--save-records", "all", "--no-progress"])
+        assert code == 0, code
+        records = sorted((out / "records").glob("game-*.json"))
+        return {"games_csv": _sha((out / "games.csv").read_bytes()),
+                "records": _sha(*(p.name.encode() + p.read_bytes() for p in records)),
+                "record_count": len(records)}
+
+
+def _batch_buffers(batch) -> list[bytes]:
+    return [np.ascontiguousarray(a).tobytes() for a in (
+        batch.states, batch.obs, batch.mask, batch.mover, batch.rewards, batch.terminated,
+        batch.truncated, batch.final_obs, batch.final_scores, batch.learner, batch.episodes,
+        batch.history, batch.history_length)]
+
+
+def batch_replay() -> dict:
+    """A 3-player batch of 48 games, dense rewards, random play for 400 steps (games restart):
+    every public buffer after every step, then five games replayed by the scalar engine."""
+    from meduris_env import MedurisBatch
+
+    batch = MedurisBatch(48, num_players=3, seed=11, reward="dense", history=800)
+    batch.reset()
+    h = hashlib.sha256()
+    for _ in range(400):
+        batch.step(batch.sample_actions())
+        for chunk in _batch_buffers(batch):
+            h.update(chunk)
+    batch2 = MedurisBatch(8, num_players=2, seed=3, history=2000, auto_reset=False)
+    batch2.reset()
+    while (batch2.mover >= 0).any():
+        batch2.step(batch2.sample_actions())
+    replays = _sha(*(batch2.replay(i).to_json().encode() for i in range(8)))
+    return {"buffers": h.hexdigest(), "replays": replays}
+
+
+def _legal_choice(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+
+
+def vector_env_league() -> dict:
+    """A 2-player vector env against a pool of random, batched greedy and the shipped policy
+    (seat drawn per episode), 300 steps of random legal learner actions; and a 4-player
+    self-play vector env."""
+    from agents.batch import make_batch_opponent
+    from meduris_env import MedurisVectorEnv
+
+    pool = ["random", make_batch_opponent("greedy", 2), make_batch_opponent("ppo", 2)]
+    env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5)
+    env.set_opponents(pool, weights=[0.2, 0.4, 0.4])
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=5)
+    h = hashlib.sha256(obs.tobytes())
+    for _ in range(300):
+        obs, rew, term, trunc, info = env.step(_legal_choice(rng, env.action_masks()))
+        for a in (obs, rew, term, trunc, info["seat"], info["rewards"]):
+            h.update(np.ascontiguousarray(a).tobytes())
+    env4 = MedurisVectorEnv(16, 4, seat="all", reward="win", seed=9)
+    obs, info = env4.reset(seed=9)
+    h4 = hashlib.sha256(obs.tobytes())
+    for _ in range(300):
+        obs, rew, term, trunc, info = env4.step(_legal_choice(rng, env4.action_masks()))
+        for a in (obs, rew, term, trunc, info["seat"], info["rewards"]):
+            h4.update(np.ascontiguousarray(a).tobytes())
+    return {"league_2p": h.hexdigest(), "self_play_4p": h4.hexdigest()}
+
+
+def training_env() -> dict:
+    """The training environment (features, league with a snapshot, reward shaping): 150 steps
+    of random legal actions."""
+    from agents.ppo import shipped_model
+    from train.config import TrainConfig
+    from train.league import TrainingEnv
+
+    cfg = TrainConfig(players=2, envs=16, seed=4, shaping=1.0)
+    venv = TrainingEnv(cfg)
+    venv.add_snapshot(shipped_model(2))
+    rng = np.random.default_rng(1)
+    obs = venv.reset()
+    h = hashlib.sha256(obs.tobytes())
+    for _ in range(150):
+        venv.step_async(_legal_choice(rng, venv.action_masks()))
+        obs, rew, done, infos = venv.step_wait()
+        for a in (obs, rew, done):
+            h.update(np.ascontiguousarray(a).tobytes())
+    return {"league_shaped": h.hexdigest()}
+
+
+def scalar_envs() -> dict:
+    """The PettingZoo AEC env (4 players, manual exchange) and the single-agent env against
+    greedy (3 players), random legal actions from their seeded spaces."""
+    import meduris_env
+    from agents import make_agent
+    from meduris_env import MedurisSingleAgentEnv
+
+    env = meduris_env.env(num_players=4, exchange="manual", reward="dense")
+    h = hashlib.sha256()
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        env.action_space(env.possible_agents[0]).seed(seed)
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, _ = env.last()
+            h.update(obs["observation"].tobytes() + np.float64(rew).tobytes())
+            mask = obs["action_mask"]
+            env.step(None if term or trunc else
+                     env.action_space(agent).sample(mask))
+    single = MedurisSingleAgentEnv(num_players=3, opponents=make_agent("greedy"),
+                                   seat="random", reward="dense")
+    h2 = hashlib.sha256()
+    for seed in (3, 4):
+        obs, info = single.reset(seed=seed)
+        single.action_space.seed(seed)
+        done = False
+        while not done:
+            obs, rew, term, trunc, info = single.step(single.action_space.sample())
+            h2.update(obs.tobytes() + np.float64(rew).tobytes())
+            done = term or trunc
+    return {"aec_4p_manual": h.hexdigest(), "single_agent_3p": h2.hexdigest()}
+
+
+def all_digests() -> dict:
+    out = {name: tournament(*args) for name, args in TOURNAMENTS.items()}
+    out["batch"] = batch_replay()
+    out["vector_env"] = vector_env_league()
+    out["training_env"] = training_env()
+    out["scalar_envs"] = scalar_envs()
+    return out
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    digests = all_digests()
+    text = json.dumps(digests, indent=2) + "\n"
+    if "--write" in sys.argv:
+        DATA.parent.mkdir(exist_ok=True)
+        DATA.write_text(text)
+    print(text)

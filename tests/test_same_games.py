@@ -1,0 +1,39 @@
+"""Behaviour kept when code moves: the same seeds give byte-identical tournaments (games.csv
+and every game record, 2 and 4 players, greedy / mcts / ppo / az), batch games, vector and
+training environments and the scalar environments as before the architecture pass. The
+digests were made by :mod:`digests` on the code before it (``tests/data/game_digests.json``)."""
+
+import json
+
+import digests
+import pytest
+
+STORED = json.loads(digests.DATA.read_text())
+
+
+@pytest.mark.parametrize("name", sorted(digests.TOURNAMENTS))
+def test_a_tournament_gives_the_same_games_csv_and_records_as_before(name):
+    assert digests.tournament(*digests.TOURNAMENTS[name]) == STORED[name]
+
+
+def test_the_batch_engine_plays_and_replays_the_same_games_as_before():
+    assert digests.batch_replay() == STORED["batch"]
+
+
+def test_the_vector_env_against_a_league_and_in_self_play_is_unchanged():
+    assert digests.vector_env_league() == STORED["vector_env"]
+
+
+def test_the_training_env_with_snapshots_and_shaping_is_unchanged():
+    assert digests.training_env() == STORED["training_env"]
+
+
+def test_the_aec_and_single_agent_envs_are_unchanged():
+    assert digests.scalar_envs() == STORED["scalar_envs"]
+
+
+def test_the_digests_see_a_change():
+    """A digest is not a constant: another seed gives another one."""
+    other = digests.tournament(2, "greedy,random", 2, 1)
+    assert other["games_csv"] != STORED["tournament_2p"]["games_csv"]
+    assert other["record_count"] == 2
