@@ -13,13 +13,6 @@ Batch: :class:`MedurisBatch` (B games in one array, stepped by parallel kernels)
 Game records: :class:`GameRecord` (JSON, exact replay).
 """
 
-import importlib as _importlib
-import sys as _sys
-import warnings as _warnings
-from importlib.abc import Loader as _Loader
-from importlib.abc import MetaPathFinder as _MetaPathFinder
-from importlib.machinery import ModuleSpec as _ModuleSpec
-
 from .engine import (
     CHANCE,
     NUM_ACTIONS,
@@ -56,39 +49,6 @@ __all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActio
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
            "decode_observation", "derive_seed", "env", "load_board", "load_state",
            "observe_state", "parallel_env", "raw_env"]
-
-# The flat module paths of version 0.1 (meduris_env.kernel, meduris_env.observation, ...) still
-# import, with a DeprecationWarning naming the new path.
-MOVED_MODULES = {
-    **{name: f"engine.{name}" for name in (
-        "actions", "boards", "chance", "constants", "events", "game", "kernel", "layout",
-        "serialize", "state")},
-    **{name: f"envs.{name}" for name in (
-        "aec", "observation", "parallel", "rewards", "single_agent", "spaces")},
-    **{name: f"records.{name}" for name in ("atomic", "record", "replay")},
-    "image": "render.image",
-}
-
-
-class _MovedModuleFinder(_MetaPathFinder, _Loader):
-    def find_spec(self, fullname, path=None, target=None):
-        prefix, _, name = fullname.partition(".")
-        if prefix == __name__ and name in MOVED_MODULES:
-            return _ModuleSpec(fullname, self)
-        return None
-
-    def create_module(self, spec):
-        new = f"{__name__}.{MOVED_MODULES[spec.name.partition('.')[2]]}"
-        _warnings.warn(f"{spec.name} moved to {new}; import it from there", DeprecationWarning,
-                       stacklevel=2)
-        return _importlib.import_module(new)
-
-    def exec_module(self, module):
-        pass
-
-
-if not any(isinstance(f, _MovedModuleFinder) for f in _sys.meta_path):
-    _sys.meta_path.append(_MovedModuleFinder())
 
 # gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper;
 # gymnasium.make_vec("meduris_env/Meduris-v0", num_envs=1024, ...) the batch vector env

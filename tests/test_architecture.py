@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -137,20 +136,6 @@ def test_every_public_name_of_version_0_1_still_imports_from_meduris_env():
     for name in PUBLIC_0_1:
         assert name in meduris_env.__all__ and getattr(meduris_env, name) is not None, name
     assert meduris_env.MedurisGame is importlib.import_module("meduris_env.engine").MedurisGame
-
-
-@pytest.mark.parametrize("old,new", [("kernel", "engine.kernel"), ("observation",
-                         "envs.observation"), ("record", "records.record"),
-                         ("image", "render.image"), ("single_agent", "envs.single_agent")])
-def test_flat_module_paths_of_version_0_1_import_with_a_deprecation_warning(old, new):
-    sys.modules.pop(f"meduris_env.{old}", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(f"meduris_env.{old}")
-    assert module is importlib.import_module(f"meduris_env.{new}")
-    assert module.__name__ == f"meduris_env.{new}"  # the real module, not a copy
-    assert any(issubclass(w.category, DeprecationWarning) and f"meduris_env.{new}" in
-               str(w.message) for w in caught)
 
 
 def test_low_level_handles_are_public():
