@@ -1,10 +1,13 @@
-"""The shape of the code: layers that import downwards only (import-linter, and a planted
-violation it must catch), no engine underscore names outside the engine, the public API of
-version 0.1 still importable, one implementation of each shared piece, ruff clean, every rule
-number cited defined in docs/RULES.md, and a README that stays a front door."""
+"""The shape of the code: layers that import downwards only (import-linter, and planted
+violations it must catch), no engine underscore names outside the engine and no underscore name
+used outside its own file (an AST check, and a planted reach it must report), no function over
+80 lines outside tests and numba kernels, the public API of version 0.1 still importable, one
+implementation of each shared piece, ruff clean, every rule number cited defined in
+docs/RULES.md, and a README that stays a front door."""
 
 import ast
 import importlib
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -252,6 +255,59 @@ def use(owner: Owner):
     assert found == ["pkg/user.py:2: from pkg.own import _helper",
                      "pkg/user.py:3: from .own import _shared",
                      "pkg/user.py:7: owner._x", "pkg/user.py:7: Owner._shared"], found
+
+
+# --- short functions ---------------------------------------------------------------------------
+def _longest_functions():
+    spec = importlib.util.spec_from_file_location("longest_functions",
+                                                  REPO / "benchmarks" / "longest_functions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_function_is_longer_than_80_lines_outside_tests_and_numba_kernels():
+    lf = _longest_functions()
+    lengths = lf.function_lengths(REPO)
+    print("the ten longest functions:", *(f"{f.lines:>5}  {f.name}  {f.where}"
+                                          for f in lengths[:10]), sep="\n")
+    assert len(lengths) > 300 and lengths[0].lines >= lengths[-1].lines  # the walk sees them
+    over = [f"{f.where} {f.name}: {f.lines} lines" for f in lengths if f.lines > lf.MAX_LINES]
+    assert not over, f"functions over {lf.MAX_LINES} lines (split them): {over}"
+
+
+def test_the_length_check_measures_functions_and_leaves_out_kernels(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(81))  # with the def: 82 lines
+    (tmp_path / "pkg" / "tests").mkdir(parents=True)
+    (tmp_path / "pkg" / "long.py").write_text(f"""import numba
+from numba import njit
+
+
+class A:
+    def method(self):
+{body.replace("    ", "        ")}
+
+
+def short():
+    def inner():
+        return 1
+    return inner
+
+
+@njit(cache=True)
+def kernel():
+{body}
+
+
+@numba.jit
+def kernel2():
+{body}
+""")
+    (tmp_path / "pkg" / "tests" / "test_long.py").write_text(f"def test_long():\n{body}\n")
+    lengths = _longest_functions().function_lengths(tmp_path, ("pkg",))
+    assert [(f.lines, f.name, f.where) for f in lengths] == [
+        (82, "A.method", "pkg/long.py:6"), (4, "short", "pkg/long.py:90"),
+        (2, "short.inner", "pkg/long.py:91")]
 
 
 # --- public API --------------------------------------------------------------------------------
