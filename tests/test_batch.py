@@ -19,7 +19,8 @@ from meduris_env.engine.constants import A_EXCHANGE, NUM_ACTIONS, TERMINAL
 from meduris_env.envs.observation import OBS_SIZE, observation_vector
 from meduris_env.envs.rewards import SCORE_SCALE, terminal_rewards
 from meduris_env.envs.spaces import LegalActionSpace
-from meduris_env.envs.vector import MedurisBatch, MedurisVectorEnv
+from meduris_env.envs.batch import MedurisBatch
+from meduris_env.envs.vector import MedurisVectorEnv
 
 GAMES = 1000
 
@@ -183,14 +184,11 @@ def test_auto_reset_starts_the_next_episode_in_the_same_step_and_keeps_the_final
     assert finished >= 16
 
 
-def _buffers(batch) -> dict:
-    """Every array a step may write (the public buffers and the streams' counters)."""
-    return {k: v.copy() for k, v in batch._g._asdict().items()}
-
-
-def _assert_unchanged(batch, before: dict) -> None:
-    for k, v in before.items():
-        assert np.array_equal(getattr(batch._g, k), v), k
+def _assert_unchanged(batch, before: tuple) -> None:
+    """Every array a step may write (the public buffers and the streams' counters) is as in
+    the snapshot ``before``."""
+    for k, (now, then) in enumerate(zip(batch.snapshot(), before, strict=True)):
+        assert np.array_equal(now, then), k
 
 
 def test_an_illegal_action_names_the_game_and_changes_nothing():
@@ -198,9 +196,8 @@ def test_an_illegal_action_names_the_game_and_changes_nothing():
     batch.reset()
     for _ in range(30):
         batch.step(batch.sample_actions())
-    before = _buffers(batch)
     actions = batch.sample_actions()
-    before["agent_ctr"] = batch._g.agent_ctr.copy()  # (the sampler draws from the streams)
+    before = batch.snapshot()  # (after the sampler, which draws from the streams)
     actions[6] = int(np.flatnonzero(batch.mask[6] == 0)[0])
     with pytest.raises(IllegalActionError, match=r"^game 6: action .* no game of the batch was "
                        "changed$"):
@@ -226,9 +223,8 @@ def test_an_illegal_action_beside_a_finished_game_keeps_its_reward():
     done = int(np.flatnonzero(batch.terminated)[0])
     assert batch.rewards[done, :2].any()
     live = int(np.flatnonzero(batch.mover >= 0)[0])
-    before = _buffers(batch)
     actions = batch.sample_actions()
-    before["agent_ctr"] = batch._g.agent_ctr.copy()
+    before = batch.snapshot()
     actions[live] = NUM_ACTIONS + 5
     with pytest.raises(IllegalActionError, match=f"^game {live}: "):
         batch.step(actions)
@@ -250,7 +246,7 @@ def test_an_opponents_illegal_answer_changes_no_game_of_the_vector_env():
     env.reset(seed=4)
     for _ in range(5):
         env.step(_first_legal(env.action_masks()))
-    before = _buffers(env.batch)
+    before = env.batch.snapshot()
     assignment = env._assignment.copy()
     answers["bad"] = True
     with pytest.raises(IllegalActionError, match=r"^opponent .*game \d+: .*not legal"):
@@ -267,7 +263,7 @@ def test_batched_greedy_chooses_what_the_greedy_agent_chooses():
     batch.reset()
     for _ in range(60):
         batch.step(batch.sample_actions())
-    from meduris_env.envs.vector import Decisions
+    from meduris_env.envs.opponents import Decisions
     seeds = np.arange(40, dtype=np.int64) * 7919
     decisions = Decisions(batch.obs, batch.mask, batch.states.copy(), seeds, batch.game)
     chosen = BatchGreedy().act_batch(decisions)

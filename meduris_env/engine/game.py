@@ -35,6 +35,29 @@ from .layout import OFFSETS, STATE_SIZE
 from .state import State
 
 DEFAULT_MAX_TURNS = 1000
+PLAYER_COUNTS = (2, 3, 4)  # R1
+
+
+def check_players(num_players, what: str = "num_players") -> int:
+    """``num_players`` as an int if it is a player count of the game (R1), else a clear error;
+    the one check of player counts (environments, agents, commands and configs ask it)."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
+            or num_players not in PLAYER_COUNTS:
+        raise ValueError(f"{what} must be 2, 3 or 4 (R1), got {num_players!r}")
+    return int(num_players)
+
+
+def game_from(game: MedurisGame | None = None, **options) -> MedurisGame:
+    """The game an environment plays: ``game`` itself, or a :class:`MedurisGame` built from the
+    ``options`` (its keyword arguments). Both at once is an error: which would win?"""
+    if game is None:
+        return MedurisGame(**options)
+    if not isinstance(game, MedurisGame):
+        raise TypeError(f"game must be a MedurisGame, got {type(game).__name__}")
+    if options:
+        raise ValueError(f"pass either game= or the game options ({', '.join(sorted(options))}), "
+                         "not both")
+    return game
 
 
 class MedurisGame:
@@ -60,9 +83,7 @@ class MedurisGame:
         random_start_player: bool = False,
         zero_sum: bool = True,
     ):
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-                or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4 (R1), got {num_players!r}")
+        num_players = check_players(num_players)
         if exchange not in ("auto", "manual"):
             raise ValueError(f"exchange must be 'auto' or 'manual' (R15), got {exchange!r}")
         if max_turns is None:

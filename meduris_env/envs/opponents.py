@@ -1,0 +1,93 @@
+"""What an environment accepts as an opponent: the two protocols, in one place.
+
+Environments never look agents up by name (that is the agents layer's table); they take
+objects, checked here before any game starts:
+
+* **one game at a time** (:class:`~meduris_env.envs.single_agent.MedurisSingleAgentEnv`):
+  ``"random"`` (built in, uniform over the legal actions from the environment's seeded stream),
+  an :class:`Opponent` (an object with ``act(observation, state)``, e.g. any agent of
+  :mod:`agents`), or a callable ``f(observation, state) -> action``;
+* **a batch at a time** (:class:`~meduris_env.envs.vector.MedurisVectorEnv`): ``"random"``
+  (built in, inside the kernels: the fastest), a :class:`BatchOpponent` (an object with
+  ``act_batch(decisions)`` taking :class:`Decisions`), or a callable ``f(obs, mask) ->
+  actions`` over the rows (e.g. a policy network).
+
+``observation`` is the opponent's own env observation (``{"observation", "action_mask"}``, or
+``None`` for an object whose ``uses_observation`` is false) and ``state`` the live engine state
+(read it or ``clone()`` it, do not change it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..engine.game import MedurisGame
+    from ..engine.state import State
+
+
+@runtime_checkable
+class Opponent(Protocol):
+    """Decides for one seat of one game."""
+
+    def act(self, observation: dict[str, np.ndarray] | None, state: State) -> int: ...
+
+
+class Decisions(NamedTuple):
+    """What an opponent acting in batch is shown: one row per game where it must decide."""
+
+    obs: np.ndarray  # (k, OBS_SIZE) float32, each from the deciding seat's view
+    mask: np.ndarray  # (k, NUM_ACTIONS) int8, the legal actions
+    states: np.ndarray  # (k, STATE_SIZE) int32 copies of the games' states
+    seeds: np.ndarray  # (k,) int64, one per decision from each game's own stream
+    game: MedurisGame
+
+
+@runtime_checkable
+class BatchOpponent(Protocol):
+    """Decides for many games at once: one action per row of ``decisions``."""
+
+    def act_batch(self, decisions: Decisions) -> np.ndarray: ...
+
+
+OpponentSpec = Literal["random"] | Opponent | Callable[[Any, "State"], int]
+BatchOpponentSpec = Literal["random"] | BatchOpponent | Callable[[np.ndarray, np.ndarray],
+                                                                   np.ndarray]
+
+
+def check_opponent(spec: Any) -> OpponentSpec:
+    """``spec`` if an environment playing one game can use it, else a clear error."""
+    if isinstance(spec, str):
+        if spec == "random":
+            return "random"
+        raise ValueError(f"opponent {spec!r}: an environment takes agent objects or callables, "
+                         f"not names (only 'random' is built in); build this one with "
+                         f"agents.make_agent({spec!r})")
+    if isinstance(spec, Opponent) or callable(spec):
+        return spec
+    raise TypeError(f"an opponent is 'random', an object with act(observation, state) or a "
+                    f"callable f(observation, state); got {spec!r}")
+
+
+def check_batch_opponent(spec: Any) -> BatchOpponentSpec:
+    """``spec`` if a vector environment can use it, else a clear error."""
+    if isinstance(spec, str):
+        if spec == "random":
+            return spec
+        raise ValueError(f"opponent {spec!r}: a vector environment takes 'random' (built in), a "
+                         f"callable f(obs, mask) -> actions or an object with act_batch("
+                         f"decisions), not names; e.g. agents.batch.make_batch_opponent({spec!r})")
+    if isinstance(spec, BatchOpponent) or callable(spec):
+        return spec
+    raise TypeError(f"a batch opponent is 'random', a callable f(obs, mask) -> actions or an "
+                    f"object with act_batch(decisions); got {spec!r}")
+
+
+def opponent_label(opponent: Any) -> str:
+    """How records and errors name an opponent: its ``name``, else its type."""
+    if isinstance(opponent, str):
+        return opponent
+    return str(getattr(opponent, "name", type(opponent).__name__))
