@@ -33,11 +33,12 @@ Chance (bonus chips R4, the die R7) is sampled inside the environment from ``res
 the same seed and actions give the same game, bit for bit.
 
 Arguments:
+    game: a :class:`~meduris_env.engine.game.MedurisGame`; or, instead, its options:
     num_players: 2, 3 or 4 (R1).
     board: ``None`` (the board for the player count), ``"2-3"``, ``"4"``, a path or a dict.
     exchange: ``"auto"`` (the engine makes 3-for-1 exchanges, R15) or ``"manual"``.
-    reward: see above.
     max_turns: turn limit (truncation); ``None`` for none. Default 1000.
+    reward: see above.
     max_cycles: optional cap on each agent's decisions (PettingZoo convention; see above).
     hidden_materials: opponents' chips behind their screens show only as a total (R2).
     render_mode: ``"human"`` (print the board), ``"ansi"`` (return it as text), ``"rgb_array"``.
@@ -62,7 +63,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine.constants import END_TRUNCATED, NUM_ACTIONS, TERMINAL
-from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
+from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
 from ..engine.state import IllegalActionError, State
@@ -82,12 +83,14 @@ class raw_env(AECEnv):
     metadata = {"name": "meduris_v0", "render_modes": RENDER_MODES, "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, board=None, exchange: str = "auto",
-                 reward: str = "win", max_turns: int | None = DEFAULT_MAX_TURNS,
-                 max_cycles: int | None = None, hidden_materials: bool = False,
-                 render_mode: str | None = None):
+    def __init__(self, num_players: int | None = None, *, game: MedurisGame | None = None,
+                 reward: str = "win", max_cycles: int | None = None,
+                 hidden_materials: bool = False, render_mode: str | None = None,
+                 **game_options):
         super().__init__()
-        self.game = MedurisGame(num_players, board=board, exchange=exchange, max_turns=max_turns)
+        if num_players is not None:
+            game_options["num_players"] = num_players
+        self.game = game_from(game, **game_options)
         self.reward_mode = check_reward_mode(reward)
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(
                 max_cycles, (int, np.integer)) or max_cycles < 1):

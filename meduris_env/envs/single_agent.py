@@ -25,7 +25,9 @@ callable ``f(observation, state) -> action``; environments never look agents up 
 ``observation`` is the opponent's own env observation (``{"observation", "action_mask"}``) and
 ``state`` the live engine state (read it or ``clone()`` it, do not change it). Objects with a
 ``reset(seed)`` method are reset every episode with a seed derived from the episode's.
-``seat`` is the learner's seat, or ``"random"`` to draw it each episode. ``game_record()``
+``seat`` is the learner's seat, or ``"random"`` to draw it each episode. The game: ``game=`` a
+:class:`~meduris_env.engine.game.MedurisGame`, or its options as keywords (``num_players``,
+``board``, ``exchange``, ``max_turns``, ...). ``game_record()``
 returns the episode as a :class:`~meduris_env.records.record.GameRecord`.
 """
 
@@ -33,55 +35,34 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from ..engine.constants import END_TRUNCATED, NUM_ACTIONS
-from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
+from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import IllegalActionError, State
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
+from .opponents import OpponentSpec, check_opponent, opponent_label
 from .observation import observation_high, observation_vector, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
 from .spaces import LegalActionSpace
-
-Opponent = Any  # "random", an object with act(observation, state), or a callable
-
-
-def _check_opponent(spec: Opponent) -> Opponent:
-    if isinstance(spec, str):
-        if spec == "random":
-            return "random"
-        raise ValueError(f"opponent {spec!r}: an environment takes agent objects or callables, "
-                         f"not names (only 'random' is built in); build this one with "
-                         f"agents.make_agent({spec!r})")
-    if hasattr(spec, "act") or callable(spec):
-        return spec
-    raise TypeError(f"an opponent is 'random', an object with act(observation, state) or a "
-                    f"callable f(observation, state); got {spec!r}")
-
-
-def opponent_label(opponent: Opponent) -> str:
-    """How records and errors name an opponent: its ``name``, else its type."""
-    if isinstance(opponent, str):
-        return opponent
-    return str(getattr(opponent, "name", type(opponent).__name__))
-
 
 class MedurisSingleAgentEnv(gymnasium.Env):
     """Meduris for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, opponents: Opponent | Sequence[Opponent] = "random",
-                 seat: int | str = 0, board=None, exchange: str = "auto", reward: str = "win",
-                 max_turns: int | None = DEFAULT_MAX_TURNS, hidden_materials: bool = False,
-                 render_mode: str | None = None):
-        self.game = MedurisGame(num_players, board=board, exchange=exchange, max_turns=max_turns)
+    def __init__(self, num_players: int | None = None,
+                 opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+                 seat: int | str = 0, *, game: MedurisGame | None = None, reward: str = "win",
+                 hidden_materials: bool = False, render_mode: str | None = None,
+                 **game_options):
+        if num_players is not None:
+            game_options["num_players"] = num_players
+        self.game = game_from(game, **game_options)
         n = self.game.num_players
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < n):
@@ -99,15 +80,15 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         self.state: State | None = None
         self.seat = 0 if seat == "random" else int(seat)
 
-    def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
+    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
         """Replace the opponents (from the next decision on); e.g. a self-play pool's pick."""
         n = self.game.num_players
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != n - 1:
                 raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
-            self.opponents = [_check_opponent(o) for o in opponents]
+            self.opponents = [check_opponent(o) for o in opponents]
         else:
-            self.opponents = [_check_opponent(opponents)] * (n - 1)
+            self.opponents = [check_opponent(opponents)] * (n - 1)
 
     # --- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -192,7 +173,7 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         gained, self._last_vp = vp - self._last_vp, vp
         return gained / SCORE_SCALE
 
-    def _opponent_at(self, seat: int) -> Opponent:
+    def _opponent_at(self, seat: int) -> OpponentSpec:
         return self.opponents[(seat - self.seat) % self.game.num_players - 1]
 
     def _opponent_decides(self, state: State, seat: int) -> int:
