@@ -1,15 +1,16 @@
 """Agents that decide for a whole batch of games at once, as opponents of
 :class:`~meduris_env.envs.vector.MedurisVectorEnv` (and the training built on it).
 
-Each takes a :class:`~meduris_env.envs.vector.Decisions` (observations, masks, state rows and one
-seed per decision) and returns one action per row:
+Each takes a :class:`~meduris_env.envs.opponents.Decisions` (observations, masks, state rows
+and one seed per decision) and returns one action per row:
 
 * ``BatchGreedy``: the greedy agent (:mod:`agents.heuristics`) on every row in parallel; with
   the same seed it chooses exactly what :class:`~agents.simple.GreedyAgent` would;
 * ``BatchPolicy``: a policy network (the ``ppo`` agent's), its most probable legal action on a
   whole batch in one forward pass.
 
-:func:`make_batch_opponent` builds them by name (``"random"`` is the environment's own).
+:func:`make_batch_opponent` builds them by name, from the ``batch`` column of the table of agent
+kinds (:mod:`agents.registry`; ``"random"`` is the environment's own).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from .base import UnknownAgentError
 from .features import batch_features, feature_set_of_size
 from .heuristics import greedy_actions
+from .registry import KINDS, AgentSpec
 
 
 class BatchGreedy:
@@ -71,16 +73,20 @@ class BatchPolicy:
 
 
 def make_batch_opponent(spec: str, players: int = 2):
-    """An opponent for the vector environment by name: ``random`` (the environment's built-in),
-    ``greedy``, ``ppo`` (the shipped model for ``players``) or ``ppo:<policy.pt>``."""
-    kind, _, param = str(spec).strip().partition(":")
-    if kind == "random" and not param:
+    """An opponent for the vector environment by name: the batched version of its kind's row
+    in :data:`agents.registry.KINDS` (``random``: the environment's built-in; ``greedy``;
+    ``ppo``, the shipped model for ``players``, or ``ppo:<policy.pt>``)."""
+    parsed = AgentSpec.parse(spec)
+    batch = parsed.row.batch
+    if batch == "environment":
         return "random"
-    if kind == "greedy" and not param:
+    if batch == "greedy":
         return BatchGreedy()
-    if kind == "ppo":
+    if batch == "policy":
         from .ppo import load_policy, shipped_model
-        path = Path(param) if param else shipped_model(players)
+        path = Path(parsed.parameter) if parsed.parameter else shipped_model(players)
         return BatchPolicy(load_policy(path, spec), name=spec)
-    raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are random, "
-                            "greedy, ppo and ppo:<policy.pt>")
+    batched = [form for k in KINDS if k.batch
+               for form in (k.name, *([f"{k.name}:<{k.file}>"] if k.file else []))]
+    raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are "
+                            f"{', '.join(batched[:-1])} and {batched[-1]}")

@@ -55,6 +55,7 @@ TESTED = {
               "--value-positions", "--value-epochs", "--out", "--force", "--resume",
               "--no-progress"},
     "serve": {"--host", "--port", "--db"},
+    "agents": {"--json"},
 }
 
 
@@ -86,7 +87,7 @@ def test_help_shows_every_default(command):
         assert help_text[:40] in text and "default" in text[text.index(help_text[:40]):][
             :len(help_text) + 60], (command, action.option_strings)
         shown += 1
-    assert shown >= {"train": 17, "tournament": 5, "replay": 0}.get(command, 1)
+    assert shown >= {"train": 17, "tournament": 5, "replay": 0, "agents": 0}.get(command, 1)
 
 
 def test_version():
@@ -227,6 +228,16 @@ def test_train_flags(tmp_path, capsys):
     forced = meduris_here(capsys, *args, "--force")
     assert forced.returncode == 0 and json.loads(
         (out / "checkpoint.json").read_text())["timesteps"] < 144
+
+
+def test_agents_flags():
+    from agents.registry import KINDS
+
+    text = meduris("agents")
+    assert text.returncode == 0 and text.stdout.splitlines()[0].startswith("agent")
+    as_json = meduris("agents", "--json")
+    assert as_json.returncode == 0
+    assert [r["name"] for r in json.loads(as_json.stdout)["agents"]] == [k.name for k in KINDS]
 
 
 def test_serve_flags(tmp_path):

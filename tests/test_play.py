@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from agents.human import describe_action, parse_choice
-from agents.play import PlayError, play
 from meduris_cli import main
+from meduris_cli.commands.play import PlayError, play
 from meduris_env import MedurisGame
 from meduris_env.engine.constants import A_OFFER
 from meduris_env.engine.loop import resolve_chance

@@ -19,8 +19,8 @@ what the server held in memory, so a game resumed after a restart goes on exactl
 have.
 
 **Opponents** are built with :func:`agents.make_agent` from the built-in agents and shipped
-models only: a name from :data:`agents.KNOWN` with at most a whole-number budget
-(``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
+models only: a kind whose row of :data:`agents.registry.KINDS` lets the web offer it, with at
+most a whole-number budget (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
 
 **Threads.** The engine keeps module-level scratch buffers (``State.apply_action`` writes its
 events to one), so engine work from two threads at once would mix them up; every engine call
@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import KNOWN, Agent, UnknownAgentError, make_agent
+from agents import Agent, UnknownAgentError, make_agent
 from agents.ppo import shipped_model
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
@@ -58,8 +58,6 @@ ENGINE_LOCK = threading.RLock()
 """Held for every engine call (see the module docstring)."""
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
-BUDGETED = ("mcts", "az", "openspiel-mcts")  # agents that take a whole-number budget
-NEEDS_MODEL = ("ppo", "az")  # agents that play the shipped network of the player count
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
 MAX_SEED = 2**63 - 1
 
@@ -116,48 +114,59 @@ class GameConfig:
 
 
 def available_agents() -> list[dict[str, Any]]:
-    """The opponents a game may ask for: built-in agents and what the shipped models allow."""
+    """The opponents a game may ask for: the kinds of :data:`agents.registry.KINDS` the server
+    may offer (not rllib: it needs a checkpoint file), those needing a model only for the
+    player counts with a shipped one, openspiel-mcts only with OpenSpiel installed."""
+    from agents.registry import KINDS
+
     models = [p for p in (2, 3, 4) if shipped_model(p).is_file()]
     out = []
-    for name, about in KNOWN.items():
-        players = models if name in NEEDS_MODEL else [2, 3, 4]
-        if name == "openspiel-mcts":
+    for kind in KINDS:
+        players = models if "model" in kind.needs else [2, 3, 4]
+        if not kind.web or not players:
+            continue
+        if "open_spiel" in kind.needs:
             try:
                 import pyspiel  # noqa: F401
             except ImportError:
                 continue
-        if not players:
-            continue
-        out.append({"name": name, "about": about.split(" or ")[0], "players": players,
-                    "budget": name in BUDGETED,
-                    "examples": [f"{name}:200", f"{name}:50"] if name in BUDGETED else [name]})
+        budget = kind.budget is not None
+        out.append({"name": kind.name, "about": kind.summary, "players": players,
+                    "budget": budget, "examples": [f"{kind.name}:200", f"{kind.name}:50"]
+                    if budget else [kind.name]})
     return out
 
 
 def check_opponent(name: Any, players: int) -> str:
-    """``name`` if it names a built-in agent or a shipped model for ``players``, else a
-    WebError (400) saying why. Never a file path: ``ppo:<path>`` is refused."""
+    """``name`` if it names a kind the server offers (the web column of
+    :data:`agents.registry.KINDS`), with at most a whole-number budget, and for a kind needing a
+    model one shipped for ``players``; else a WebError (400) saying why. Never a file path:
+    ``ppo:<path>`` is refused."""
+    from agents.registry import BY_NAME
+
     if not isinstance(name, str) or not name.strip():
         raise WebError(400, f"an opponent is an agent name such as 'greedy', got {name!r}")
     name = name.strip()
     if len(name) > 40:
         raise WebError(400, "an opponent name has at most 40 characters")
-    kind, sep, param = name.partition(":")
-    if kind not in KNOWN:
+    kind_name, sep, param = name.partition(":")
+    offered = [k for k in BY_NAME if BY_NAME[k].web]
+    if kind_name not in offered:
         from difflib import get_close_matches
-        close = get_close_matches(kind, list(KNOWN), n=1)
+        close = get_close_matches(kind_name, offered, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise WebError(400, f"unknown agent {name!r}{hint}; opponents are: "
                        + ", ".join(a["name"] for a in available_agents()))
+    kind = BY_NAME[kind_name]
     if sep:
-        if kind not in BUDGETED:
-            raise WebError(400, f"agent {name!r}: {kind} takes no parameter here (the server "
-                           "plays built-in agents and shipped models only, never a file)")
+        if kind.budget is None:
+            raise WebError(400, f"agent {name!r}: {kind_name} takes no parameter here (the "
+                           "server plays built-in agents and shipped models only, never a file)")
         if not (param.isascii() and param.isdigit() and 1 <= int(param) <= MAX_BUDGET):
             raise WebError(400, f"agent {name!r}: the budget is a whole number of iterations, "
-                           f"1..{MAX_BUDGET} (e.g. {kind}:200); files and time budgets are not "
-                           "accepted")
-    if kind in NEEDS_MODEL and not shipped_model(players).is_file():
+                           f"1..{MAX_BUDGET} (e.g. {kind_name}:200); files and time budgets are "
+                           "not accepted")
+    if "model" in kind.needs and not shipped_model(players).is_file():
         raise WebError(400, f"agent {name!r}: there is no shipped {players}-player model; "
                        "choose greedy or mcts")
     return name

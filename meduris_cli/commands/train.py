@@ -11,7 +11,7 @@ from pathlib import Path
 
 from train.config import RESUMABLE, TrainConfig
 
-from .checks import SEED, UsageError, int_in, output_folder
+from ..checks import SEED, UsageError, int_in, output_folder
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
@@ -75,11 +75,12 @@ def add_parser(sub) -> None:
                    "pickle), in its folder, with its settings; only "
                    f"{', '.join('--' + f.replace('_', '-') for f in RESUMABLE)} may change")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from train.config import ConfigError, load_config, resume_config
-    from train.run import CheckpointError, checkpoint_state, train
+    from train.config import load_config, resume_config
+    from train.run import checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
     try:
@@ -93,13 +94,9 @@ def run(args) -> int:
             output_folder(cfg.out, "--out", args.force, RUN_FILES, clear=True)
         state = train(cfg, resume=args.resume, progress=not args.no_progress,
                       report=lambda line: print(line, file=sys.stderr, flush=True))
-    except (ConfigError, CheckpointError, UsageError) as err:
-        print(f"meduris: error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:
-        print(f"meduris: error: {err.strerror or err} ({err.filename or 'a run file'}); "
-              "check --out", file=sys.stderr)
-        return 2
+    except OSError as err:  # (a bad setting is a MedurisError: main prints it)
+        raise UsageError(f"{err.strerror or err} ({err.filename or 'a run file'}); "
+                         "check --out") from None
     except KeyboardInterrupt:
         folder = Path(args.resume).parent if args.resume else (args.out or "the run")
         print(f"meduris: interrupted; the last checkpoint (if any) is in {folder}"

@@ -1,0 +1,187 @@
+"""Where a tournament's games are played: in this process, in a pool of spawned processes on
+this machine, or as Ray tasks; :func:`run_tournament` plays them and summarises.
+
+Every backend plays game ``i`` the same way (:func:`play_task` with the schedule's seed and
+lineup), so the results do not depend on the backend or the number of workers. (Agents with a
+time budget, like ``mcts:0.5s``, depend on machine speed; iteration budgets do not.)
+
+Ctrl-C: the pool's workers ignore SIGINT and the parent stops them (:func:`worker_pool`), so an
+interrupted tournament ends with one line, not a traceback per worker.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from meduris_env import MedurisGame
+
+from ..match import GameResult, play_game
+from ..registry import AgentSpec, make_agent
+from .schedule import Task, TournamentConfig, TournamentError, check_config, tasks
+from .statistics import summarize
+
+_WORKER: dict = {}
+
+
+def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
+    """A pool of ``processes`` spawned workers that leave Ctrl-C to the parent, which stops
+    them (``pool.terminate``) and says what was kept, instead of every worker printing a
+    KeyboardInterrupt traceback. Ctrl-C sends SIGINT to the whole process group, even while
+    the workers start: SIGINT is blocked while the pool is made (the workers inherit the
+    blocked mask and ignore SIGINT before unblocking it; a Ctrl-C meanwhile reaches the parent
+    as soon as it unblocks). Spawn, not fork: a forked child of a process that has used torch
+    can deadlock."""
+    import multiprocessing as mp
+    import signal
+    from multiprocessing import resource_tracker
+
+    # the pool starts multiprocessing's resource tracker if it is not running yet, and that
+    # start unblocks SIGINT when it is done: start it first
+    resource_tracker.ensure_running()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
+    try:
+        pool = mp.get_context("spawn").Pool(processes, _start_worker, (initializer, initargs))
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C meanwhile: raised now
+        return pool
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        if pool is not None:
+            pool.terminate()
+        raise
+
+
+def _start_worker(initializer, initargs: tuple) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (drops a Ctrl-C pending since the start)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
+    """Build the game and the entrants once per worker (the pool's initializer)."""
+    if any("torch" in AgentSpec.parse(n).row.needs for n in cfg.agents):
+        import torch
+        torch.set_num_threads(1)  # one process per core already
+    _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)
+    names = [n.strip() for n in cfg.agents]
+    _WORKER["agents"] = [make_agent(n) for n in names]
+    _WORKER["labels"] = labels
+
+
+def play_task(task: Task) -> tuple[int, GameResult]:
+    """Play one game of the schedule in a worker set up by :func:`init_worker`."""
+    index, lineup, seed, keep_record = task
+    agents = [_WORKER["agents"][e] for e in lineup]
+    labels = [_WORKER["labels"][e] for e in lineup]
+    return index, play_game(_WORKER["game"], agents, seed, labels, keep_record=keep_record,
+                            meta={"tournament_game": index})
+
+
+def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[GameResult], dict]:
+    """Play the tournament; return the results in game order and the summary."""
+    labels, lineups, games = check_config(cfg)
+    todo = tasks(cfg, lineups, games)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
+    results: list[GameResult | None] = [None] * games
+    if cfg.backend == "ray":
+        outcomes, stop = _ray_outcomes(cfg, labels, todo)
+    elif cfg.workers == 1:
+        init_worker(cfg, labels)
+        outcomes, stop = map(play_task, todo), None
+    else:
+        pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
+        outcomes, stop = pool.imap_unordered(play_task, todo, chunksize=1), pool.terminate
+    try:
+        for index, result in outcomes:
+            results[index] = result
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if stop is not None:
+            stop()
+        if bar is not None:
+            bar.close()
+    done = [r for r in results if r is not None]
+    return done, summarize(cfg, labels, lineups, done)
+
+
+# --- Ray ---------------------------------------------------------------------------------------
+RAY_CHUNK = 8  # games per Ray task: a task costs ~1 ms, a greedy game ~10 ms
+
+
+class RayError(TournamentError):
+    """Ray is missing or its cluster cannot be reached (the message names the fix)."""
+
+
+def ray_available() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("ray") is not None
+
+
+def check_ray(address: str | None) -> None:
+    """Before any work: Ray is installed, and a given cluster address answers."""
+    if not ray_available():
+        raise RayError("--backend ray needs Ray: install the extra with "
+                       "pip install -e '.[ray]' (make test builds .venv-ray with it)")
+    problem = ray_address_problem(address)
+    if problem:
+        raise RayError(problem)
+
+
+def ray_address_problem(address: str | None, target: str | None = None) -> str | None:
+    """Why a Ray cluster address will not do (malformed, or nothing answers a TCP connect at
+    ``target``, by default the address itself), or None; no address or ``auto`` always does."""
+    if not address or address == "auto":
+        return None
+    import socket
+    host, _, port = (target or address).rpartition(":")
+    if not host or not port.isdigit():
+        return f"--address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
+    try:
+        socket.create_connection((host, int(port)), timeout=3).close()
+    except OSError as err:
+        return (f"cannot reach a Ray cluster at {address} ({err.strerror or err}); start one "
+                "with `ray start --head` there, or leave out --address to use a local Ray")
+    return None
+
+
+def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
+    """The games as Ray tasks, RAY_CHUNK per task on actors that keep their agents (like the
+    process pool's workers): (index, result) pairs as they finish, and a stop function."""
+    import ray
+
+    check_ray(cfg.address)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=cfg.address or None, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+
+    @ray.remote(num_cpus=1)
+    class Worker:
+        def __init__(self, cfg, labels):
+            init_worker(cfg, labels)
+
+        def play(self, chunk):
+            return [play_task(task) for task in chunk]
+
+    workers = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
+    actors = [Worker.remote(cfg, labels) for _ in range(workers)]
+    chunks = [todo[i:i + RAY_CHUNK] for i in range(0, len(todo), RAY_CHUNK)]
+    pool = ray.util.ActorPool(actors)
+
+    def outcomes():
+        for done in pool.map_unordered(lambda actor, chunk: actor.play.remote(chunk), chunks):
+            yield from done
+
+    def stop():
+        for actor in actors:
+            ray.kill(actor)
+        if started:
+            ray.shutdown()
+    return outcomes(), stop

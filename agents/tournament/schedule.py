@@ -1,0 +1,124 @@
+"""A tournament's schedule: its configuration, the entrants, every lineup (ordered choice of
+entrants for the seats) played equally often, and each game's seed.
+
+Game ``i`` of a tournament with seed ``s`` has the seed ``derive_seed(s, i)`` and the lineup
+``lineups[i % len(lineups)]`` (:func:`tasks`), so results do not depend on how the games are
+spread over workers.
+
+:func:`check_config` words its errors with the configuration's field names (``players 5: ...``);
+the command line passes its flags' names instead (``--players 5: ...``,
+:mod:`meduris_cli.commands.tournament`), so the one validation serves both.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.seeding import derive_seed
+
+from ..base import UnknownAgentError
+from ..registry import make_agent
+
+
+class TournamentError(MedurisError, ValueError):
+    """A tournament that cannot be run as asked (the message names the fix)."""
+
+
+@dataclass
+class TournamentConfig:
+    agents: list[str]
+    players: int = 2
+    games: int = 100
+    seed: int = 0
+    workers: int = 1
+    exchange: str = "auto"
+    max_turns: int = 1000
+    save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
+    backend: str = "process"  # "process" (a pool on this machine) or "ray"
+    address: str | None = None  # Ray cluster (host:port); None: a local Ray
+
+
+# how check_config names each setting in its errors: the configuration's fields
+FIELDS = {name: name for name in ("agents", "players", "games", "workers", "backend", "address",
+                                  "save_records")}
+
+Task = tuple[int, tuple[int, ...], int, bool]  # game index, lineup, seed, keep its record
+
+
+def entrant_labels(names: list[str]) -> list[str]:
+    """One label per entrant; a repeated name gets ``#2``, ``#3`` ... (``random``, ``random#2``)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
+
+
+def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
+                 ) -> tuple[list[str], list[tuple[int, ...]], int]:
+    """Validate (``names``: what to call each setting in the errors); return (labels, lineups,
+    games rounded up to a multiple of the lineups)."""
+    if isinstance(cfg.players, bool) or cfg.players not in (2, 3, 4):
+        raise TournamentError(f"{names['players']} {cfg.players}: Meduris is played by 2, 3 or "
+                              "4 (R1)")
+    entrants = [n.strip() for n in cfg.agents]
+    if not entrants or any(not n for n in entrants):
+        raise TournamentError(f"{names['agents']} needs a comma-separated list of agent names, "
+                              "e.g. random,greedy,mcts:200")
+    if len(entrants) < cfg.players:
+        raise TournamentError(
+            f"{cfg.players} players need at least {cfg.players} agents, got {len(entrants)}; "
+            f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
+    for name in dict.fromkeys(entrants):
+        try:
+            make_agent(name)  # (loads its model: a missing file is refused before any game)
+        except UnknownAgentError as err:
+            raise TournamentError(str(err)) from None
+    if cfg.games < 1:
+        raise TournamentError(f"{names['games']} {cfg.games}: play at least one game")
+    if cfg.workers < 1:
+        raise TournamentError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
+    if cfg.backend not in ("process", "ray"):
+        raise TournamentError(f"{names['backend']} {cfg.backend!r}: 'process' or 'ray'")
+    if cfg.address and cfg.backend != "ray":
+        raise TournamentError(f"{names['address']} is the Ray cluster's: it needs "
+                              f"{names['backend']} ray")
+    labels = entrant_labels(entrants)
+    lineups = list(itertools.permutations(range(len(entrants)), cfg.players))
+    games = math.ceil(cfg.games / len(lineups)) * len(lineups)
+    recorded_games(cfg.save_records, games, names["save_records"])
+    return labels, lineups, games
+
+
+def recorded_games(spec: str, games: int, name: str = "save_records") -> set[int]:
+    """The game indices a ``save_records`` spec names: "" (none), "all", or indices and
+    ranges like ``0,5,10-19`` (each below ``games``); ``name`` is the setting's in errors."""
+    spec = (spec or "").strip()
+    if not spec:
+        return set()
+    if spec == "all":
+        return set(range(games))
+    chosen: set[int] = set()
+    for part in spec.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi if dash else lo)
+        except ValueError:
+            raise TournamentError(f"{name} {spec!r}: write 'all' or game numbers and "
+                                  "ranges such as 0,5,10-19") from None
+        if not 0 <= first <= last < games:
+            raise TournamentError(f"{name} {spec!r}: {part.strip()!r} is outside the "
+                                  f"games 0..{games - 1}")
+        chosen.update(range(first, last + 1))
+    return chosen
+
+
+def tasks(cfg: TournamentConfig, lineups: list[tuple[int, ...]], games: int) -> list[Task]:
+    """Every game of the tournament in order: (index, lineup, seed, keep its record)."""
+    keep = recorded_games(cfg.save_records, games)
+    return [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i), i in keep)
+            for i in range(games)]

@@ -1,0 +1,52 @@
+"""``meduris agents``: the table of agent kinds (:data:`agents.registry.KINDS`), the names
+every other command accepts: how to write each, its budget parameter and default, what it needs
+(torch, a model file, ray, open_spiel), whether the web server offers it, and what it is.
+``--json`` prints the same as a list of objects, for scripts."""
+
+from __future__ import annotations
+
+import json
+
+from agents.registry import KINDS, AgentKind
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("agents", help="list the kinds of agents and how to name them",
+                       description="List every kind of agent the commands accept (--agents, "
+                       "--opponents, --best-against): how to write its name, its budget "
+                       "parameter and default, what it needs installed, and whether the web "
+                       "server offers it.")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.set_defaults(func=run)
+
+
+def row(kind: AgentKind) -> dict:
+    """One kind as plain data (the --json row)."""
+    budget = kind.budget
+    return {"name": kind.name, "usage": kind.usage(),
+            "budget": None if budget is None else {"parameter": budget.name,
+                                                   "default": budget.default,
+                                                   "seconds": budget.seconds},
+            "file": kind.file, "needs": list(kind.needs), "web": kind.web,
+            "batch": kind.batch is not None, "summary": kind.summary}
+
+
+def table() -> str:
+    """The kinds as a text table, one line each, in the table's order."""
+    lines = []
+    for kind in KINDS:
+        budget = "-" if kind.budget is None else f"{kind.budget.name}={kind.budget.default}"
+        lines.append((kind.usage(), budget, ",".join(kind.needs) or "-",
+                      "yes" if kind.web else "no", kind.summary))
+    head = ("agent", "budget", "needs", "web", "summary")
+    widths = [max(len(line[i]) for line in [head, *lines]) for i in range(4)]
+    return "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(line[:4], widths, strict=True))
+                     + "  " + line[4] for line in [head, *lines])
+
+
+def run(args) -> int:
+    if args.json:
+        print(json.dumps({"agents": [row(kind) for kind in KINDS]}, indent=2))
+    else:
+        print(table())
+    return 0

@@ -1,0 +1,97 @@
+"""``meduris play``: a person plays against agents in the terminal (the game itself is
+:func:`agents.play.play_human`); this module is its flags and their checks, made before the
+game starts, each error one line naming the flag to change (:class:`PlayError`)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agents import UnknownAgentError, make_agent
+from agents.play import play_human
+from meduris_env.engine.errors import MedurisError
+from meduris_env.records.atomic import unwritable_reason
+
+from ..checks import SEED
+
+
+class PlayError(MedurisError, ValueError):
+    """A game that cannot be set up as asked (the message names the fix)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("play", help="play against agents in the terminal",
+                       description="Play Meduris against agents: the board is shown each turn "
+                       "and your legal actions are numbered. The game record is saved at the end.")
+    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--opponents", default="mcts:200",
+                   help="agent name for every opponent, or one per opponent separated by commas "
+                   "(default mcts:200)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
+    p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
+                   help="exchanges made by the engine when needed, or chosen by you (R15)")
+    p.add_argument("--record", default=None,
+                   help="where to save the game record (default records/play-<seed>.json)")
+    p.add_argument("--force", action="store_true", help="replace an existing --record file")
+    p.add_argument("--open-screens", action="store_true",
+                   help="show the opponents' materials (by the rules they are behind screens: "
+                   "you see their totals)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    record = args.record or f"records/play-{seed}.json"
+    return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
+                exchange=args.exchange, open_screens=args.open_screens, force=args.force)
+
+
+def opponent_specs(opponents: str, players: int) -> list[str]:
+    """One agent name per opponent seat; a single name fills every opponent seat."""
+    if isinstance(players, bool) or players not in (2, 3, 4):
+        raise PlayError(f"--players {players}: Meduris is played by 2, 3 or 4 (R1)")
+    names = [n.strip() for n in opponents.split(",")]
+    if any(not n for n in names):
+        raise PlayError("--opponents needs agent names separated by commas, e.g. mcts:200")
+    if len(names) == 1:
+        names *= players - 1
+    if len(names) != players - 1:
+        raise PlayError(f"{players} players means {players - 1} opponents, but --opponents "
+                        f"names {len(names)}: give one name for all or one per opponent")
+    return names
+
+
+def check_record_path(path: Path, force: bool) -> None:
+    """A record file that may be written (before the game, not after an hour of play)."""
+    if path.is_dir():
+        raise PlayError(f"--record {str(path)!r} is a folder; give a file name")
+    if path.exists() and not force:
+        raise PlayError(f"--record {str(path)!r} exists; add --force to replace it, or choose "
+                        "another file")
+    reason = unwritable_reason(path.parent)
+    if reason:
+        raise PlayError(f"cannot write the game record to {str(path)!r} ({reason}); choose "
+                        "another path with --record")
+
+
+def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
+         inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False,
+         force: bool = False) -> int:
+    """Check the flags' values, then play one game with the person at ``seat``
+    (:func:`agents.play.play_human`); return its exit status."""
+    names = opponent_specs(opponents, players)
+    if not 0 <= seat < players:
+        raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, R6)")
+    try:
+        bots = [make_agent(n) for n in names]
+    except UnknownAgentError as err:
+        raise PlayError(str(err)) from None
+    record_path = Path(record_path)
+    check_record_path(record_path, force)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    return play_human(players, bots, seat, seed, record_path, inp, out, exchange=exchange,
+                      open_screens=open_screens)

@@ -1,0 +1,74 @@
+"""``meduris serve``: the web app to play against the built-in agents and shipped models in a
+browser (:mod:`meduris_cli.web`). Before it listens it checks the port, the games database and
+that fastapi and uvicorn are installed, each error one line (:class:`ServeError`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from meduris_env.engine.errors import MedurisError
+
+from ..checks import int_in
+
+
+class ServeError(MedurisError, ValueError):
+    """``meduris serve`` cannot start as asked (the message names the fix)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("serve", help="play against agents in the browser (a small web app)",
+                       description="Serve a web page to play Meduris against the built-in agents "
+                       "and shipped models. Games are stored in an SQLite file: a restarted "
+                       "server resumes them exactly. Binds to localhost unless --host says "
+                       "otherwise; there is no login.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int_in(1, 65535), default=8000, help="port (default 8000)")
+    p.add_argument("--db", default="games.sqlite",
+                   help="SQLite file holding the games (default games.sqlite; created if missing)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import socket
+    import sqlite3
+
+    from meduris_env.records.atomic import unwritable_reason
+    if not 1 <= args.port <= 65535:
+        raise ServeError(f"--port {args.port}: a port is 1..65535")
+    db = Path(args.db)
+    if db.is_dir():
+        raise ServeError(f"--db {str(db)!r} is a folder; give a file name such as games.sqlite")
+    reason = unwritable_reason(db.parent)
+    if reason:
+        raise ServeError(f"cannot write the games database in {str(db.parent)!r} ({reason}); "
+                         "choose another file with --db")
+    try:
+        import uvicorn
+
+        from ..web.app import create_app
+    except ImportError as err:
+        raise ServeError(f"meduris serve needs fastapi and uvicorn ({err}); install them with "
+                         "pip install fastapi uvicorn") from None
+    try:
+        info = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(info[0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(info[4])
+    except OSError as err:
+        raise ServeError(f"cannot listen on {args.host}:{args.port} "
+                         f"({err.strerror or err}); choose another --port or --host") from None
+    try:
+        app = create_app(db)
+    except sqlite3.DatabaseError as err:
+        raise ServeError(f"--db {str(db)!r} is not a games database ({err}); choose another "
+                         "file") from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: --host {args.host} lets other machines reach the server; there is no "
+              "login", file=sys.stderr)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Meduris: open http://{host}:{args.port}/ in a browser (games in {db}); "
+          "Ctrl-C stops the server", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

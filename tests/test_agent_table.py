@@ -1,0 +1,131 @@
+"""The one table of agent kinds (:data:`agents.registry.KINDS`): names parse against it, every
+reader of agent names asks it (make_agent, make_batch_opponent, the tournament, the web
+server), and ``meduris agents`` prints it."""
+
+import importlib.util
+import json
+
+import pytest
+
+from agents import UnknownAgentError, make_agent
+from agents.batch import BatchGreedy, BatchPolicy, make_batch_opponent
+from agents.registry import BY_NAME, KINDS, KNOWN, AgentSpec
+from meduris_cli import main
+
+OPEN_SPIEL = importlib.util.find_spec("pyspiel") is not None
+
+
+def test_the_table_is_the_known_list_in_order():
+    assert [k.name for k in KINDS] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
+                                       "rllib", "az"]
+    assert list(KNOWN) == list(BY_NAME) == [k.name for k in KINDS]
+    assert all(k.summary and "\n" not in k.summary for k in KINDS)
+    # the tournament sets torch to one thread for exactly these
+    assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "rllib"}
+    assert [k.name for k in KINDS if not k.web] == ["rllib"]
+
+
+@pytest.mark.parametrize("text,kind,budget,unit,parameter", [
+    ("random", "random", None, None, None),
+    (" greedy ", "greedy", None, None, None),
+    ("mcts", "mcts", 200, "iterations", None),
+    ("mcts:400", "mcts", 400, "iterations", None),
+    ("mcts:0.5s", "mcts", 0.5, "seconds", None),
+    ("ppo", "ppo", None, None, None),
+    ("ppo:runs/a/policy.pt", "ppo", None, None, "runs/a/policy.pt"),
+    ("openspiel-mcts", "openspiel-mcts", 100, "simulations", None),
+    ("openspiel-mcts:7", "openspiel-mcts", 7, "simulations", None),
+    ("rllib:runs/r/checkpoint", "rllib", None, None, "runs/r/checkpoint"),
+    ("az", "az", 200, "iterations", None),
+    ("az:50:best.pt", "az", 50, "iterations", "best.pt"),
+    ("az::best.pt", "az", 200, "iterations", "best.pt"),
+])
+def test_names_parse_to_kind_budget_and_parameter_and_back(text, kind, budget, unit, parameter):
+    spec = AgentSpec.parse(text)
+    assert (spec.kind, spec.budget, spec.unit, spec.parameter) == (kind, budget, unit, parameter)
+    assert str(spec) == text.strip() and AgentSpec.parse(str(spec)) == spec
+    assert spec.describe().startswith(f"{kind}: {BY_NAME[kind].summary}")
+    if budget is not None:
+        assert f"{budget:g} {unit} per move" in spec.describe()
+
+
+@pytest.mark.parametrize("text,message", [
+    ("gredy", "unknown agent 'gredy' (did you mean 'greedy'?); known agents: random, greedy, "
+              "mcts, ppo, openspiel-mcts, rllib, az"),
+    ("mcst:200", "(did you mean 'mcts'?)"),
+    ("greedy:3", "agent 'greedy:3': greedy takes no parameter; use 'greedy'"),
+    ("mcts:0", "write mcts:<iterations> (e.g. mcts:200) or mcts:<seconds>s (e.g. mcts:0.5s)"),
+    ("az:fast:best.pt", "write az:<iterations> (e.g. az:200)"),
+    ("openspiel-mcts:0.5s", "write openspiel-mcts:<count>, a positive whole number "
+                            "(e.g. openspiel-mcts:100)"),
+    (None, "an agent name is a non-empty string, got None"),
+])
+def test_bad_names_are_one_line_naming_the_fix(text, message):
+    with pytest.raises(UnknownAgentError) as err:
+        AgentSpec.parse(text)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_usage_and_budgets_come_from_the_rows():
+    usage = {k.name: k.usage() for k in KINDS}
+    assert usage["random"] == "random"
+    assert usage["mcts"] == "mcts[:<iterations>|<seconds>s]"
+    assert usage["ppo"] == "ppo[:<policy.pt>]"
+    assert usage["rllib"] == "rllib:<checkpoint>"
+    assert usage["az"] == "az[:<iterations>|<seconds>s[:<policy.pt>]]"
+    assert usage["openspiel-mcts"] == "openspiel-mcts[:<simulations>]"
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k.name != "rllib"], ids=lambda k: k.name)
+def test_every_kind_builds_from_its_row(kind):
+    if "open_spiel" in kind.needs and not OPEN_SPIEL:
+        pytest.skip("OpenSpiel is not installed")
+    name = kind.name if kind.budget is None else f"{kind.name}:3"
+    bot = make_agent(name)
+    assert bot.name == name and make_agent(AgentSpec.parse(name)).name == name
+    if kind.budget is not None and kind.name != "openspiel-mcts":
+        assert bot.iterations == 3
+
+
+def test_batch_opponents_follow_the_batch_column():
+    assert make_batch_opponent("random") == "random"
+    assert isinstance(make_batch_opponent("greedy"), BatchGreedy)
+    assert isinstance(make_batch_opponent("ppo", 3), BatchPolicy)
+    for kind in (k for k in KINDS if k.batch is None):
+        with pytest.raises(UnknownAgentError, match="batch opponents are random, greedy, ppo "
+                                                    "and ppo:<policy.pt>"):
+            make_batch_opponent(kind.name if kind.budget else f"{kind.name}:x")
+    with pytest.raises(UnknownAgentError, match="did you mean 'greedy'"):
+        make_batch_opponent("gredy")
+
+
+def test_the_web_server_offers_the_web_column_only():
+    from meduris_cli.web.store import WebError, available_agents, check_opponent
+
+    offered = [a["name"] for a in available_agents()]
+    expected = [k.name for k in KINDS if k.web and (OPEN_SPIEL or "open_spiel" not in k.needs)]
+    assert offered == expected and "rllib" not in offered
+    budgets = {a["name"]: a["budget"] for a in available_agents()}
+    assert budgets == {k.name: k.budget is not None for k in KINDS if k.name in offered}
+    with pytest.raises(WebError, match="unknown agent 'rllib:x'"):
+        check_opponent("rllib:x", 2)
+    assert check_opponent(" mcts:50 ", 2) == "mcts:50"
+
+
+def test_meduris_agents_lists_the_table(capsys):
+    assert main(["agents"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
+    assert [line.split()[0] for line in lines[1:]] == [k.usage() for k in KINDS]
+    mcts = next(line for line in lines if line.startswith("mcts"))
+    assert "iterations=200" in mcts and " yes " in mcts
+    rllib = next(line for line in lines if line.startswith("rllib"))
+    assert "torch,model,ray" in rllib and " no " in rllib
+    assert main(["agents", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["agents"]
+    assert [r["name"] for r in rows] == [k.name for k in KINDS]
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["openspiel-mcts"]["budget"] == {"parameter": "simulations", "default": 100,
+                                                   "seconds": False}
+    assert by_name["ppo"]["needs"] == ["torch", "model"] and by_name["ppo"]["batch"] is True
+    assert by_name["random"]["budget"] is None and by_name["rllib"]["web"] is False
