@@ -94,20 +94,20 @@ def vector_env_league() -> dict:
     env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5)
     env.set_opponents(pool, weights=[0.2, 0.4, 0.4])
     rng = np.random.default_rng(0)
-    obs, info = env.reset(seed=5)
+    league = _vector_digest(env, 5, rng)
+    self_play = _vector_digest(MedurisVectorEnv(16, 4, seat="all", reward="win", seed=9), 9, rng)
+    return {"league_2p": league, "self_play_4p": self_play}
+
+
+def _vector_digest(env, seed: int, rng) -> str:
+    """300 steps of legal random actions: every observation, reward, flag, seat and reward row."""
+    obs, info = env.reset(seed=seed)
     h = hashlib.sha256(obs.tobytes())
     for _ in range(300):
         obs, rew, term, trunc, info = env.step(_legal_choice(rng, env.action_masks()))
         for a in (obs, rew, term, trunc, info["seat"], info["rewards"]):
             h.update(np.ascontiguousarray(a).tobytes())
-    env4 = MedurisVectorEnv(16, 4, seat="all", reward="win", seed=9)
-    obs, info = env4.reset(seed=9)
-    h4 = hashlib.sha256(obs.tobytes())
-    for _ in range(300):
-        obs, rew, term, trunc, info = env4.step(_legal_choice(rng, env4.action_masks()))
-        for a in (obs, rew, term, trunc, info["seat"], info["rewards"]):
-            h4.update(np.ascontiguousarray(a).tobytes())
-    return {"league_2p": h.hexdigest(), "self_play_4p": h4.hexdigest()}
+    return h.hexdigest()
 
 
 def training_env() -> dict:

@@ -250,13 +250,14 @@ class MedurisBatch:
         if not everyone:  # finished games (auto_reset off) keep their flags, earn nothing
             self.rewards[idx[~live]] = 0.0
         with self.threads():
-            k.play_games(*self._kernel_args(), played, acts, finish)
+            k.step_games(*self._kernel_args(), played, acts, True, finish)
 
     def finish(self, games: np.ndarray | None = None) -> None:
         """After :meth:`play` without ``finish``: rewards since each game's last finish, flags,
         final observations, the next episodes (``auto_reset``) and observations."""
-        with self.threads():
-            k.finish_games(*self._kernel_args(), self._all if games is None else games)
+        idx = self._all if games is None else games
+        with self.threads():  # (no actions to play: the indices stand in for them)
+            k.step_games(*self._kernel_args(), idx, idx, False, True)
 
     def rebase_rewards(self, games: np.ndarray) -> None:
         """Count the next dense rewards of ``games`` from their VP now (moves made so far in

@@ -194,33 +194,23 @@ def _play_row(states, seats, counts, streams, history, fm, fa, settings, b, acti
 
 
 @njit(cache=True, parallel=True)
-def play_games(states, obs, final_obs, masks, seats, rewards, flags, counts, streams, history,
-               fm, fa, initial, settings, games, actions, finish):
-    """:func:`_play_row` for game ``games[j]`` with ``actions[j]``, for every j; with ``finish``
-    each game's :func:`_finish_row` follows at once (its buffers are still in cache)."""
+def step_games(states, obs, final_obs, masks, seats, rewards, flags, counts, streams, history,
+               fm, fa, initial, settings, games, actions, play, finish):
+    """For every j, game ``games[j]``: with ``play`` :func:`_play_row` with ``actions[j]``; with
+    ``finish`` its :func:`_finish_row` (at once after its play: its buffers are still in
+    cache)."""
     n = games.shape[0]
     for k in prange((n + CHUNK - 1) // CHUNK):
         ev, evc, cmask, mask, out = _scratch()
         for j in range(k * CHUNK, min(n, (k + 1) * CHUNK)):
             b = games[j]
-            _play_row(states, seats, counts, streams, history, fm, fa, settings, b, actions[j],
-                      ev, evc, cmask, mask)
+            if play:
+                _play_row(states, seats, counts, streams, history, fm, fa, settings, b,
+                          actions[j], ev, evc, cmask, mask)
             if finish:
                 _finish_row(states, obs, final_obs, masks, seats, rewards, flags, counts,
                             streams, history, fm, fa, initial, settings, b, ev, evc, cmask,
                             mask, out)
-
-
-@njit(cache=True, parallel=True)
-def finish_games(states, obs, final_obs, masks, seats, rewards, flags, counts, streams, history,
-                 fm, fa, initial, settings, games):
-    """:func:`_finish_row` for every game in ``games``."""
-    n = games.shape[0]
-    for k in prange((n + CHUNK - 1) // CHUNK):
-        ev, evc, cmask, mask, out = _scratch()
-        for j in range(k * CHUNK, min(n, (k + 1) * CHUNK)):
-            _finish_row(states, obs, final_obs, masks, seats, rewards, flags, counts, streams,
-                        history, fm, fa, initial, settings, games[j], ev, evc, cmask, mask, out)
 
 
 @njit(cache=True, parallel=True)

@@ -58,32 +58,29 @@ BatchOpponentSpec = Literal["random"] | BatchOpponent | Callable[[np.ndarray, np
                                                                    np.ndarray]
 
 
-def check_opponent(spec: Any) -> OpponentSpec:
-    """``spec`` if an environment playing one game can use it, else a clear error."""
+def _check(spec: Any, protocol: type, what: str, forms: str, build: str) -> Any:
     if isinstance(spec, str):
         if spec == "random":
-            return "random"
-        raise ValueError(f"opponent {spec!r}: an environment takes agent objects or callables, "
-                         f"not names (only 'random' is built in); build this one with "
-                         f"agents.make_agent({spec!r})")
-    if isinstance(spec, Opponent) or callable(spec):
+            return spec
+        raise ValueError(f"opponent {spec!r}: {what} takes {forms}, not names (only 'random' is "
+                         f"built in); build this one with {build}({spec!r})")
+    if isinstance(spec, protocol) or callable(spec):
         return spec
-    raise TypeError(f"an opponent is 'random', an object with act(observation, state) or a "
-                    f"callable f(observation, state); got {spec!r}")
+    raise TypeError(f"an opponent of {what} is 'random', {forms}; got {spec!r}")
+
+
+def check_opponent(spec: Any) -> OpponentSpec:
+    """``spec`` if an environment playing one game can use it, else a clear error."""
+    return _check(spec, Opponent, "an environment",
+                  "an object with act(observation, state) or a callable f(observation, state)",
+                  "agents.make_agent")
 
 
 def check_batch_opponent(spec: Any) -> BatchOpponentSpec:
     """``spec`` if a vector environment can use it, else a clear error."""
-    if isinstance(spec, str):
-        if spec == "random":
-            return spec
-        raise ValueError(f"opponent {spec!r}: a vector environment takes 'random' (built in), a "
-                         f"callable f(obs, mask) -> actions or an object with act_batch("
-                         f"decisions), not names; e.g. agents.batch.make_batch_opponent({spec!r})")
-    if isinstance(spec, BatchOpponent) or callable(spec):
-        return spec
-    raise TypeError(f"a batch opponent is 'random', a callable f(obs, mask) -> actions or an "
-                    f"object with act_batch(decisions); got {spec!r}")
+    return _check(spec, BatchOpponent, "a vector environment",
+                  "an object with act_batch(decisions) or a callable f(obs, mask) -> actions",
+                  "agents.batch.make_batch_opponent")
 
 
 def opponent_label(opponent: Any) -> str:
