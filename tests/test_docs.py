@@ -1,0 +1,273 @@
+"""Every command of the docs still runs.
+
+The fenced ```bash / ```sh / ```console and ```python blocks of README.md and docs/*.md are read
+(blocks without a language are output or trees, not commands). Each Python block runs as a
+program in a temporary directory, as written or with the few substitutions of ``PYTHON`` that
+make it cheap (fewer steps, fewer games), unless ``PYTHON`` says why it cannot run (then it must
+at least compile). Each shell command (one line, ``\\`` continuations joined, ``# comments`` and
+``$`` prompts dropped) must be in ``SHELL``, checked one of three ways:
+
+* ``run``: a command runs from the repo root and must exit 0: the doc's command itself, or a
+  cheap variant of it (fewer games, a smaller search, output into a temporary directory);
+* ``flags``: ``<program> --help`` runs (the command, module or script exists) and names every
+  ``--flag`` the doc's command uses, for commands that train for minutes or serve forever;
+* ``skip``: not run, with the reason.
+
+A command of the docs in none of them fails the test, so a new docs command cannot go unchecked;
+an entry of ``SHELL`` or ``PYTHON`` that no longer matches the docs fails too. All checks start
+at once in a few threads (the whole file takes well under a minute on two cores).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
+SHELL_LANGS = {"bash", "sh", "console"}
+TIMEOUT = 180  # seconds per check: generous for a loaded machine, none takes near it idle
+
+RUN, FLAGS, SKIP = "run", "flags", "skip"
+RAY = "needs the Ray environment (.venv-ray, `make ray`); tests/test_ray.py and test_rllib.py " \
+      "run Ray there"
+
+# Every shell command of the docs (as written, comments dropped) -> how it is checked.
+SHELL: dict[str, tuple[str, str]] = {
+    # README.md
+    "make demo": (RUN, "make -n demo"),  # the target and its recipe; -n: nothing installed or
+    # played (the recipe's tournament is the one of docs/agents.md, run below, cheaper)
+    "make test": (SKIP, "the whole suite, this file included (and `make -n test` would run it: "
+                        "its recipe calls $(MAKE))"),
+    # docs/agents.md
+    "meduris tournament --agents random,greedy,mcts:200 --players 2 --games 400 --seed 0 "
+    "--workers 2 --out results/":
+        (RUN, "meduris tournament --agents random,greedy,mcts:20 --players 2 --games 6 --seed 0 "
+              "--workers 2 --out {tmp}/results"),
+    # docs/interop.md: Ray
+    'pip install -e ".[ray]"': (SKIP, "installs packages (`make ray` does, into .venv-ray)"),
+    "meduris tournament --agents greedy,mcts:200 --games 400 --backend ray":
+        (FLAGS, "meduris tournament"),
+    "ray start --head --port 6379": (SKIP, "starts a Ray cluster node: " + RAY),
+    "ray start --address HEAD_IP:6379": (SKIP, "joins a Ray cluster: " + RAY),
+    "meduris tournament --agents greedy,mcts:200 --games 4000 --backend ray --address "
+    "HEAD_IP:6379 --workers 64": (FLAGS, "meduris tournament"),
+    # docs/interop.md: RLlib, whose --help needs no Ray
+    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 50 --out runs/rllib_2p":
+        (FLAGS, "python -m train.rllib_ppo"),
+    ".venv-ray/bin/python -m train.rllib_ppo --players 4 --iterations 50 --out runs/rllib_4p "
+    "--per-seat": (FLAGS, "python -m train.rllib_ppo"),
+    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 100 --out runs/rllib_2p "
+    "--resume runs/rllib_2p/checkpoint": (FLAGS, "python -m train.rllib_ppo"),
+    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 500 --out runs/rllib_2p "
+    "--address HEAD_IP:6379 --env-runners 32": (FLAGS, "python -m train.rllib_ppo"),
+    ".venv-ray/bin/meduris tournament --agents rllib:runs/rllib_2p/checkpoint,greedy,random":
+        (SKIP, "plays an RLlib checkpoint that a training run writes: " + RAY),
+    ".venv-ray/bin/meduris rllib-train --players 2 --out runs/rllib_2p":
+        (FLAGS, "meduris rllib-train"),
+    # docs/testing.md: what the commands select (pytest exits 5 when it selects nothing)
+    ".venv/bin/pytest tests/test_rules_turn.py":
+        (RUN, ".venv/bin/pytest tests/test_rules_turn.py --collect-only -q"),
+    ".venv/bin/pytest tests -k druid": (RUN, ".venv/bin/pytest tests -k druid --collect-only -q"),
+    ".venv/bin/pytest tests/test_env_*.py":
+        (RUN, ".venv/bin/pytest tests/test_env_*.py --collect-only -q"),
+    ".venv/bin/pytest notebooks/": (RUN, ".venv/bin/pytest notebooks/ --collect-only -q"),
+    # docs/training.md: runs of minutes to hours, on runs/ that training writes
+    "meduris train --config train/configs/ppo_2p.yaml --out runs/ppo_2p": (FLAGS, "meduris train"),
+    "meduris train --players 3 --steps 2000000 --out runs/p3": (FLAGS, "meduris train"),
+    "meduris train --config train/configs/ppo_2p.yaml --shaping 0 --out runs/plain":
+        (FLAGS, "meduris train"),
+    "meduris train --resume runs/ppo_2p/checkpoint.zip --steps 20000000": (FLAGS, "meduris train"),
+    "tensorboard --logdir runs/ppo_2p/tb": (SKIP, "TensorBoard's own viewer, serving a run's logs"),
+    "python benchmarks/training.py --curve runs/ppo_2p --other-games 96 --with-evaluations "
+    "--plot docs/learning_curve_2p.png": (FLAGS, "python benchmarks/training.py"),
+    "python benchmarks/training.py --curve runs/p3 --against mcts:100 --plot curve.png":
+        (FLAGS, "python benchmarks/training.py"),
+    "meduris value runs/p3/best.pt --out runs/p3/best_v.pt": (FLAGS, "meduris value"),
+    "meduris distill runs/ppo_2p/best.pt --out runs/ppo_2p/distilled.pt":
+        (FLAGS, "meduris distill"),
+    # docs/web.md: a server runs until stopped (tests/test_flags.py and test_web*.py serve)
+    "meduris serve": (FLAGS, "meduris serve"),
+    "meduris serve --port 8080 --db ~/meduris.sqlite": (FLAGS, "meduris serve"),
+}
+
+# Python blocks that do not run as written: (doc, a text only that block of the doc has) ->
+# ("cheaper", {old: new, ...}) or ("skip", reason).
+CHEAPER = "cheaper"
+PYTHON: dict[tuple[str, str], tuple[str, dict[str, str] | str]] = {
+    ("docs/agents.md", "GameRecord.from_state(state"):
+        (SKIP, "a menu of one-liners on the reader's own objects (state, env, bots), not a "
+               "program"),
+    ("docs/environments.md", "learn(10_000)"):
+        (CHEAPER, {'MaskablePPO("MlpPolicy", env)': 'MaskablePPO("MlpPolicy", env, n_steps=64)',
+                   "learn(10_000)": "learn(64)"}),
+    ("docs/environments.md", "range(10_000)"): (CHEAPER, {"range(10_000)": "range(100)"}),
+    ("docs/environments.md", "learn(1_000_000)"):
+        (CHEAPER, {"num_envs=256": "num_envs=8", "learn(1_000_000)": "learn(512)"}),
+    ("docs/interop.md", "pyspiel.random_sim_test"): (CHEAPER, {"num_sims=5": "num_sims=1"}),
+}
+
+
+class Snippet(NamedTuple):
+    doc: str  # path from the repo root
+    line: int  # of the opening fence
+    lang: str
+    text: str
+
+
+def snippets() -> list[Snippet]:
+    found = []
+    for path in DOCS:
+        text = path.read_text()
+        for m in FENCE.finditer(text):
+            if m.group(1) in SHELL_LANGS | {"python"}:
+                found.append(Snippet(str(path.relative_to(REPO)), text.count("\n", 0, m.start())
+                                     + 1, m.group(1), m.group(2)))
+    return found
+
+
+def normal(command: str) -> str:
+    """A command as the shell reads it, comments dropped, in one spelling."""
+    return shlex.join(shlex.split(command, comments=True))
+
+
+def shell_commands(snippet: Snippet) -> list[str]:
+    lines = snippet.text.replace("\\\n", " ").splitlines()
+    if snippet.lang == "console":  # commands after a prompt; the other lines are their output
+        lines = [line.lstrip()[2:] for line in lines if line.lstrip().startswith("$ ")]
+    return [c for c in map(normal, lines) if c]
+
+
+def doc_commands() -> list[tuple[Snippet, str]]:
+    return [(s, c) for s in snippets() if s.lang != "python" for c in shell_commands(s)]
+
+
+def python_blocks() -> list[tuple[Snippet, tuple | None, str]]:
+    """Each Python block with its PYTHON entry (or None) and that entry's key text."""
+    found = []
+    for s in snippets():
+        if s.lang == "python":
+            keys = [k for k in PYTHON if k[0] == s.doc and k[1] in s.text]
+            assert len(keys) <= 1, f"{s.doc}:{s.line} matches several PYTHON entries {keys}"
+            found.append((s, PYTHON[keys[0]] if keys else None, keys[0][1] if keys else ""))
+    return found
+
+
+SHELL_TABLE = {normal(k): v for k, v in SHELL.items()}
+
+
+# --- running ------------------------------------------------------------------------------------
+def _env() -> dict[str, str]:
+    venv = str(Path(sys.executable).parent)  # `meduris`, `python`, `pytest` of this venv first
+    return {**os.environ, "PATH": f"{venv}:{os.environ.get('PATH', '')}", "MPLBACKEND": "Agg",
+            "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _run(argv: list[str] | str, cwd: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env(),
+                              timeout=TIMEOUT, shell=isinstance(argv, str),
+                              executable="/bin/bash" if isinstance(argv, str) else None)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(argv, -1, "", f"timed out after {TIMEOUT} s")
+
+
+def _python_block(code: str, tmp: Path) -> subprocess.CompletedProcess:
+    (tmp / "snippet.py").write_text(code)
+    return _run([sys.executable, "snippet.py"], tmp)
+
+
+class Checks:
+    """Every check, started at once in a few threads; a test waits for its own."""
+
+    def __init__(self, tmp: Path):
+        self.pool = ThreadPoolExecutor(max_workers=4)
+        self.futures: dict[str, Future] = {}
+        helps: dict[str, Future] = {}
+        for s, entry, _ in python_blocks():
+            if entry is None or entry[0] == CHEAPER:
+                code = s.text
+                for old, new in (entry[1].items() if entry else ()):
+                    code = code.replace(old, new)
+                work = Path(tempfile.mkdtemp(dir=tmp))
+                self.futures[f"{s.doc}:{s.line}"] = self.pool.submit(_python_block, code, work)
+        for _, command in doc_commands():
+            how, what = SHELL_TABLE.get(command, (SKIP, ""))
+            if how == RUN and command not in self.futures:
+                work = Path(tempfile.mkdtemp(dir=tmp))
+                self.futures[command] = self.pool.submit(_run, what.format(tmp=work), REPO)
+            elif how == FLAGS:  # one --help per program
+                if what not in helps:
+                    helps[what] = self.pool.submit(_run, f"{what} --help", REPO)
+                self.futures[command] = helps[what]
+
+    def result(self, key: str) -> subprocess.CompletedProcess:
+        return self.futures[key].result()
+
+
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory):
+    checks = Checks(tmp_path_factory.mktemp("docs"))
+    yield checks
+    checks.pool.shutdown(cancel_futures=True)
+
+
+def _report(run: subprocess.CompletedProcess) -> str:
+    return f"exit {run.returncode}: {(run.stdout[-1500:] + run.stderr[-2500:]).strip()}"
+
+
+# --- the tests ----------------------------------------------------------------------------------
+def test_the_docs_have_the_blocks_this_file_checks():
+    blocks = snippets()
+    assert len([s for s in blocks if s.lang == "python"]) >= 8
+    assert sum(len(shell_commands(s)) for s in blocks if s.lang != "python") >= 25
+    assert shell_commands(Snippet("x.md", 1, "console", "$ meduris agents  # list\nrandom ...\n"
+                                  "$ meduris tournament --games 2 \\\n    --seed 0\n")) == [
+        "meduris agents", "meduris tournament --games 2 --seed 0"]
+
+
+@pytest.mark.parametrize("where,command", [(f"{s.doc}:{s.line}", c) for s, c in doc_commands()])
+def test_every_shell_command_of_the_docs_runs(checks, where, command):
+    assert command in SHELL_TABLE, (
+        f"{where}: `{command}` is checked nowhere: add it to SHELL in tests/test_docs.py (run, "
+        "a cheap variant, its flags against --help, or skip with the reason)")
+    how, what = SHELL_TABLE[command]
+    if how == SKIP:
+        pytest.skip(f"{command}: {what}")
+    run = checks.result(command)
+    assert run.returncode == 0, f"{where}: `{what}` {_report(run)}"
+    if how == FLAGS:
+        assert what.split()[-1] in command.split(), f"{where}: `{what}` is not `{command}`"
+        flags = {f.split("=")[0] for f in re.findall(r"(?<!\S)--[\w-]+", command)}
+        missing = sorted(f for f in flags if not re.search(re.escape(f) + r"\b", run.stdout))
+        assert not missing, f"{where}: `{what} --help` does not know {missing}"
+
+
+@pytest.mark.parametrize("block", [f"{s.doc}:{s.line}" for s, _, _ in python_blocks()])
+def test_every_python_block_of_the_docs_runs(checks, block):
+    s, entry, key = next(b for b in python_blocks() if f"{b[0].doc}:{b[0].line}" == block)
+    compile(s.text, block, "exec")  # even a block that cannot run must be Python
+    if entry and entry[0] == SKIP:
+        pytest.skip(f"{block}: {entry[1]}")
+    for old in (entry[1] if entry else {}):
+        assert old in s.text, f"{block}: PYTHON[{key!r}] replaces {old!r}, no longer in the block"
+    run = checks.result(block)
+    assert run.returncode == 0, f"{block}: {_report(run)}"
+
+
+def test_every_entry_of_the_tables_is_still_in_the_docs():
+    commands = {c for _, c in doc_commands()}
+    stale = [k for k in SHELL_TABLE if k not in commands]
+    blocks = python_blocks()
+    stale += [k for k in PYTHON if not any(s.doc == k[0] and k[1] in s.text for s, _, _ in blocks)]
+    assert not stale, f"SHELL/PYTHON entries no docs command matches any more: {stale}"
