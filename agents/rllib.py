@@ -1,4 +1,5 @@
-"""An agent playing a policy trained with RLlib (``train/rllib_ppo.py``): ``rllib:<checkpoint>``.
+"""An agent playing a policy trained with RLlib (``meduris rllib-train``, ``train/rllib_ppo.py``, on
+:mod:`meduris_env.envs.rllib`'s environment): ``rllib:<checkpoint>``.
 
 The checkpoint is the folder a run writes (``runs/rllib_2p/checkpoint``: RLlib's
 ``Algorithm.save_to_path`` layout plus ``meduris.json``, which says which RLModule plays each
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.envs.observation import observation_high
+from meduris_env.envs.rllib import agent_id
 
 from .base import Agent, UnknownAgentError
 
@@ -39,7 +41,7 @@ def read_checkpoint_meta(path: Path, name: str = "rllib", error=None) -> dict:
         return error(message) if error else UnknownAgentError(f"agent {name!r}: {message}")
 
     if not path.is_dir():
-        raise fail(f"no RLlib checkpoint at {path}; train one with `python -m train.rllib_ppo "
+        raise fail(f"no RLlib checkpoint at {path}; train one with `meduris rllib-train "
                    "--out RUN` and give RUN/checkpoint")
     try:
         meta = json.loads((path / META_FILE).read_text())
@@ -102,7 +104,7 @@ class RLlibAgent(Agent):
         self.path = Path(path)
         self.meta = read_checkpoint_meta(self.path, name)
         self.shared = bool(self.meta.get("shared", True))
-        self.modules = dict(self.meta["modules"])  # "player_<seat>" -> module id
+        self.modules = dict(self.meta["modules"])  # agent_id(seat) -> module id
         base = self.path.joinpath(*MODULES_DIR)
         self._nets = {m: load_module(base / m, name) for m in sorted(set(self.modules.values()))}
         self._high: dict[int, np.ndarray] = {}
@@ -111,7 +113,7 @@ class RLlibAgent(Agent):
         """The RLModule playing ``seat``: the shared one, or the seat's own."""
         if self.shared:
             return next(iter(self._nets.values()))
-        module = self.modules.get(f"player_{seat}")
+        module = self.modules.get(agent_id(seat))
         if module is None:
             raise UnknownAgentError(
                 f"agent {self.name!r}: its checkpoint has one policy per seat for "

@@ -1,11 +1,14 @@
-"""RLlib training (train/rllib_ppo.py) and the rllib agent: the multi-agent env passes RLlib's
-checker and plays whole games; a short run on a local Ray (2 players with a shared policy, 4
-with one policy per seat) trains, checkpoints, resumes where it stopped, and its policy plays
-legal games; the errors a user can fix are one line. Runs in the Ray environment only
-(``.venv-ray``: RLlib 2.60 pins gymnasium 1.2.2)."""
+"""RLlib training (``meduris rllib-train``, train/rllib_ppo.py) and the rllib agent: the
+multi-agent env (meduris_env/envs/rllib.py) passes RLlib's checker and plays whole games; a
+short run on a local Ray (2 players with a shared policy, 4 with one policy per seat) trains,
+checkpoints, resumes where it stopped, and its policy plays legal games; the errors a user can
+fix are one line. Runs in the Ray environment only (``.venv-ray``: RLlib 2.60 pins gymnasium
+1.2.2)."""
 
 import json
+import pickle
 import socket
+import sys
 
 import numpy as np
 import pytest
@@ -17,8 +20,16 @@ from agents import UnknownAgentError, make_agent
 from agents.match import play_game
 from agents.rllib import RLlibAgent
 from meduris_env import MedurisGame
+from meduris_env.envs.rllib import MedurisMultiAgentEnv
 from train import rllib_ppo
-from train.rllib_ppo import MedurisMultiAgentEnv, main, train
+from train.rllib_ppo import train
+
+
+def main(argv: list[str]) -> int:
+    """``meduris rllib-train`` in this process (the module's Ray is running)."""
+    from meduris_cli.main import main as meduris
+    return meduris(["rllib-train", *argv])
+
 
 TINY = dict(train_batch_size=256, minibatch_size=128, num_epochs=1)
 
@@ -72,6 +83,19 @@ def test_env_passes_rllibs_checker_and_plays_a_game_mover_only(players):
     (agent, o), = first.items()
     assert np.array_equal(o["observations"], again[agent]["observations"])
     assert steps > 50
+
+
+def test_the_env_class_is_one_class_wherever_it_is_reached():
+    """Made on first use, the class is cached: train.rllib_ppo's name is the same class, and it
+    pickles by reference (RLlib's EnvRunner actors import it by name)."""
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+    from meduris_env.envs import rllib as envs_rllib
+
+    assert rllib_ppo.MedurisMultiAgentEnv is MedurisMultiAgentEnv
+    assert envs_rllib.multi_agent_env_class() is MedurisMultiAgentEnv
+    assert issubclass(MedurisMultiAgentEnv, (MultiAgentEnv, envs_rllib.MedurisMultiAgentCore))
+    assert pickle.loads(pickle.dumps(MedurisMultiAgentEnv)) is MedurisMultiAgentEnv
 
 
 def test_env_truncates_at_the_turn_limit_without_reward():
@@ -195,6 +219,6 @@ def test_missing_ray_and_bad_checkpoints_are_one_line(tmp_path, capsys, monkeypa
         RLlibAgent("rllib", tmp_path / "nope")
     with pytest.raises(UnknownAgentError, match="write rllib:<checkpoint folder"):
         RLlibAgent("rllib", "")
-    monkeypatch.setattr(rllib_ppo, "gym", None)  # as if Ray were not installed
+    monkeypatch.setitem(sys.modules, "ray.rllib", None)  # as if Ray were not installed
     assert main(["--out", str(tmp_path)]) == 2
     assert "pip install -e '.[ray]'" in one_error_line(capsys)

@@ -1,6 +1,7 @@
 """Training: a short run trains, checkpoints, resumes and its model plays legal games; the
 shipped model loads and plays legally; bad checkpoints and configs give clear errors."""
 
+import importlib.util
 import json
 import random
 from pathlib import Path
@@ -15,6 +16,12 @@ from agents.ppo import DEFAULT_MODEL, shipped_model
 from meduris_env import MedurisGame
 from train.config import ConfigError, load_config
 from train.run import CheckpointError, load_checkpoint, train
+
+
+def meduris(*argv) -> int:
+    """The ``meduris`` command in this process (value, distill: torch already imported)."""
+    from meduris_cli.main import main
+    return main(list(argv))
 
 
 def short_config(tmp_path, **kw):
@@ -318,7 +325,6 @@ def test_a_value_network_is_fitted_to_self_play_and_guides_az(tmp_path, monkeypa
     import agents.az
     from agents.network import PolicyFileError, load_policy_file, load_value_network
     from train.value import collect_positions
-    from train.value import main as value_main
 
     policy_file = tmp_path / "policy.pt"  # the shipped policy without a value network
     policy, arch = load_policy_file(shipped_model(2))
@@ -335,15 +341,15 @@ def test_a_value_network_is_fitted_to_self_play_and_guides_az(tmp_path, monkeypa
     out = tmp_path / "with_value.pt"
     args = [str(policy_file), "--out", str(out), "--positions", "400", "--epochs", "1",
             "--envs", "16", "--hidden", "16,8", "--no-progress"]
-    assert value_main(args) == 0
+    assert meduris("value", *args) == 0
     assert "held-out MSE" in capsys.readouterr().out
     net = load_value_network(out)
     assert net.architecture == {"inputs": policy.observation_space.shape[0], "hidden": [16, 8]}
     same, _ = load_policy_file(out)  # the policy rides along unchanged
     assert all(torch.equal(a, b) for a, b in zip(policy.state_dict().values(),
                                                  same.state_dict().values(), strict=True))
-    assert value_main(args) == 2 and "exists; add --force" in capsys.readouterr().err
-    assert value_main(args[:-1] + ["--hidden", "0"]) == 2
+    assert meduris("value", *args) == 2 and "exists; add --force" in capsys.readouterr().err
+    assert meduris("value", *args[:-1] + ["--hidden", "0"]) == 2
 
     rollouts = []
     monkeypatch.setattr(agents.az, "rollout_values",
@@ -432,7 +438,6 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
     from agents.features import feature_set_of_size
     from agents.network import load_policy_file, load_value_network
     from train.distill import DistillError, _measure, collect, fit, teacher_name
-    from train.distill import main as distill_main
 
     source = shipped_model(2)
     assert teacher_name("az:6", source) == f"az:6:{source}" and teacher_name("az", source) == \
@@ -477,7 +482,7 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
     args = [str(source), "--teacher", "mcts:30", "--games", "2", "--workers", "1", "--seed", "5",
             "--epochs", "1", "--holdout", "0.2", "--data", str(data_file), "--out", str(out),
             "--no-progress"]
-    assert distill_main(args) == 0
+    assert meduris("distill", *args) == 0
     assert "agreement with the search" in capsys.readouterr().out
     value_in, value_out = load_value_network(source), load_value_network(out)
     assert all(torch.equal(a, b) for a, b in zip(value_in.state_dict().values(),
@@ -488,7 +493,7 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
                                                      strict=True))
     play_legal_games(f"ppo:{out}", games=1)
     shares = tmp_path / "shares.pt"  # --targets takes effect: the same games, another fit
-    assert distill_main(args[:-3] + ["--targets", "visits", "--out", str(shares),
+    assert meduris("distill", *args[:-3] + ["--targets", "visits", "--out", str(shares),
                                      "--no-progress"]) == 0
     assert not all(torch.equal(a, b) for a, b in zip(changed.state_dict().values(),
                                                      load_policy_file(shares)[0].state_dict()
@@ -501,18 +506,135 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
                         (["--lr", "2", "--force"], "--lr 2"),
                         (["--workers", "500", "--force"], "--workers 500"),
                         (["--out", str(out / "x.pt"), "--force"], "cannot write")):
-        assert distill_main(args + bad) == 2
+        assert meduris("distill", *args + bad) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1 and err.startswith("meduris: error:"), err
     assert out.read_bytes() == saved
-    assert distill_main([str(source), "--out", str(source)]) == 2
+    assert meduris("distill", str(source), "--out", str(source)) == 2
     assert "is the command's own input" in capsys.readouterr().err
 
     def interrupted(*args):  # Ctrl-C while the teacher games are played
         raise KeyboardInterrupt
     monkeypatch.setattr(train.distill, "collect", interrupted)
-    assert distill_main(args + ["--force"]) == 130
+    assert meduris("distill", *args + ["--force"]) == 130
     err = capsys.readouterr().err
     assert err == (f"meduris: interrupted; the teacher games saved so far are in {data_file}; "
                    "run the same command to continue\n")
     assert out.read_bytes() == saved
+
+
+# --- the training commands of the CLI (meduris value, distill, rllib-train) ---------------------
+FLAG_CASES = {  # every flag of the command, and what the training function must receive
+    "value": (["POLICY", "--out", "OUT", "--players", "3", "--positions", "500", "--keep", "0.5",
+               "--epochs", "2", "--hidden", "8,4", "--envs", "7", "--seed", "9", "--force",
+               "--no-progress"],
+              {"policy_file": "POLICY", "out": "OUT", "players": 3, "positions": 500,
+               "keep": 0.5, "epochs": 2, "hidden": [8, 4], "envs": 7, "seed": 9,
+               "progress": False}),
+    "distill": (["POLICY", "--out", "OUT", "--teacher", "mcts:7", "--players", "4", "--games",
+                 "3", "--data", "D.npz", "--targets", "visits", "--epochs", "5", "--lr", "0.01",
+                 "--holdout", "0.1", "--workers", "3", "--seed", "8", "--force",
+                 "--no-progress"],
+                {"policy_file": "POLICY", "out": Path("OUT"), "teacher": "mcts:7",
+                 "players": 4, "games": 3, "data_path": Path("D.npz"), "targets": "visits",
+                 "epochs": 5, "lr": 0.01, "holdout": 0.1, "workers": 3, "seed": 8,
+                 "progress": False}),
+    "rllib-train": (["--players", "4", "--iterations", "6", "--out", "OUT", "--env-runners", "2",
+                     "--address", "auto", "--resume", "OUT/checkpoint", "--force", "--per-seat",
+                     "--seed", "5", "--train-batch", "300", "--minibatch", "100", "--epochs",
+                     "2", "--lr", "0.002", "--max-turns", "50", "--json"],
+                    {"players": 4, "iterations": 6, "out": "OUT", "num_env_runners": 2,
+                     "address": "auto", "resume": "OUT/checkpoint", "force": True,
+                     "shared": False, "seed": 5, "train_batch_size": 300, "minibatch_size": 100,
+                     "num_epochs": 2, "lr": 0.002, "max_turns": 50}),
+}
+
+
+def _flags(command: str) -> set[str]:
+    from meduris_cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    return {opt for a in sub.choices[command]._actions for opt in a.option_strings
+            if opt not in ("-h", "--help")}
+
+
+@pytest.mark.parametrize("command", sorted(FLAG_CASES))
+def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypatch, tmp_path,
+                                                               capsys):
+    """Each flag of ``meduris value`` / ``distill`` / ``rllib-train`` arrives, as given, at the
+    training function of train/ (called with plain arguments), and the command prints its
+    result; a flag without a case here fails the test."""
+    import inspect
+
+    import train.distill
+    import train.rllib_ppo
+    import train.value
+
+    argv, expected = FLAG_CASES[command]
+    assert _flags(command) == {a for a in argv if a.startswith("--")}
+    monkeypatch.chdir(tmp_path)  # (the checks look at OUT, D.npz: none exist)
+    calls = []
+    fake_report = {"value": {"positions": 500, "games": 9, "self_play_seconds": 1.0,
+                             "fit_seconds": 2.0},
+                   "distill": {"teacher": "mcts:7", "games": 3, "decisions": 40,
+                               "play_seconds": 1.0, "fit_seconds": 2.0},
+                   "rllib-train": {"iterations": 6, "env_steps_sampled": 10,
+                                   "env_steps_per_s": 5.0, "env_runners": 2,
+                                   "checkpoint": "OUT/checkpoint"}}[command]
+    module, name = {"value": (train.value, "add_value_network"),
+                    "distill": (train.distill, "distill"),
+                    "rllib-train": (train.rllib_ppo, "train")}[command]
+    real = getattr(module, name)
+
+    def fake(*args, **kwargs):
+        calls.append(inspect.signature(real).bind(*args, **kwargs).arguments)
+        return fake_report
+    monkeypatch.setattr(module, name, fake)
+    assert meduris(command, *argv) == 0
+    (got,) = calls
+    got.pop("log", None)  # (rllib-train's printer of each iteration)
+    assert got == expected
+    out = capsys.readouterr().out
+    assert {"value": "written to OUT", "distill": "distilled mcts:7 from 3 games",
+            "rllib-train": '"env_steps_per_s": 5.0'}[command] in out
+
+
+@pytest.mark.parametrize("command,bad,needle", [
+    ("value", ["--positions", "99"], "--positions must be at least 100"),
+    ("value", ["--keep", "0"], "--keep 0.0"),
+    ("value", ["--seed", "-1"], "--seed -1"),
+    ("distill", ["--holdout", "0.5"], "--holdout 0.5"),
+    ("distill", ["--games", "0"], "--games and --epochs"),
+    ("rllib-train", ["--iterations", "0"], "--iterations 0: use at least 1"),
+    ("rllib-train", ["--env-runners", "-1"], "--env-runners -1"),
+    ("rllib-train", ["--lr", "1"], "--lr 1.0"),
+    ("rllib-train", ["--max-turns", "0"], "--max-turns 0"),
+])
+def test_a_training_commands_bad_numbers_are_one_line(command, bad, needle, tmp_path, capsys):
+    first = [] if command == "rllib-train" else [str(shipped_model(2))]
+    assert meduris(command, *first, "--out", str(tmp_path / "out"), *bad) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and err.startswith("meduris: error:"), err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed")
+def test_rllib_train_without_ray_is_one_line_naming_the_fix(tmp_path, capsys):
+    assert meduris("rllib-train", "--out", str(tmp_path / "run")) == 2
+    err = capsys.readouterr().err
+    assert err == ("meduris: error: RLlib training needs Ray: install the extra: "
+                   "pip install -e '.[ray]'\n")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("module,command", [("train.value", "value"),
+                                            ("train.distill", "distill"),
+                                            ("train.rllib_ppo", "rllib-train")])
+def test_python_dash_m_of_a_training_module_is_the_meduris_command(module, command):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                         text=True, timeout=300, cwd=Path(__file__).resolve().parent.parent)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"usage: meduris {command} ")

@@ -27,13 +27,14 @@ most probable move, which is what the ``ppo`` agent plays, becomes a coin toss a
 16 % against ``mcts:400`` where the policy had 37 % (docs/training.md). AlphaZero can use the
 shares because its policy only ever plays under a search.
 
-    python -m train.distill agents/models/ppo_2p.pt --games 300 --data runs/distill_2p.npz \\
+    meduris distill agents/models/ppo_2p.pt --games 300 --data runs/distill_2p.npz \\
         --out runs/ppo_2p_distilled.pt
+
+(:mod:`meduris_cli.commands.distill`; ``python -m train.distill`` is the same command.)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -43,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
-from meduris_env.records.atomic import output_file_problem
 
 SAVE_EVERY = 50  # teacher games between two saves of --data
 FIELDS = ("inputs", "masks", "actions", "results", "targets")
@@ -165,94 +165,33 @@ def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, 
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
+def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
+            players: int = 2, games: int = 1200, data_path: Path | None = None,
+            targets: str = "choice", epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05,
+            workers: int = 2, seed: int = 0, progress: bool = True) -> dict:
+    """The whole recipe of the module docstring: the teacher games (:func:`collect`), the fit
+    (:func:`fit`), and ``out`` written (the policy file ``policy_file`` distilled, with its value
+    network). Returns the fit's report with ``teacher`` (its full name), ``games`` and
+    ``play_seconds``. An unknown teacher is refused before any game (UnknownAgentError); bad
+    files raise PolicyFileError, DistillError or OSError."""
     from agents import make_agent
-    from agents.base import UnknownAgentError
     from agents.features import feature_set_of_size
-    from agents.network import PolicyFileError, load_policy_file, load_value_network, save_policy
+    from agents.network import load_policy_file, load_value_network, save_policy
 
-    p = argparse.ArgumentParser(prog="python -m train.distill",
-                                description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
-    p.add_argument("--out", required=True, help="the distilled policy file")
-    p.add_argument("--teacher", default="az:200",
-                   help="the searching agent whose visits are learnt; az:<budget> searches "
-                        "with the policy being distilled")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    p.add_argument("--games", type=int, default=1200, help="teacher games")
-    p.add_argument("--data", help="keep the teacher games in this .npz file (and continue "
-                                  "from the games it holds)")
-    p.add_argument("--targets", choices=TARGETS, default="choice",
-                   help="fit the search's move, or its visit shares (AlphaZero's target; see "
-                        "docs/training.md for why not by default)")
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate")
-    p.add_argument("--holdout", type=float, default=0.05, help="share held out to measure")
-    p.add_argument("--workers", type=int, default=2, help="processes playing teacher games")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--force", action="store_true", help="replace an existing --out")
-    p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args(argv)
-    out = Path(args.out)
-    data_path = Path(args.data) if args.data else None
-    problem = None
-    if args.games < 1 or args.epochs < 1:
-        problem = "--games and --epochs must be at least 1"
-    elif not 1 <= args.workers <= 64:
-        problem = f"--workers {args.workers}: use 1..64"
-    elif not 0 < args.lr < 1:
-        problem = f"--lr {args.lr}: a learning rate in (0, 1)"
-    elif not 0 <= args.holdout < 0.5:
-        problem = f"--holdout {args.holdout}: a share in [0, 0.5)"
-    elif not 0 <= args.seed < 2**63:
-        problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
-    elif data_path is not None and data_path.suffix != ".npz":
-        problem = f"--data {data_path}: give a .npz file name"
-    else:  # (an existing --data file is continued, not replaced)
-        problem = output_file_problem(out, "--out", args.force, inputs=(Path(args.policy),)) \
-            or (data_path and output_file_problem(data_path, "--data", True))
-    if problem:
-        print(f"meduris: error: {problem}", file=sys.stderr)
-        return 2
-    try:
-        policy, arch = load_policy_file(args.policy)
-        value_network = load_value_network(args.policy)
-        teacher = teacher_name(args.teacher, Path(args.policy).resolve())
-        make_agent(teacher)  # an unknown teacher is refused here, before any game
-        feature_set = feature_set_of_size(arch["inputs"])
-        t = time.perf_counter()
-        data, games = collect(teacher, args.players, feature_set, args.games, args.seed,
-                              args.workers, data_path, not args.no_progress)
-        seconds = time.perf_counter() - t
-        report = fit(policy, data, args.epochs, args.lr, args.holdout, args.seed,
-                     not args.no_progress, args.targets)
-        save_policy(policy, arch, out, value_network=value_network)
-    except (PolicyFileError, UnknownAgentError, DistillError, OSError) as err:
-        print(f"meduris: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        if data_path is None:
-            kept = "nothing was written (--data keeps the teacher games)"
-        elif data_path.exists():
-            kept = (f"the teacher games saved so far are in {data_path}; run the same command "
-                    "to continue")
-        else:
-            kept = f"no teacher games were saved yet (they are saved every {SAVE_EVERY})"
-
-        print(f"meduris: interrupted; {kept}", file=sys.stderr)
-        return 130
-    line = (f"distilled {teacher.split(':')[0]}:{teacher.split(':')[1]} from {games:,} games "
-            f"({report['decisions']:,} decisions, {seconds:.0f} s of play, "
-            f"{report['fit_seconds']:.0f} s of fitting)")
-    if "after" in report:
-        b, a = report["before"], report["after"]
-        line += (f"; held out: agreement with the search {b['agreement']:.1%} -> "
-                 f"{a['agreement']:.1%}, cross-entropy {b['cross_entropy']:.3f} -> "
-                 f"{a['cross_entropy']:.3f}")
-    print(f"{line}; written to {out}")
-    return 0
+    policy, arch = load_policy_file(policy_file)
+    value_network = load_value_network(policy_file)
+    teacher = teacher_name(teacher, Path(policy_file).resolve())
+    make_agent(teacher)  # an unknown teacher is refused here, before any game
+    feature_set = feature_set_of_size(arch["inputs"])
+    t = time.perf_counter()
+    data, played = collect(teacher, players, feature_set, games, seed, workers, data_path,
+                           progress)
+    seconds = time.perf_counter() - t
+    report = fit(policy, data, epochs, lr, holdout, seed, progress, targets)
+    save_policy(policy, arch, out, value_network=value_network)
+    return {**report, "teacher": teacher, "games": played, "play_seconds": seconds}
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the same as `meduris distill` (the CLI layer, above this one)
+    from meduris_cli.main import main
+    sys.exit(main(["distill", *sys.argv[1:]]))

@@ -20,12 +20,13 @@ leaves. So, after PPO, for a trained policy:
 
 Everything is drawn from ``derive_seed(seed, STREAM_VALUE, k)``.
 
-    python -m train.value agents/models/ppo_2p.pt --positions 800000 --out ppo_2p_value.pt
+    meduris value agents/models/ppo_2p.pt --positions 800000 --out ppo_2p_value.pt
+
+(:mod:`meduris_cli.commands.value`; ``python -m train.value`` is the same command.)
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -33,7 +34,6 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
-from meduris_env.records.atomic import output_file_problem
 
 from .progress import bar
 
@@ -154,57 +154,6 @@ def add_value_network(policy_file: str | Path, out: str | Path, players: int,
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    from agents.network import PolicyFileError
-
-    p = argparse.ArgumentParser(prog="python -m train.value", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
-    p.add_argument("--out", required=True, help="the policy file with its value network")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    p.add_argument("--positions", type=int, default=800_000, help="positions to fit")
-    p.add_argument("--keep", type=float, default=0.08, help="share of decisions kept")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)),
-                   help="hidden layer sizes, comma-separated")
-    p.add_argument("--envs", type=int, default=512, help="games at once")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--force", action="store_true", help="replace an existing --out")
-    p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args(argv)
-    problem = None
-    try:
-        hidden = [int(h) for h in args.hidden.split(",")]
-    except ValueError:
-        hidden = []
-    if not hidden or not all(1 <= h <= 4096 for h in hidden):
-        problem = f"--hidden {args.hidden!r}: layer sizes 1..4096, e.g. 128,128"
-    elif args.positions < 100 or args.epochs < 1 or args.envs < 1:
-        problem = "--positions must be at least 100, --epochs and --envs at least 1"
-    elif not 0 < args.keep <= 1:
-        problem = f"--keep {args.keep}: a share in (0, 1]"
-    elif not 0 <= args.seed < 2**63:
-        problem = f"--seed {args.seed}: use 0..{2**63 - 1}"
-    else:  # (--out may be the policy itself: the value network is added to it)
-        problem = output_file_problem(args.out, "--out", args.force)
-    if problem:
-        print(f"meduris: error: {problem}", file=sys.stderr)
-        return 2
-    try:
-        report = add_value_network(args.policy, args.out, args.players, args.positions,
-                                   hidden=hidden, epochs=args.epochs, keep=args.keep,
-                                   envs=args.envs, seed=args.seed,
-                                   progress=not args.no_progress)
-    except (PolicyFileError, OSError) as err:
-        print(f"meduris: error: {err}", file=sys.stderr)
-        return 2
-    print(f"value network: {report['positions']:,} positions from {report['games']:,} games "
-          f"({report['self_play_seconds']:.0f} s), fitted in {report['fit_seconds']:.0f} s; "
-          f"held-out MSE {report.get('validation_mse', float('nan')):.3f} (predicting the mean: "
-          f"{report.get('validation_variance', float('nan')):.3f}), correlation "
-          f"{report.get('correlation', float('nan')):.2f}; written to {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the same as `meduris value` (the CLI layer, above this one)
+    from meduris_cli.main import main
+    sys.exit(main(["value", *sys.argv[1:]]))

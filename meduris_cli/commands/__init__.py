@@ -14,4 +14,5 @@ COMMANDS = (
     "train",
     "serve",
     "agents",
+    "value", "distill", "rllib_train",
 )
