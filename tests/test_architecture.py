@@ -344,7 +344,7 @@ NOT_GAME_LOOPS = {
     "meduris_env/engine/loop.py": "the one loop",
     "meduris_env/records/record.py": "replays recorded actions",
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
-    "meduris_env/envs/vector.py": "replays a batch game's history",
+    "meduris_env/envs/batch.py": "replays a batch game's history",
     "meduris_cli/web/store.py": "replays a stored game's actions",
     "agents/mcts.py": "descends the search tree",
     "agents/az.py": "descends the search tree",

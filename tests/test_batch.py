@@ -16,10 +16,10 @@ from agents.batch import BatchGreedy, make_batch_opponent
 from agents.heuristics import greedy_action
 from meduris_env import IllegalActionError, MedurisGame
 from meduris_env.engine.constants import A_EXCHANGE, NUM_ACTIONS, TERMINAL
+from meduris_env.envs.batch import MedurisBatch
 from meduris_env.envs.observation import OBS_SIZE, observation_vector
 from meduris_env.envs.rewards import SCORE_SCALE, terminal_rewards
 from meduris_env.envs.spaces import LegalActionSpace
-from meduris_env.envs.batch import MedurisBatch
 from meduris_env.envs.vector import MedurisVectorEnv
 
 GAMES = 1000

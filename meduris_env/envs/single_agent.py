@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -45,10 +46,11 @@ from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import IllegalActionError, State
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
-from .opponents import OpponentSpec, check_opponent, opponent_label
 from .observation import observation_high, observation_vector, observe_state
+from .opponents import OpponentSpec, check_opponent, opponent_label
 from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
 from .spaces import LegalActionSpace
+
 
 class MedurisSingleAgentEnv(gymnasium.Env):
     """Meduris for one learner against fixed opponents (see the module docstring)."""
