@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.match import play_game  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from meduris_env import MedurisGame  # noqa: E402
+from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
 from meduris_env.engine.seeding import derive_seed  # noqa: E402
 from meduris_env.records.record import GameRecord  # noqa: E402
 from meduris_env.records.replay import write_html  # noqa: E402
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         measure(2, 1, args.seed, Path(tmp), html=False)  # warm-up: the numba kernels
-        rows = [measure(p, args.games, args.seed, Path(tmp), not args.no_html) for p in (2, 3, 4)]
+        rows = [measure(p, args.games, args.seed, Path(tmp), not args.no_html)
+                for p in PLAYER_COUNTS]
     if args.json:
         print(json.dumps(rows, indent=2))
         return rows

@@ -28,6 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
 from train.rllib_ppo import build_config, env_steps_sampled  # noqa: E402
 
 
@@ -82,7 +83,7 @@ def compare(rollouts: int, seed: int) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    ap.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)
     ap.add_argument("--env-runners", type=int, default=2, help="EnvRunner actors (default 2)")
     ap.add_argument("--iterations", type=int, default=3, help="timed iterations (default 3)")
     ap.add_argument("--train-batch", type=int, default=4000, help="env steps per iteration")

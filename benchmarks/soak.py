@@ -26,10 +26,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from meduris_env.engine.constants import A_EXCHANGE  # noqa: E402
+from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
 from meduris_env.engine.invariants import batch_violations, describe  # noqa: E402
 from meduris_env.envs.vector import MedurisBatch  # noqa: E402
 
-CONFIGS = [(p, x) for p in (2, 3, 4) for x in ("auto", "manual")]
+CONFIGS = [(p, x) for p in PLAYER_COUNTS for x in ("auto", "manual")]
 
 
 def few_exchanges(batch: MedurisBatch, rng: np.random.Generator, out: np.ndarray) -> None:

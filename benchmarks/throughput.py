@@ -58,7 +58,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from meduris_env.engine import kernel as K  # noqa: E402
-from meduris_env.engine.game import MedurisGame  # noqa: E402
+from meduris_env.engine.game import PLAYER_COUNTS, MedurisGame  # noqa: E402
 from meduris_env.engine.seeding import derive_seed  # noqa: E402
 
 CLONE_PREFIX_ACTIONS = 150
@@ -259,7 +259,7 @@ def warm_up(game: MedurisGame, seed: int) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="duration of each measurement")
-    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--players", type=int, default=2, choices=PLAYER_COUNTS)
     ap.add_argument("--exchange", default="auto", choices=("auto", "manual"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print one JSON object")

@@ -41,6 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
 from meduris_env.records.atomic import (  # noqa: E402
     atomic_replace,
     atomic_write,
@@ -240,7 +241,7 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None):
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
     ap.add_argument("--players", default="2,4", help="player counts to time (default 2,4)")
@@ -269,6 +270,11 @@ def main(argv: list[str] | None = None):
                          "evaluations too, e.g. against mcts:200 beside the snapshots' games "
                          "against mcts:100")
     ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def main(argv: list[str] | None = None):
+    ap = _parser()
     args = ap.parse_args(argv)
     if args.reuse and args.evaluations:
         ap.error("--reuse and --evaluations: choose one source for the curve")
@@ -276,38 +282,49 @@ def main(argv: list[str] | None = None):
         ap.error("--with-evaluations goes with --curve, when the snapshots' games are plotted "
                  "(played or --reuse), not with --evaluations")
     if args.curve:
-        for run in args.curve:
-            needed = run / ("curve.csv" if args.reuse else "checkpoint.json")
-            if not needed.is_file():
-                ap.error(f"--curve: {needed} not found; give the folder of a finished "
-                         "`meduris train` run" + (" after a --curve of it" if args.reuse else ""))
-        # the picture is redrawn in place (docs/), but a folder or an unwritable place is
-        # refused before the games are played
-        problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
-        if problem:
-            ap.error(problem)
-        players = {json.loads((run / "checkpoint.json").read_text())["config"]["players"]
-                   for run in args.curve}
-        if len(players) > 1:
-            ap.error(f"--curve: the runs are for different player counts {sorted(players)}; "
-                     "compare runs of one player count")
-        curves = {run.name: read_curve(run) if args.reuse else run_evaluations(run)
-                  if args.evaluations else
-                  curve(run, args.greedy_games, args.other_games, args.workers, args.seed,
-                        args.against)
-                  for run in args.curve}
-        if args.with_evaluations:
-            # only the evaluations' other agent: their games against greedy (other games, other
-            # counts) would zigzag with the snapshots' on one line
-            curves = {run.name: sorted(curves[run.name] + [
-                {k: v for k, v in r.items() if k != "vs_greedy"}
-                for r in run_evaluations(run) if "vs_other" in r],
-                key=lambda r: (r["wall_seconds"], r["timesteps"])) for run in args.curve}
-        if args.plot:
-            plot(curves, players.pop(), args.plot)
-        return curves if len(curves) > 1 else next(iter(curves.values()))
+        return _curves(ap, args)
+    return _throughput(ap, args)
+
+
+def _curves(ap: argparse.ArgumentParser, args) -> list[dict] | dict[str, list[dict]]:
+    """``--curve``: the runs' curves (module docstring), plotted with ``--plot``; the rows of
+    the one run, or ``{run name: rows}`` of several."""
+    for run in args.curve:
+        needed = run / ("curve.csv" if args.reuse else "checkpoint.json")
+        if not needed.is_file():
+            ap.error(f"--curve: {needed} not found; give the folder of a finished "
+                     "`meduris train` run" + (" after a --curve of it" if args.reuse else ""))
+    # the picture is redrawn in place (docs/), but a folder or an unwritable place is
+    # refused before the games are played
+    problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
+    if problem:
+        ap.error(problem)
+    players = {json.loads((run / "checkpoint.json").read_text())["config"]["players"]
+               for run in args.curve}
+    if len(players) > 1:
+        ap.error(f"--curve: the runs are for different player counts {sorted(players)}; "
+                 "compare runs of one player count")
+    curves = {run.name: read_curve(run) if args.reuse else run_evaluations(run)
+              if args.evaluations else
+              curve(run, args.greedy_games, args.other_games, args.workers, args.seed,
+                    args.against)
+              for run in args.curve}
+    if args.with_evaluations:
+        # only the evaluations' other agent: their games against greedy (other games, other
+        # counts) would zigzag with the snapshots' on one line
+        curves = {run.name: sorted(curves[run.name] + [
+            {k: v for k, v in r.items() if k != "vs_greedy"}
+            for r in run_evaluations(run) if "vs_other" in r],
+            key=lambda r: (r["wall_seconds"], r["timesteps"])) for run in args.curve}
+    if args.plot:
+        plot(curves, players.pop(), args.plot)
+    return curves if len(curves) > 1 else next(iter(curves.values()))
+
+
+def _throughput(ap: argparse.ArgumentParser, args) -> dict:
+    """The default: the training throughput of each ``--players`` count, and the reference."""
     counts = [p.strip() for p in args.players.split(",")]
-    if not counts or any(p not in ("2", "3", "4") for p in counts):
+    if not counts or any(p not in {str(n) for n in PLAYER_COUNTS} for p in counts):
         ap.error(f"--players {args.players!r}: player counts 2, 3 or 4, separated by commas")
     if args.rollouts < 1 or args.reference_steps < 0:
         ap.error("--rollouts is at least 1 and --reference-steps at least 0")

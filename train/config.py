@@ -6,6 +6,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from meduris_env.engine.game import PLAYER_COUNTS
+
 
 class ConfigError(ValueError):
     """A configuration file or value that cannot be used (the message says which and why)."""
@@ -62,7 +64,7 @@ class TrainConfig:
                 raise ConfigError(f"{f.name}: {value!r} is not {names}")
             if isinstance(value, float) and not math.isfinite(value):
                 raise ConfigError(f"{f.name}: {value!r} must be a finite number")
-        if self.players not in (2, 3, 4):
+        if self.players not in PLAYER_COUNTS:
             raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
         from agents.features import FEATURE_SETS
         if self.features not in FEATURE_SETS:

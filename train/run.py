@@ -98,10 +98,6 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
           report=None) -> dict:
     """Run the training described in the module docstring; return the run state."""
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    from agents.network import init_as_greedy, policy_kwargs, save_policy
 
     from .league import TrainingEnv
 
@@ -121,32 +117,67 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         for path in state["snapshots"]:
             venv.add_snapshot(path)
     else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
-            policy_kwargs=policy_kwargs(arch), tensorboard_log=str(out / "tb"),
-            seed=cfg.seed, device="cpu", verbose=0)
-        if cfg.policy == "residual":
-            init_as_greedy(model)
-        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
-        state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
-        if report is not None:
-            report(f"evaluation before training: win rate vs greedy {win:.1%}")
-        if cfg.bc_teacher:
-            t0 = time.perf_counter()
-            data = collect_teacher_data(cfg, progress)
-            state["bc_losses"] = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed,
-                                                   BC_BATCH, progress)
-            state["bc_samples"] = int(len(data[2]))
-            state["bc_seconds"] = time.perf_counter() - t0
-            win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
-            state["evals"].append({"timesteps": 0, "phase": "warm start",
-                                   "win_rate_vs_greedy": win})
-            if report is not None:
-                report(f"evaluation after the warm start ({state['bc_seconds'] / 60:.1f} min): "
-                       f"win rate vs greedy {win:.1%}")
+        model = _new_model(cfg, venv, arch, state, progress, report)
     start_wall = run_start - state["wall_seconds"]
+    remaining = cfg.steps - model.num_timesteps
+    t0 = time.perf_counter()
+    steps0 = model.num_timesteps
+    if remaining > 0:
+        model.learn(total_timesteps=remaining,
+                    callback=_periodic(cfg, state, model, venv, arch, start_wall, progress,
+                                       report),
+                    reset_num_timesteps=not resume, tb_log_name="ppo")
+    steps_done = model.num_timesteps - steps0
+    state["ppo_steps_per_second"] = steps_done / max(1e-9, time.perf_counter() - t0)
+    _finish(cfg, state, model, venv, arch, start_wall, progress, report)
+    return state
+
+
+def _new_model(cfg: TrainConfig, venv, arch: dict, state: dict, progress: bool, report):
+    """A new run's model (module docstring, 0-1): the network (the residual one set to play
+    as greedy), evaluated against greedy, then warm-started and evaluated again when there is
+    a ``bc_teacher``; the evaluations and the warm start's losses go into ``state``."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.network import init_as_greedy, policy_kwargs
+
+    model = MaskablePPO(
+        "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
+        policy_kwargs=policy_kwargs(arch), tensorboard_log=str(Path(cfg.out) / "tb"),
+        seed=cfg.seed, device="cpu", verbose=0)
+    if cfg.policy == "residual":
+        init_as_greedy(model)
+    win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
+    state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
+    if report is not None:
+        report(f"evaluation before training: win rate vs greedy {win:.1%}")
+    if cfg.bc_teacher:
+        t0 = time.perf_counter()
+        data = collect_teacher_data(cfg, progress)
+        state["bc_losses"] = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed,
+                                               BC_BATCH, progress)
+        state["bc_samples"] = int(len(data[2]))
+        state["bc_seconds"] = time.perf_counter() - t0
+        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
+        state["evals"].append({"timesteps": 0, "phase": "warm start",
+                               "win_rate_vs_greedy": win})
+        if report is not None:
+            report(f"evaluation after the warm start ({state['bc_seconds'] / 60:.1f} min): "
+                   f"win rate vs greedy {win:.1%}")
+    return model
+
+
+def _periodic(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: float,
+              progress: bool, report):
+    """PPO's callback (module docstring, 2-4): the progress bar, and every so many steps a
+    snapshot of the learner into the league, an evaluation, a checkpoint."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.network import save_policy
+
+    out = Path(cfg.out)
 
     class Periodic(BaseCallback):
         def __init__(self):
@@ -194,14 +225,16 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             self._checkpoint()
             self.bar.close()
 
-    remaining = cfg.steps - model.num_timesteps
-    t0 = time.perf_counter()
-    steps0 = model.num_timesteps
-    if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=Periodic(),
-                    reset_num_timesteps=not resume, tb_log_name="ppo")
-    steps_done = model.num_timesteps - steps0
-    state["ppo_steps_per_second"] = steps_done / max(1e-9, time.perf_counter() - t0)
+    return Periodic()
+
+
+def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: float,
+            progress: bool, report) -> None:
+    """The end of the run (module docstring, 5-6): a last evaluation unless one is recent,
+    the files, and the value network when asked for."""
+    from agents.network import save_policy
+
+    out = Path(cfg.out)
     state["timesteps"] = model.num_timesteps
     state["wall_seconds"] = time.perf_counter() - start_wall
     if model.num_timesteps - state["evals"][-1]["timesteps"] >= cfg.n_steps * cfg.envs:
@@ -216,7 +249,6 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     venv.close()
     if cfg.value_positions:
         _value_network(cfg, state, out, progress, report)
-    return state
 
 
 def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, report) -> None:
