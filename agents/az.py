@@ -31,7 +31,9 @@ so a budget of at most ``leaf_batch`` iterations leaves the choice to the prior.
 ``leaf_batch=1`` this is the plain one-at-a-time search. After each move,
 ``last_visits`` holds the root children's visits (what :mod:`train.distill` learns from).
 Numpy's BLAS runs on one thread while searching (a few rows gain nothing from threads, and a
-tournament already runs a process per core).
+tournament already runs a process per core). That limit is process-wide, so searches in several
+threads share it (:data:`_ONE_BLAS_THREAD`): set by the first to start, restored by the last to
+finish.
 
 Measured with the shipped 2-player model and its value network (docs/training.md): ``az:200``
 spends a little less time per move than ``mcts:400`` (33 and 36 ms over 200 games on this
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -112,7 +115,7 @@ class AZAgent(MCTSAgent):
     def act(self, observation, state) -> int:
         # the networks' products on a few rows: numpy's BLAS threads would only wait on each
         # other (and on the other processes of a tournament), so one thread while searching
-        with _blas().limit(limits=1, user_api="blas"):
+        with _ONE_BLAS_THREAD:
             return super().act(observation, state)
 
     def _search(self, root: _Node, root_state, n: int, left: int | None) -> int:
@@ -225,3 +228,31 @@ class AZAgent(MCTSAgent):
 def _blas():
     from threadpoolctl import ThreadpoolController
     return ThreadpoolController()
+
+
+class _OneBlasThread:
+    """Numpy's BLAS on one thread while at least one search runs (a context manager shared by
+    every thread). threadpoolctl's limit is process-wide: two searches that each set and
+    restored it could restore the other's setting (one thread for good) or lift it under a
+    running search; so the first to enter sets it and the last to leave restores it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._limiter = None
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._users == 0:
+                self._limiter = _blas().limit(limits=1, user_api="blas")
+            self._users += 1
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()

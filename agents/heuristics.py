@@ -19,6 +19,13 @@ best other seat's: greedy play chases the leader, and 2-player play is zero-sum.
 player to move (ties broken at random from the given seed). A manual exchange (R15) is worth the
 best action it makes newly affordable. ``rollout_values`` plays a few decisions with that policy
 (epsilon-greedy) and sampled chance, then evaluates every seat: the MCTS leaf value.
+
+The one-position kernels release the GIL (``nogil=True``) and allocate their scratch per call,
+so searches in several threads run at once; numba's ``np.random`` is per thread, so a kernel
+that seeds it draws the same numbers whatever the other threads do. The batch kernels
+(``parallel=True``) keep the GIL: they already use every core, and with numba's fallback
+threading layer (workqueue, when neither OpenMP nor TBB is there) two of them launched at once
+from two threads would abort the process.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ WORKER_WEIGHT = 0.02
 TIE_NOISE = 1e-6
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def seat_value(st, s):
     vp = float(st[O_VP + s])
     if st[O_PHASE] == PH_TERMINAL:
@@ -95,7 +102,7 @@ def seat_value(st, s):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def evaluate(st, me):
     """``me``'s value minus the best other seat's (VP-equivalents)."""
     best = -1e9
@@ -109,14 +116,14 @@ def evaluate(st, me):
     return mine - best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _value_after(st, fm, fa, a, me, tmp, ev, evc):
     tmp[:] = st
     apply(tmp, fm, fa, a, ev, evc)
     return evaluate(tmp, me)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _action_values(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
     """``evaluate`` for ``me`` after each legal action into ``vals`` (-inf where illegal)."""
     legal_mask(st, fm, mask)
@@ -139,7 +146,7 @@ def _action_values(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
             vals[a] = v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
     """Best action for ``me`` at ``st`` by one-step lookahead (np.random must be seeded)."""
     _action_values(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc)
@@ -154,7 +161,7 @@ def _greedy(st, fm, fa, me, vals, mask, mask2, tmp, tmp2, ev, evc):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scratch(size):
     """Work arrays: masks, two state copies, the event buffer and its count, action values."""
     return (np.zeros(NUM_ACTIONS, dtype=np.int8), np.zeros(NUM_ACTIONS, dtype=np.int8),
@@ -163,7 +170,7 @@ def _scratch(size):
             np.empty(NUM_ACTIONS, dtype=np.float64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def action_values(st, fm, fa):
     """``evaluate`` for the player to move after each action (-inf where illegal)."""
     mask, mask2, tmp, tmp2, ev, evc, vals = _scratch(st.shape[0])
@@ -171,7 +178,7 @@ def action_values(st, fm, fa):
     return vals
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy_action(st, fm, fa, seed):
     """The greedy agent's action for the player to move at ``st`` (a decision node)."""
     np.random.seed(seed)
@@ -193,7 +200,7 @@ def _action_values_parallel(states, fm, fa, out):
         out[j] = action_values(states[j], fm, fa)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _action_values_serial(states, fm, fa, out):
     for j in range(states.shape[0]):
         out[j] = action_values(states[j], fm, fa)
@@ -217,7 +224,7 @@ def batch_evaluate(states, seats, out):
         out[j] = evaluate(states[j], seats[j])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rollout_values(st, fm, fa, decisions, epsilon, seed, out):
     """Play ``decisions`` decisions from ``st`` (changed in place): each is the greedy action
     with probability 1 - epsilon, else uniform; chance is sampled. Then write ``evaluate`` for

@@ -10,6 +10,10 @@ The turn is driven by a *decision queue*: die results, constructions and the dru
 no choice (a "+1" with an empty supply, a rune interim scoring) until a choice or a chance event
 is needed. When the queue runs empty the stage says what follows (first turn, end of turn, final
 scoring).
+
+Every kernel is compiled with ``nogil=True``: it touches only the arrays it is given (no module
+state), so callers in different threads run at once; each thread passes its own scratch buffers
+(``State`` keeps one set per thread).
 """
 
 from __future__ import annotations
@@ -146,7 +150,7 @@ EVENT_OVERFLOW = -101
 # ------------------------------------------------------------------------------------------------
 # small helpers
 # ------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _emit(ev, evc, kind, a, b, c, d):
     i = evc[0]
     if i < ev.shape[0]:
@@ -158,7 +162,7 @@ def _emit(ev, evc, kind, a, b, c, d):
     evc[0] = i + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _enqueue(st, kind, seat, field, size):
     n = st[O_QLEN]
     if n >= QUEUE_CAPACITY:
@@ -171,7 +175,7 @@ def _enqueue(st, kind, seat, field, size):
     st[O_QLEN] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _height(st, plain):
     b = O_STACK + plain * 3
     h = 0
@@ -180,18 +184,18 @@ def _height(st, plain):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _held(st, seat):
     b = O_MAT + seat * 4
     return st[b] + st[b + 1] + st[b + 2] + st[b + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _supply_total(st):
     return st[O_SUP] + st[O_SUP + 1] + st[O_SUP + 2] + st[O_SUP + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def runes_of(st, seat):
     k = 0
     for r in range(NUM_RUNE_AREAS):
@@ -200,7 +204,7 @@ def runes_of(st, seat):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_size(st, f, n):
     """Huts in the settlement (maximal run of huts, R16) that contains the hut on field f."""
     size = 1
@@ -215,7 +219,7 @@ def run_size(st, f, n):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def buildings_of(st, seat):
     """Huts and temples standing for ``seat`` (the first tie-break of R26)."""
     k = 0
@@ -225,7 +229,7 @@ def buildings_of(st, seat):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ranks_before(st, t, s):
     """Whether seat t ranks before seat s by R26: VP, then buildings, then materials left."""
     if st[O_VP + t] != st[O_VP + s]:
@@ -237,7 +241,7 @@ def _ranks_before(st, t, s):
     return _held(st, t) > _held(st, s)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rank_seats(st, out):
     """R26 ranking into ``out[:num_players]``: 1 + the seats ranked before each; tied seats share a
     rank, so the winners are the seats of rank 1. Mid-game it ranks the standings."""
@@ -250,7 +254,7 @@ def rank_seats(st, out):
         out[s] = r
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def win_returns(st, zero_sum, out):
     """Win/lose utility per seat into ``out[:num_players]`` (float): winners (R26) share +1;
     losers share -1 when ``zero_sum`` (so the sum is 0), else get 0. Everyone tied: 0 each
@@ -272,7 +276,7 @@ def win_returns(st, zero_sum, out):
             out[s] = -1.0 / losers if zero_sum else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def temple_score(st, f, n):
     """R24: the temple on field f scores the settlement (or lone hut) directly to its left plus
     the one directly to its right; a temple or an empty field beside it adds nothing."""
@@ -286,7 +290,7 @@ def temple_score(st, f, n):
     return pts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _new_hut_size(st, f, n):
     """Settlement size a hut on the empty field f would belong to, after it is placed (R12).
     (Ring steps wrap by comparison, not ``%``: this runs for every field in every legal mask.)"""
@@ -302,7 +306,7 @@ def _new_hut_size(st, f, n):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _can_pay(st, seat, ma, ca, mb, cb):
     """Whether seat can pay ca of ma and cb of mb, with automatic exchanges if enabled (R15)."""
     b = O_MAT + seat * 4
@@ -321,7 +325,7 @@ def _can_pay(st, seat, ma, ca, mb, cb):
     return st[O_SUP + ma] >= da and st[O_SUP + mb] >= db
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _combo_index(c0, c1, c2, c3):
     for k in range(NUM_EXCHANGE_GIVES):
         if (EXCHANGE_GIVE_COUNTS[k, 0] == c0 and EXCHANGE_GIVE_COUNTS[k, 1] == c1
@@ -330,7 +334,7 @@ def _combo_index(c0, c1, c2, c3):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _auto_exchange(st, seat, want, ma, ca, mb, cb, ev, evc):
     """One automatic exchange (R15 ruling): give 3 chips, each from the material with the most
     chips to spare beyond this payment (ties: wood, wool, copper, stone order), take ``want``."""
@@ -357,7 +361,7 @@ def _auto_exchange(st, seat, want, ma, ca, mb, cb, ev, evc):
     _emit(ev, evc, EV_EXCHANGE, seat, _combo_index(given[0], given[1], given[2], given[3]), want, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pay(st, seat, ma, ca, mb, cb, ev, evc):
     """Pay ca of ma and cb of mb to the supply (R2), exchanging first where needed (R15)."""
     b = O_MAT + seat * 4
@@ -375,7 +379,7 @@ def _pay(st, seat, ma, ca, mb, cb, ev, evc):
         _emit(ev, evc, EV_PAY, seat, mb, cb, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chip_field_ok(st, f, n):
     """R4: field f may take the next bonus chip: no chip there, ring distance >= 4 to every chip,
     and the remaining chips still fit with that spacing afterwards."""
@@ -403,13 +407,13 @@ def _chip_field_ok(st, f, n):
     return cap >= remaining
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chip_gap_room(gap):
     extra = gap // CHIP_MIN_DISTANCE - 1
     return extra if extra > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _construction_possible(st, n, np_):
     """Whether any player has a piece and an empty field it may stand on (R12, R14)."""
     for s in range(np_):
@@ -424,12 +428,12 @@ def _construction_possible(st, n, np_):
 # ------------------------------------------------------------------------------------------------
 # legality
 # ------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _head(st):
     return O_QUEUE + st[O_QHEAD] * QUEUE_WIDTH
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def current_player(st):
     ph = st[O_PHASE]
     if ph == PH_TERMINAL:
@@ -439,7 +443,7 @@ def current_player(st):
     return st[_head(st) + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_yield(st, seat, a):
     r = a - A_YIELD
     d = r % 4
@@ -449,14 +453,14 @@ def _legal_yield(st, seat, a):
     return s != d and st[O_STACK + s * 3 + lvl] == seat and _height(st, d) < 3
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_hut(st, fm, seat, f, n):
     if f >= n or st[O_OCC + f] != EMPTY or st[O_HUTS + seat] <= 0:
         return False
     return _hut_affordable(st, fm, seat, f, n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hut_affordable(st, fm, seat, f, n):
     """A hut on the empty field f is affordable for seat (R12, R13; exchanges R15)."""
     if st[O_CHIP + f] == CHIP_FREE_HUT:
@@ -465,14 +469,14 @@ def _hut_affordable(st, fm, seat, f, n):
     return _can_pay(st, seat, fm[f, 0], s, fm[f, 1], s)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_temple(st, fm, seat, f, n):
     if f >= n or st[O_OCC + f] != EMPTY or st[O_TEMPLES + seat] <= 0 or st[O_CHIP + f] != 0:
         return False
     return _can_pay(st, seat, fm[f, 0], 1, fm[f, 1], 1)  # R14: 1 of each, settlement ignored
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_offer(st, fm, seat, f, choice):
     ma = fm[f, 0]
     mb = fm[f, 1]
@@ -487,7 +491,7 @@ def _legal_offer(st, fm, seat, f, choice):
     return st[O_CHIP + f] == CHIP_DRUID  # R20
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_exchange(st, seat, a):
     r = a - A_EXCHANGE
     k = r // 4
@@ -499,7 +503,7 @@ def _legal_exchange(st, seat, a):
     return st[O_SUP + take] + EXCHANGE_GIVE_COUNTS[k, take] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def is_legal(st, fm, a):
     """Whether player action ``a`` is legal for the seat to decide now."""
     if st[O_PHASE] != PH_QUEUE or a < 0 or a >= NUM_ACTIONS:
@@ -529,7 +533,7 @@ def is_legal(st, fm, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_mask(st, fm, out):
     """Fill ``out`` (int8 [NUM_ACTIONS]) with the legal player actions; zeros at chance/terminal."""
     out[:] = 0
@@ -592,7 +596,7 @@ def legal_mask(st, fm, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chance_legal(st, a):
     ph = st[O_PHASE]
     n = st[O_NF]
@@ -608,7 +612,7 @@ def chance_legal(st, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chance_mask(st, out):
     """Fill ``out`` (int8 [NUM_CHANCE_OUTCOMES], index = id - C_DIE) with possible outcomes."""
     out[:] = 0
@@ -628,7 +632,7 @@ def chance_mask(st, out):
 # ------------------------------------------------------------------------------------------------
 # effects
 # ------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _give(st, seat, m, amount, level, ev, evc):
     """A worker yields up to ``amount`` of m while the supply lasts (R8, R11)."""
     got = amount if st[O_SUP + m] >= amount else st[O_SUP + m]
@@ -637,7 +641,7 @@ def _give(st, seat, m, amount, level, ev, evc):
     _emit(ev, evc, EV_YIELD, seat, m, got, level)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _enqueue_ritual(st, start, final):
     """R18: offerings from the hut at ``start`` to the last hut of its run; a step across the
     great river inside the run triggers rune interim scoring first (R21), except in the final
@@ -655,7 +659,7 @@ def _enqueue_ritual(st, start, final):
         f = g
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _druid_moves(st, ev, evc):
     """R17: after every construction the druid steps onto a stone field, or (from the 4th
     construction on) walks clockwise to the next hut and starts a ritual there."""
@@ -690,7 +694,7 @@ def _druid_moves(st, ev, evc):
     _enqueue_ritual(st, target, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _interim(st, ev, evc):
     """R21: every player scores 1 VP per rune stone held now."""
     for s in range(st[O_NP]):
@@ -699,14 +703,14 @@ def _interim(st, ev, evc):
         _emit(ev, evc, EV_INTERIM, s, k, k, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _begin_turn(st):
     st[O_PHASE] = PH_ROLL
     st[O_DIE] = -1
     st[O_BUILT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _begin_setup(st):
     """R6: starting with the first player, clockwise, one worker at a time."""
     np_ = st[O_NP]
@@ -722,7 +726,7 @@ def _begin_setup(st):
     st[O_ROLLER] = start
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _start_final_circuit(st, reason, ev, evc):
     """R23: from the marked druid position, one ritual per settlement round the ring, ending with
     the settlement at the mark: every hut asked once, no interim scoring."""
@@ -744,7 +748,7 @@ def _start_final_circuit(st, reason, ev, evc):
     _emit(ev, evc, EV_FINAL_CIRCUIT, first, asked, reason, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _final_scoring(st, ev, evc):
     """R24 temples, R25 rune stones; then the game is over."""
     n = st[O_NF]
@@ -763,7 +767,7 @@ def _final_scoring(st, ev, evc):
     _emit(ev, evc, EV_GAME_END, st[O_END], 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _end_turn(st, ev, evc):
     """Finale (R22), the no-construction ruling, the turn limit, then the next player."""
     np_ = st[O_NP]
@@ -797,7 +801,7 @@ def _end_turn(st, ev, evc):
     _begin_turn(st)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _settle(st, ev, evc):
     """Resolve queue entries that need no choice until a decision or chance event is due."""
     while st[O_PHASE] == PH_QUEUE:
@@ -843,7 +847,7 @@ def _settle(st, ev, evc):
         return
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_chance(st, a, ev, evc):
     ph = st[O_PHASE]
     if ph == PH_CHIPS:
@@ -886,7 +890,7 @@ def _apply_chance(st, a, ev, evc):
         st[O_PHASE] = PH_QUEUE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _big_yield(st, seat, a, ev, evc):
     """R11: move one own worker onto a different plain with < 3 workers; that plain yields."""
     r = a - A_YIELD
@@ -904,7 +908,7 @@ def _big_yield(st, seat, a, ev, evc):
         _give(st, st[O_STACK + dst * 3 + i], dst, i + 1, i, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _build_hut(st, fm, fa, seat, f, ev, evc):
     """R12, R13: pay s of each material (unless a free-hut chip), place, rune stone, druid."""
     n = st[O_NF]
@@ -935,7 +939,7 @@ def _build_hut(st, fm, fa, seat, f, ev, evc):
     _druid_moves(st, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _build_temple(st, fm, seat, f, ev, evc):
     """R14: pay 1 of each of the field's materials, place, druid moves; no rune stone."""
     _pay(st, seat, fm[f, 0], 1, fm[f, 1], 1, ev, evc)
@@ -948,7 +952,7 @@ def _build_temple(st, fm, seat, f, ev, evc):
     _druid_moves(st, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _offer(st, fm, seat, f, size, choice, ev, evc):
     """R19, R20: the owner of the hut on f answers the druid."""
     old = st[O_VP + seat]
@@ -972,7 +976,7 @@ def _offer(st, fm, seat, f, size, choice, ev, evc):
     _emit(ev, evc, EV_OFFERING, seat, f, choice, st[O_VP + seat] - old)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _exchange(st, seat, a, ev, evc):
     """R15 manual mode: return the 3 chips of the combo, take one."""
     r = a - A_EXCHANGE
@@ -988,7 +992,7 @@ def _exchange(st, seat, a, ev, evc):
     _emit(ev, evc, EV_EXCHANGE, seat, k, take, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_decision(st, fm, fa, a, ev, evc):
     q = _head(st)
     seat = st[q + 1]
@@ -1021,7 +1025,7 @@ def _apply_decision(st, fm, fa, a, ev, evc):
         _offer(st, fm, seat, st[q + 2], st[q + 3], a - A_OFFER, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply(st, fm, fa, a, ev, evc):
     """Apply player action or chance outcome ``a``. Returns the next current player, ILLEGAL (state
     untouched) or EVENT_OVERFLOW (events lost; cannot happen with EV_CAPACITY for boards up to
@@ -1038,7 +1042,7 @@ def apply(st, fm, fa, a, ev, evc):
     return apply_legal(st, fm, fa, a, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_legal(st, fm, fa, a, ev, evc):
     """:func:`apply` without the legality test, for callers that know ``a`` is legal (the batch
     engine tests actions against the legal masks it wrote, and draws chance outcomes from
@@ -1054,14 +1058,14 @@ def apply_legal(st, fm, fa, a, ev, evc):
     return current_player(st)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def settle(st, ev, evc):
     """Resolve automatic entries (used after loading or building a position by hand)."""
     evc[0] = 0
     _settle(st, ev, evc)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_playout(st, fm, fa, seed, max_steps):
     """Play uniformly random legal actions and chance outcomes (by their probabilities) to the
     end inside numba. Used by benchmarks and MCTS rollouts; returns the number of steps."""
@@ -1081,14 +1085,14 @@ def random_playout(st, fm, fa, seed, max_steps):
     return steps
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_legal_action(st, fm, mask):
     """A uniformly random legal action at a decision node (np.random seeded by the caller)."""
     legal_mask(st, fm, mask)
     return masked_choice(mask, np.random.randint(0, 1 << 32))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def masked_choice(mask, r):
     """The action picked uniformly among the nonzero entries of ``mask`` by the uniform 32-bit
     number ``r``; -1 when there is none."""
@@ -1107,14 +1111,14 @@ def masked_choice(mask, r):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def below(r, n):
     """A uniform int in [0, n) from a uniform 32-bit number ``r`` (multiply-shift: no modulo
     bias beyond n / 2**32)."""
     return np.int64((np.uint64(r) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chance_outcome(st, cmask, r1, r2):
     """The outcome id of the chance node ``st`` picked by two uniform 32-bit numbers, with the
     documented distributions (state.py): a die face (R7) or a starting seat (R6) from ``r1``; a
@@ -1154,7 +1158,7 @@ def chance_outcome(st, cmask, r1, r2):
     return C_CHIP + field * 3 + kind
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_chance_outcome(st, cmask):
     """An outcome id of the chance node ``st`` with the documented probabilities, drawn from
     numba's ``np.random`` (seeded by the caller)."""

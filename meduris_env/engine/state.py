@@ -17,10 +17,16 @@ Chance is explicit: at a chance node (``current_player() == CHANCE``) the caller
 
 The move log and the event log are persistent (shared) linked lists, so ``clone()`` costs one
 array copy whatever the game length.
+
+Threads: states may be used from several threads at once (one state per thread at a time; a
+state itself is not locked). The kernels' scratch buffers (events, masks) are per thread
+(:class:`_Scratch`), and the kernels release the GIL (``nogil``), so games in different threads
+run side by side and each plays exactly as it would alone.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +39,7 @@ from .constants import (
     C_START,
     CHANCE,
     DECISION_NAMES,
+    END_TRUNCATED,
     NUM_ACTIONS,
     NUM_CHANCE_OUTCOMES,
     NUM_IDS,
@@ -48,10 +55,22 @@ from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
 if TYPE_CHECKING:
     from .game import MedurisGame
 
-_EV = np.zeros((K.EV_CAPACITY, K.EV_WIDTH), dtype=np.int32)
-_EVC = np.zeros(1, dtype=np.int64)
-_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_CMASK = np.zeros(NUM_CHANCE_OUTCOMES, dtype=np.int8)
+
+
+class _Scratch(threading.local):
+    """The kernels' work buffers, one set per thread: the events of the action being applied
+    (``ev`` rows and their count ``evc``) and the legal and chance masks. Per thread, not per
+    state: a state would carry 10 kB more, copied by every ``clone()`` (MCTS clones thousands
+    of times a move); and not module-wide, where two threads would write one buffer at once."""
+
+    def __init__(self) -> None:
+        self.ev = np.zeros((K.EV_CAPACITY, K.EV_WIDTH), dtype=np.int32)
+        self.evc = np.zeros(1, dtype=np.int64)
+        self.mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self.cmask = np.zeros(NUM_CHANCE_OUTCOMES, dtype=np.int8)
+
+
+_SCRATCH = _Scratch()
 
 
 class IllegalActionError(ValueError):
@@ -107,14 +126,15 @@ class State:
 
     def is_truncated(self) -> bool:
         """True when the game ended on the turn limit (``max_turns``), not by the rules."""
-        return self._cur == TERMINAL and self.end_reason == 3
+        return self._cur == TERMINAL and self.end_reason == END_TRUNCATED
 
     def legal_actions(self) -> list[int]:
         """Legal player actions (ids < NUM_ACTIONS), or the possible outcome ids at a chance
         node."""
         if self._cur >= 0:
-            K.legal_mask(self._a, self.game.field_materials, _MASK)
-            return np.flatnonzero(_MASK).tolist()
+            mask = _SCRATCH.mask
+            K.legal_mask(self._a, self.game.field_materials, mask)
+            return np.flatnonzero(mask).tolist()
         if self._cur == CHANCE:
             return [a for a, _ in self.chance_outcomes()]
         return []
@@ -135,8 +155,9 @@ class State:
             return [(C_START + s, 1.0 / n) for s in range(n)]
         if phase != PH_CHIPS:
             return [(C_DIE + f, 1.0 / 6.0) for f in range(6)]
-        K.chance_mask(self._a, _CMASK)
-        ids = np.flatnonzero(_CMASK) + C_DIE
+        cmask = _SCRATCH.cmask
+        K.chance_mask(self._a, cmask)
+        ids = np.flatnonzero(cmask) + C_DIE
         fields = sorted({(a - C_CHIP) // 3 for a in ids.tolist()})
         left = self.chips_to_place
         total = int(left.sum())
@@ -163,13 +184,15 @@ class State:
         if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
             raise IllegalActionError(self._illegal_reason(a))
         game = self.game
-        cur = K.apply(self._a, game.field_materials, game.field_areas, a, _EV, _EVC)
+        scratch = _SCRATCH
+        ev = scratch.ev
+        cur = K.apply(self._a, game.field_materials, game.field_areas, a, ev, scratch.evc)
         if cur < -4:
             if cur == K.ILLEGAL:
                 raise IllegalActionError(self._illegal_reason(a))
             raise RuntimeError(f"event buffer overflow applying {a}")  # pragma: no cover
-        n = int(_EVC[0])
-        self._log = (self._log, a, tuple(map(tuple, _EV[:n].tolist())) if n else ())
+        n = int(scratch.evc[0])
+        self._log = (self._log, a, tuple(map(tuple, ev[:n].tolist())) if n else ())
         self._cur = cur
 
     def step(self, action: int) -> State:
@@ -282,10 +305,11 @@ class State:
         """Re-derive whose decision is due after a position was edited by hand (tests, tools):
         resolves automatic queue entries exactly as the engine would and returns their events
         (they are not part of ``history()``, which holds applied actions only)."""
-        K.settle(self._a, _EV, _EVC)
-        n = int(_EVC[0])
+        scratch = _SCRATCH
+        K.settle(self._a, scratch.ev, scratch.evc)
+        n = int(scratch.evc[0])
         self._cur = int(K.current_player(self._a))
-        return [decode(-1, tuple(row)) for row in _EV[:n].tolist()]
+        return [decode(-1, tuple(row)) for row in scratch.ev[:n].tolist()]
 
     def _illegal_reason(self, a: int) -> str:
         desc = action_to_string(a) if 0 <= a < NUM_IDS else "no such action"
