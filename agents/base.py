@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
+from meduris_env.engine.errors import MedurisError
+
 
 class Agent(ABC):
     """Base class: a name, a seeded ``rng`` and ``act``."""
@@ -39,5 +41,5 @@ class GameAbandoned(Exception):
     """Raised by an agent's ``act`` to end the game unfinished (a player quit)."""
 
 
-class UnknownAgentError(ValueError):
+class UnknownAgentError(MedurisError, ValueError):
     """An agent name that the registry cannot build, or a model file it cannot load."""

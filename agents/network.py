@@ -29,6 +29,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from meduris_env.engine.constants import NUM_ACTIONS
+from meduris_env.engine.errors import MedurisError
 
 GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent = 2 logits)
 
@@ -50,7 +51,7 @@ POLICY_FORMAT = "meduris-policy"
 POLICY_VERSION = 1
 
 
-class PolicyFileError(ValueError):
+class PolicyFileError(MedurisError, ValueError):
     """A policy file that is not a weights-only Meduris policy (the message says why)."""
 
 

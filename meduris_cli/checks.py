@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from meduris_env.engine.errors import MedurisError
 from meduris_env.records.atomic import output_file_problem, remove_results, unwritable_reason
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
 
 
-class UsageError(ValueError):
+class UsageError(MedurisError, ValueError):
     """A command that cannot run as asked; the message names the fix."""
 
 

@@ -29,6 +29,7 @@ from .engine import (
     load_board,
     load_state,
 )
+from .engine.errors import MedurisError
 from .envs import (
     OBS_FIELDS,
     OBS_SIZE,
@@ -44,8 +45,8 @@ from .envs import (
 from .records import GameRecord, RecordError
 
 __all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
-           "MedurisBatch", "MedurisGame", "MedurisSingleAgentEnv", "MedurisVectorEnv",
-           "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
+           "MedurisBatch", "MedurisError", "MedurisGame", "MedurisSingleAgentEnv",
+           "MedurisVectorEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
            "decode_observation", "derive_seed", "env", "load_board", "load_state",
            "observe_state", "parallel_env", "raw_env"]

@@ -6,10 +6,11 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PLAYER_COUNTS
 
 
-class ConfigError(ValueError):
+class ConfigError(MedurisError, ValueError):
     """A configuration file or value that cannot be used (the message says which and why)."""
 
 

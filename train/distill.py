@@ -43,13 +43,14 @@ from pathlib import Path
 
 import numpy as np
 
+from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
 
 SAVE_EVERY = 50  # teacher games between two saves of --data
 FIELDS = ("inputs", "masks", "actions", "results", "targets")
 
 
-class DistillError(ValueError):
+class DistillError(MedurisError, ValueError):
     """Bad settings or files (the message says which and why)."""
 
 

@@ -78,6 +78,7 @@ from pathlib import Path
 
 from agents.rllib import META_FILE, META_FORMAT, read_checkpoint_meta  # (checkpoint folders)
 from agents.tournament import ray_address_problem
+from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
 from meduris_env.envs.rllib import RAY_MISSING, agent_id
 from meduris_env.records.atomic import atomic_write, remove_results, unwritable_reason
@@ -86,7 +87,7 @@ SHARED = "shared"  # the module id of the one shared policy
 HIDDEN = [256, 256]
 
 
-class RLlibError(Exception):
+class RLlibError(MedurisError):
     """An error the user can fix; the message names the fix."""
 
 

@@ -33,6 +33,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from meduris_env.engine.errors import MedurisError
 from meduris_env.records.atomic import atomic_replace
 
 from .config import TrainConfig
@@ -43,7 +44,7 @@ from .warm_start import behaviour_cloning, collect_teacher_data
 BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
 
 
-class CheckpointError(ValueError):
+class CheckpointError(MedurisError, ValueError):
     """A checkpoint that is missing or cannot be loaded."""
 
 

@@ -47,6 +47,7 @@ from agents.ppo import shipped_model
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
 from meduris_env.engine.constants import CHANCE, NUM_ACTIONS
+from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.loop import play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
-class WebError(Exception):
+class WebError(MedurisError):
     """A request the server refuses: an HTTP status (4xx) and the reason, in words."""
 
     def __init__(self, status: int, reason: str):

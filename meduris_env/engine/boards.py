@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .constants import MATERIALS, MAX_FIELDS, NUM_RUNE_AREAS
+from .errors import MedurisError
 
 BUILTIN_BOARDS = {
     "2-3": "board-2-3-players.json",
@@ -30,7 +31,7 @@ BUILTIN_BOARDS = {
 }
 
 
-class BoardError(ValueError):
+class BoardError(MedurisError, ValueError):
     """A board file or dict that does not describe a valid Meduris board."""
 
 

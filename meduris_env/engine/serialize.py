@@ -34,6 +34,7 @@ from .constants import (
     TEMPLES,
     WORKERS,
 )
+from .errors import MedurisError
 from .events import EVENT_KINDS
 from .layout import FIELDS, OFFSETS, QUEUE_CAPACITY, STATE_SIZE
 
@@ -41,7 +42,7 @@ FORMAT = "meduris-state"
 VERSION = 1
 
 
-class StateFileError(ValueError):
+class StateFileError(MedurisError, ValueError):
     """A state file that does not parse or does not describe a consistent position."""
 
 

@@ -49,6 +49,7 @@ from .constants import (
     PHASE_NAMES,
     TERMINAL,
 )
+from .errors import MedurisError
 from .events import Event, decode
 from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
 
@@ -73,7 +74,7 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(MedurisError, ValueError):
     """An action that is not legal in this state (the state is left unchanged)."""
 
 

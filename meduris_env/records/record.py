@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.constants import END_NAMES
+from ..engine.errors import MedurisError
 from ..engine.events import EVENT_KINDS, Event
 from ..engine.serialize import game_from_dict, game_to_dict
 from ..engine.state import IllegalActionError, State
@@ -43,7 +44,7 @@ _EVENT_COLUMNS = {name: {c for c in cols if c} for name, cols in EVENT_KINDS.val
 ACTION_KEYS = {"step", "seat", "action", "text"}
 
 
-class RecordError(ValueError):
+class RecordError(MedurisError, ValueError):
     """A record file that does not parse, or a record that does not replay as recorded."""
 
 

@@ -1,0 +1,117 @@
+"""One error family: every exception class the project defines derives from
+:class:`meduris_env.MedurisError` (found by importing every module of every package, so a new
+class without the base fails here), keeps its older base (``except ValueError`` still works),
+and bad input of every kind raises a :class:`MedurisError` with a one-line message."""
+
+import importlib
+import inspect
+import json
+import pkgutil
+
+import pytest
+
+from meduris_env import MedurisError
+
+PACKAGES = ("meduris_env", "agents", "train", "meduris_cli")
+
+# exceptions that are not errors of input, and why (the CLI must not print them as errors)
+OUTSIDE = {
+    "GameAbandoned": "control flow: a player quit (or input ended); the game ends unfinished "
+                     "and its record is still saved",
+}
+
+# the classes named in issue 26 (by name: modules move), with the older base each keeps
+EXPECTED = {
+    "RecordError": ValueError,
+    "StateFileError": ValueError,
+    "BoardError": ValueError,
+    "IllegalActionError": ValueError,
+    "UnknownAgentError": ValueError,
+    "TournamentError": ValueError,
+    "RayError": ValueError,
+    "PlayError": ValueError,
+    "PolicyFileError": ValueError,
+    "ConfigError": ValueError,
+    "RLlibError": Exception,
+    "CheckpointError": ValueError,
+    "DistillError": ValueError,
+    "ServeError": ValueError,
+    "WebError": Exception,
+    "UsageError": ValueError,
+}
+
+
+def project_modules() -> list[str]:
+    names = []
+    for package in PACKAGES:
+        pkg = importlib.import_module(package)
+        names.append(package)
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
+            if not info.name.endswith("__main__"):  # importing it would run the command
+                names.append(info.name)
+    return names
+
+
+def project_exceptions() -> dict[str, type]:
+    """Every exception class defined (not merely imported) in a module of the project."""
+    found = {}
+    for name in project_modules():
+        module = importlib.import_module(name)
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, BaseException) and obj.__module__ == name:
+                found[f"{name}.{obj.__qualname__}"] = obj
+    return found
+
+
+def test_every_project_exception_is_a_meduris_error():
+    found = project_exceptions()
+    by_name = {path.rsplit(".", 1)[-1]: cls for path, cls in found.items()}
+    assert set(EXPECTED) | set(OUTSIDE) <= set(by_name), sorted(set(EXPECTED) - set(by_name))
+    outside = sorted(path for path, cls in found.items() if not issubclass(cls, MedurisError)
+                     and path.rsplit(".", 1)[-1] not in OUTSIDE)
+    assert not outside, f"derive these from MedurisError (or list them in OUTSIDE): {outside}"
+    for name in OUTSIDE:
+        assert not issubclass(by_name[name], MedurisError), name
+    for name, base in EXPECTED.items():
+        assert issubclass(by_name[name], base), f"{name} lost its base {base.__name__}"
+
+
+def test_the_base_lives_in_the_engine_and_is_exported():
+    from meduris_env.engine.errors import MedurisError as engine_base
+
+    assert engine_base is MedurisError and issubclass(MedurisError, Exception)
+    assert "MedurisError" in importlib.import_module("meduris_env").__all__
+    assert not issubclass(MedurisError, ValueError)  # the family is its own; members add bases
+
+
+def _bad_inputs(tmp_path):
+    """(what, a call that must raise a MedurisError) for one bad input of each kind."""
+    from agents import make_agent
+    from agents.network import load_policy_file
+    from meduris_env import GameRecord, MedurisGame, load_board, load_state
+    from train.config import TrainConfig
+
+    board = json.loads(json.dumps(load_board("2-3").source))
+    board["fields"][3]["materials"] = ["wood", "gold"]
+    junk = tmp_path / "policy.pt"
+    junk.write_bytes(b"not a policy")
+    state = MedurisGame(2).new_initial_state()
+    return [
+        ("board", lambda: load_board(board)),
+        ("state file", lambda: load_state("{")),
+        ("record", lambda: GameRecord.from_json("[]")),
+        ("action", lambda: state.apply_action(0)),  # a decision at a chance node
+        ("agent", lambda: make_agent("nobody")),
+        ("config", lambda: TrainConfig(players=5).validate()),
+        ("policy file", lambda: load_policy_file(junk)),
+    ]
+
+
+def test_bad_input_of_each_kind_raises_a_one_line_meduris_error(tmp_path):
+    for what, call in _bad_inputs(tmp_path):
+        with pytest.raises(MedurisError) as err:
+            call()
+            pytest.fail(f"{what}: no error")
+        message = str(err.value)
+        assert message and "\n" not in message, (what, message)
+        assert isinstance(err.value, ValueError), what  # old handlers still catch it
