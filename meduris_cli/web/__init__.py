@@ -1,8 +1,9 @@
 """``meduris serve``: play Meduris against the agents in a browser.
 
 :mod:`.app` is the FastAPI app (``create_app(db_path)``), :mod:`.store` the games: SQLite
-storage, resuming, and playing the opponents through the engine. The page and the board
-renderer it shares with the HTML replay are in ``meduris_env/render/templates/``.
+storage, resuming, and playing the opponents through the engine. The page and its style are in
+``static/``; the board renderer it shares with the HTML replay is in
+``meduris_env/render/templates/``.
 """
 
 from .app import create_app

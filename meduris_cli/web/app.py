@@ -4,8 +4,10 @@ its JSON API. ``create_app(db_path)`` builds it; uvicorn serves it.
 Routes (the shapes are in docs/web.md):
 
 =======================================  ===================================================
-``GET /``                                the page (``render/templates/play.html``)
-``GET /board.js``, ``GET /play.css``     the board renderer (shared with the HTML replay), style
+``GET /``                                the page (``static/play.html``)
+``GET /board.js``, ``GET /play.css``     the board renderer (``meduris_env/render/templates/``,
+                                         shared with the HTML replay), the page's style
+                                         (``static/play.css``)
 ``GET /api/agents``                      the opponents a game may have
 ``GET /api/games``                       the latest games
 ``POST /api/games``                      a new game: players, opponents, seat, seed
@@ -15,13 +17,18 @@ Routes (the shapes are in docs/web.md):
 ``GET /games/{id}/replay``               a finished game's HTML replay
 =======================================  ===================================================
 
-Nothing else is served: the four files are fixed names read from the package, never a path
-from the request. Every refusal is a 4xx JSON object ``{"error": reason}`` and changes nothing.
+Nothing else is served: the four files (those three and the replay's page) are fixed names
+read from the package, never a path from the request. Every refusal is a 4xx JSON object
+``{"error": reason}`` and changes nothing.
+
+Requests of different games never wait for each other (no lock is shared by all games); those
+of one game are served one at a time, under the game's own lock (:mod:`.store`).
 """
 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +43,6 @@ from meduris_env.records.replay import html_replay
 from meduris_env.render import template
 
 from .store import (
-    ENGINE_LOCK,
     GameConfig,
     Games,
     LiveGame,
@@ -154,9 +160,20 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
     app.state.games = games
     app.state.store = store
     app.add_middleware(Guard)
-    page = template("play.html")
-    board_js = template("board.js")
-    play_css = template("play.css")
+    _add_error_handlers(app)
+    _add_page_routes(app)
+    _add_game_routes(app, games)
+    _add_record_routes(app, games)
+    return app
+
+
+def static(name: str) -> str:
+    """The text of a file of the page shipped in ``meduris_cli/web/static/`` (package data)."""
+    return resources.files(__package__).joinpath("static", name).read_text("utf-8")
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every refusal as ``{"error": reason, "status": code}``."""
 
     @app.exception_handler(WebError)
     def _web_error(request: Request, exc: WebError):
@@ -172,7 +189,14 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
     def _bad_request(request: Request, exc: RequestValidationError):
         return _error(422, _validation_reason(exc))
 
-    # --- the page --------------------------------------------------------------------------
+
+def _add_page_routes(app: FastAPI) -> None:
+    """The page, its style and the board renderer, read once and served under fixed names.
+    The renderer is the HTML replay's too, so it stays with the render layer's templates."""
+    page = static("play.html")
+    play_css = static("play.css")
+    board_js = template("board.js")
+
     @app.get("/", response_class=HTMLResponse)
     def index():
         return HTMLResponse(page, headers={"cache-control": "no-cache"})
@@ -187,23 +211,41 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
         return Response(play_css, media_type="text/css; charset=utf-8",
                         headers={"cache-control": "no-cache"})
 
-    # --- the API ---------------------------------------------------------------------------
-    def payload(g: LiveGame, view: dict | None = None, log: list | None = None,
-                full_log: bool = True) -> dict[str, Any]:
-        out = {"id": g.id, "config": {"players": g.config.players, "seat": g.config.seat,
-                                      "opponents": list(g.config.opponents),
-                                      "seed": g.config.seed, "labels": g.labels},
-               "step": g.steps, "status": "finished" if g.finished else "running",
-               "view": view if view is not None else g.view()}
-        if full_log:
-            out["log"] = g.log
-        else:
-            out["moves"] = log or []
-        if g.finished:
-            out["result"] = g.result()
-            out["record_url"] = f"/api/games/{g.id}/record"
-            out["replay_url"] = f"/games/{g.id}/replay"
-        return out
+
+def _payload(g: LiveGame, view: dict | None = None, log: list | None = None,
+             full_log: bool = True) -> dict[str, Any]:
+    """A game as the API answers it: with its whole log, or with the ``log`` entries of the
+    move just made (``full_log=False``)."""
+    out = {"id": g.id, "config": {"players": g.config.players, "seat": g.config.seat,
+                                  "opponents": list(g.config.opponents),
+                                  "seed": g.config.seed, "labels": g.labels},
+           "step": g.steps, "status": "finished" if g.finished else "running",
+           "view": view if view is not None else g.view()}
+    if full_log:
+        out["log"] = g.log
+    else:
+        out["moves"] = log or []
+    if g.finished:
+        out["result"] = g.result()
+        out["record_url"] = f"/api/games/{g.id}/record"
+        out["replay_url"] = f"/games/{g.id}/replay"
+    return out
+
+
+# A game whose opponents answer in microseconds (random, greedy) is played on the event loop: a
+# move costs about a millisecond, less than handing it to a worker thread. Games with searching
+# or network opponents are played in the thread pool, so that the loop stays free while they
+# think. Each game's work runs under its own lock (LiveGame.lock): a game never waits for
+# another.
+async def _run(config: GameConfig, work):
+    if all(name in INSTANT for name in config.opponents):
+        return work()
+    return await run_in_threadpool(work)
+
+
+def _add_game_routes(app: FastAPI, games: Games) -> None:
+    """The agents, the list of games, and playing: a new game, a game, a move."""
+    store = games.store
 
     # the payloads are plain JSON data already: JSONResponse skips FastAPI's
     # jsonable_encoder, which costs more than the move itself
@@ -215,15 +257,6 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
     def list_games():
         return JSONResponse({"games": store.list()})
 
-    # A game whose opponents answer in microseconds (random, greedy) is played on the event
-    # loop: a move costs about a millisecond, less than handing it to a worker thread. Games
-    # with searching or network opponents are played in the thread pool, so that the loop
-    # stays free while they think. (Engine work is serialised by ENGINE_LOCK either way.)
-    async def run(config: GameConfig, work):
-        if all(name in INSTANT for name in config.opponents):
-            return work()
-        return await run_in_threadpool(work)
-
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame):
         config = check_config(body.players, body.opponents, body.seat, body.seed)
@@ -231,8 +264,8 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
         def work():
             g, _ = games.create(config)
             with g.lock:
-                return JSONResponse(payload(g), status_code=201)
-        return await run(config, work)
+                return JSONResponse(_payload(g), status_code=201)
+        return await _run(config, work)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str):
@@ -240,8 +273,8 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
 
         def work():
             with g.lock:
-                return JSONResponse(payload(g))
-        return await run(g.config, work)
+                return JSONResponse(_payload(g))
+        return await _run(g.config, work)
 
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, body: Move):
@@ -250,8 +283,12 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
         def work():
             with g.lock:
                 log, view = games.move(g, body.action, body.step)
-                return JSONResponse(payload(g, view, log, full_log=False))
-        return await run(g.config, work)
+                return JSONResponse(_payload(g, view, log, full_log=False))
+        return await _run(g.config, work)
+
+
+def _add_record_routes(app: FastAPI, games: Games) -> None:
+    """A finished game's record and HTML replay (refused while it runs)."""
 
     def finished(game_id: str) -> LiveGame:
         g = games.get(game_id)
@@ -271,8 +308,5 @@ def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
     def replay(game_id: str):
         g = finished(game_id)
         rec = g.record()
-        with ENGINE_LOCK:
-            page = html_replay(rec, title=f"Meduris game {g.id}: " + ", ".join(g.labels))
+        page = html_replay(rec, title=f"Meduris game {g.id}: " + ", ".join(g.labels))
         return HTMLResponse(page)
-
-    return app

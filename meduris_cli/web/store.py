@@ -22,10 +22,11 @@ have.
 models only: a kind whose row of :data:`agents.registry.KINDS` lets the web offer it, with at
 most a whole-number budget (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
 
-**Threads.** The engine keeps module-level scratch buffers (``State.apply_action`` writes its
-events to one), so engine work from two threads at once would mix them up; every engine call
-here runs under :data:`ENGINE_LOCK`. The kernels hold the GIL anyway, so this costs no
-parallelism.
+**Threads.** The engine is thread-safe (its scratch buffers are per thread, its kernels release
+the GIL), so games are played side by side: an opponent searching in one game holds up no other
+game. Each game's requests are serialised by that game's own lock (:attr:`LiveGame.lock`), and
+resuming a game from the store by a lock for its id (:meth:`Games.get`); no lock is shared by
+all games except the store's, held for one SQLite statement or transaction.
 """
 
 from __future__ import annotations
@@ -54,9 +55,6 @@ from meduris_env.engine.state import IllegalActionError, State
 from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord, RecordError
 from meduris_env.render.view import state_view
-
-ENGINE_LOCK = threading.RLock()
-"""Held for every engine call (see the module docstring)."""
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
@@ -263,8 +261,8 @@ class LiveGame:
 
     def view(self) -> dict[str, Any]:
         """The human's view; the screens are lifted at the end."""
-        viewer = None if self.state.is_terminal() else self.config.seat
-        with ENGINE_LOCK:
+        with self.lock:
+            viewer = None if self.state.is_terminal() else self.config.seat
             return state_view(self.state, viewer, self.labels)
 
     @property
@@ -272,11 +270,11 @@ class LiveGame:
         return self.state.is_terminal()
 
     def result(self) -> dict[str, Any]:
-        with ENGINE_LOCK:
+        with self.lock:
             return game_result(self.state)
 
     def record(self) -> GameRecord:
-        with ENGINE_LOCK:
+        with self.lock:
             return GameRecord.from_state(
                 self.state, self.labels, self.config.seed,
                 meta={"command": "serve", "game": self.id, "human_seat": self.config.seat,
@@ -382,7 +380,8 @@ class Games:
         self.store = store
         self.keep = keep
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # for _live and _loading only, never for engine work
+        self._loading: dict[str, threading.Lock] = {}  # game id -> held while it is resumed
 
     def create(self, config: GameConfig) -> tuple[LiveGame, list[dict[str, Any]]]:
         """A new game, played up to the human's first decision and stored."""
@@ -396,7 +395,7 @@ class Games:
                     raise WebError(400, err.reason) from None
         log: list[dict[str, Any]] = []
         moves: list[tuple[int, int]] = []
-        with ENGINE_LOCK:
+        with g.lock:  # (no other request can see the game yet; the lock keeps the rule)
             g.advance(g.state, 0, log, moves)
         g.steps = len(moves)
         g.log = log
@@ -414,13 +413,24 @@ class Games:
             if g is not None:
                 self._live.move_to_end(game_id)
                 return g
-            loaded = self.store.load(game_id)
-            if loaded is None:
-                raise WebError(404, f"no game {game_id!r}")
-            g = self._resume(game_id, *loaded)
-            self._live[game_id] = g
-            self._trim()
-            return g
+            loading = self._loading.setdefault(game_id, threading.Lock())
+        # Resuming replays the game and may let an opponent finish a stored half-move: done
+        # under this game's loading lock only, so other games go on meanwhile, and a second
+        # request for this game waits for the first to resume it instead of resuming it twice.
+        with loading:
+            try:
+                with self._lock:
+                    g = self._live.get(game_id)
+                if g is None:
+                    loaded = self.store.load(game_id)
+                    if loaded is None:
+                        raise WebError(404, f"no game {game_id!r}")
+                    g = self._resume(game_id, *loaded)
+                    self._remember(g)
+                return g
+            finally:
+                with self._lock:
+                    self._loading.pop(game_id, None)
 
     def _resume(self, game_id: str, config: GameConfig, moves: list[tuple[int, int]]
                 ) -> LiveGame:
@@ -428,7 +438,7 @@ class Games:
         # the stored actions, replayed as a game record's are (each checked for its seat)
         record = GameRecord(game=g.game, actions=[a for a, _ in moves],
                             seats=[s for _, s in moves], agents=g.labels, seed=config.seed)
-        with ENGINE_LOCK:
+        with g.lock:
             try:
                 states = list(record.states())
             except RecordError as err:
@@ -474,21 +484,20 @@ class Games:
                                f"made at step {step} (reload the game)")
             if not 0 <= action < NUM_ACTIONS:
                 raise WebError(400, f"action {action} is not an action id (0..{NUM_ACTIONS - 1})")
-            with ENGINE_LOCK:
-                if g.state.current_player() != seat:  # not reachable: opponents move at once
-                    raise WebError(409, f"out of turn: {g.who(g.state.current_player())} "
-                                   "is to move")
-                state = g.state.clone()
-                try:
-                    state.apply_action(action, seat)
-                except IllegalActionError as err:
-                    raise WebError(400, f"illegal action: {err}") from None
-                log = [g._entry(state, g.steps, seat, action)]
-                moves = [(action, seat)]
-                g.advance(state, g.steps + 1, log, moves)
-                done = state.is_terminal()
-                view = state_view(state, None if done else seat, g.labels)
-                result = game_result(state)
+            if g.state.current_player() != seat:  # not reachable: opponents move at once
+                raise WebError(409, f"out of turn: {g.who(g.state.current_player())} "
+                               "is to move")
+            state = g.state.clone()
+            try:
+                state.apply_action(action, seat)
+            except IllegalActionError as err:
+                raise WebError(400, f"illegal action: {err}") from None
+            log = [g._entry(state, g.steps, seat, action)]
+            moves = [(action, seat)]
+            g.advance(state, g.steps + 1, log, moves)
+            done = state.is_terminal()
+            view = state_view(state, None if done else seat, g.labels)
+            result = game_result(state)
             self.store.append(g.id, g.steps, moves, "finished" if done else "running", result)
             g.state = state
             g.steps += len(moves)
