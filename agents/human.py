@@ -10,32 +10,24 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from meduris_env.engine.actions import action_to_string, string_to_action
-from meduris_env.engine.constants import A_HUT, A_OFFER, A_TEMPLE, MATERIALS
+from meduris_env.engine.actions import action_to_string, decode_action, string_to_action
+from meduris_env.engine.constants import MATERIALS
 from meduris_env.engine.text import LEGEND, render_text
+from meduris_env.render import view
 
 from .base import Agent, GameAbandoned
 
 HELP = ("type the number of an action, or its words (e.g. 'take wood'); 'board' shows the "
         "board, 'help' this text, 'quit' ends the game and saves its record")
 
-_OFFER_WORDS = ("nothing (-1 VP, R19)", "{a} only (+1 VP, R19)", "{b} only (+1 VP, R19)",
-                "both {a} and {b} (+{size} VP: the settlement's size, R19)",
-                "the druid chip (counts as both, R20)")
-
-
 def describe_action(state, action: int) -> str:
-    """An action in the game's words, with what an offering would give in this position."""
-    if A_OFFER <= action < A_OFFER + len(_OFFER_WORDS):
-        d = state.pending_decision()
-        a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
-        return "offer " + _OFFER_WORDS[action - A_OFFER].format(a=a, b=b, size=d["size"])
-    text = action_to_string(action)
-    if A_HUT <= action < A_TEMPLE:
-        field = action - A_HUT
-        a, b = (MATERIALS[m] for m in state.game.board.field_materials[field])
-        text += f" ({a}/{b})"
-    return text
+    """An action in the game's words, with what an offering would give in this position: the
+    web's words (:func:`meduris_env.render.view.describe_action`), except that the terminal
+    has always listed a temple without its field's materials (kept: transcripts stay the
+    same)."""
+    if decode_action(action).kind == "temple":
+        return action_to_string(action)
+    return view.describe_action(state, action)
 
 
 def describe_decision(state) -> str:

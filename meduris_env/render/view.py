@@ -33,16 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.actions import action_to_string, yield_parts
+from ..engine.actions import action_to_string, decode_action
 from ..engine.constants import (
-    A_EXCHANGE,
-    A_HUT,
-    A_OFFER,
-    A_PLACE,
-    A_RETURN,
-    A_TAKE,
-    A_TEMPLE,
-    A_YIELD,
     CHANCE,
     CHIP_NAMES,
     END_NAMES,
@@ -77,43 +69,40 @@ def board_view(game) -> dict[str, Any]:
 def describe_action(state, action: int) -> str:
     """An action in the game's words, with what an offering gives in this position and which
     materials a field shows."""
-    action = int(action)
-    if A_OFFER <= action < A_OFFER + len(_OFFER_WORDS):
+    act = decode_action(action)
+    if act.kind == "offer":
         d = state.pending_decision()
         if d["field"] >= 0:
             a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
-            return "offer " + _OFFER_WORDS[action - A_OFFER].format(a=a, b=b, size=d["size"])
-    text = action_to_string(action)
-    if A_HUT <= action < A_OFFER:
-        field = (action - A_HUT) % (A_TEMPLE - A_HUT)
-        if field < state.game.num_fields:
-            a, b = (MATERIALS[m] for m in state.game.board.field_materials[field])
-            text += f" ({a}/{b})"
+            return "offer " + _OFFER_WORDS[act.choice].format(a=a, b=b, size=d["size"])
+    text = action_to_string(act.id)
+    if act.kind in ("hut", "temple") and act.field < state.game.num_fields:
+        a, b = (MATERIALS[m] for m in state.game.board.field_materials[act.field])
+        text += f" ({a}/{b})"
     return text
+
+
+# per player-action kind: the click target (formatted with the action's fields) and the fields
+# the view names beside it, in this order (board.js reads them)
+_TARGETS = {"place": ("plain:{plain}", ("plain",)),
+            "take": ("supply:{material}", ("material",)),
+            "return": ("mat:{material}", ("material",)),
+            "move": ("worker:{plain}:{level}", ("plain", "level", "to")),
+            "hut": ("field:{field}", ("field",)),
+            "temple": ("field:{field}", ("field",)),
+            "offer": ("offer:{choice}", ("choice",)),
+            "exchange": ("exchange", ())}
 
 
 def action_target(action: int) -> dict[str, Any]:
     """What to click for a player action: ``kind``, ``target`` and the numbers it names."""
     a = int(action)
-    if A_PLACE <= a < A_TAKE:
-        return {"kind": "place", "target": f"plain:{a - A_PLACE}", "plain": a - A_PLACE}
-    if A_TAKE <= a < A_RETURN:
-        return {"kind": "take", "target": f"supply:{a - A_TAKE}", "material": a - A_TAKE}
-    if A_RETURN <= a < A_YIELD:
-        return {"kind": "return", "target": f"mat:{a - A_RETURN}", "material": a - A_RETURN}
-    if A_YIELD <= a < A_HUT:
-        src, level, dst = yield_parts(a)
-        return {"kind": "move", "target": f"worker:{src}:{level}", "plain": src,
-                "level": level, "to": dst}
-    if A_HUT <= a < A_TEMPLE:
-        return {"kind": "hut", "target": f"field:{a - A_HUT}", "field": a - A_HUT}
-    if A_TEMPLE <= a < A_OFFER:
-        return {"kind": "temple", "target": f"field:{a - A_TEMPLE}", "field": a - A_TEMPLE}
-    if A_OFFER <= a < A_EXCHANGE:
-        return {"kind": "offer", "target": f"offer:{a - A_OFFER}", "choice": a - A_OFFER}
-    if A_EXCHANGE <= a < NUM_ACTIONS:
-        return {"kind": "exchange", "target": "exchange"}
-    raise ValueError(f"action {a} is not a player action (0..{NUM_ACTIONS - 1})")
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"action {a} is not a player action (0..{NUM_ACTIONS - 1})")
+    act = decode_action(a)
+    target, names = _TARGETS[act.kind]
+    return {"kind": act.kind, "target": target.format(**act._asdict()),
+            **{name: getattr(act, name) for name in names}}
 
 
 def legal_view(state, seat: int) -> list[dict[str, Any]]:
