@@ -51,6 +51,12 @@ DRUID_STONE_FIELDS = 3
 WORKERS = {2: 3, 3: 2, 4: 2}  # R1
 HUTS = {2: 12, 3: 8, 4: 8}  # R1
 TEMPLES = 2  # R1
+# the same counts indexed by the player count, for the numba kernels (0: no such game)
+WORKERS_BY_PLAYERS = np.array([WORKERS.get(p, 0) for p in range(MAX_PLAYERS + 1)],
+                              dtype=np.int32)
+HUTS_BY_PLAYERS = np.array([HUTS.get(p, 0) for p in range(MAX_PLAYERS + 1)], dtype=np.int32)
+WORKERS_BY_PLAYERS.setflags(write=False)
+HUTS_BY_PLAYERS.setflags(write=False)
 
 # board occupancy
 EMPTY, HUT, TEMPLE = 0, 1, 2

@@ -12,10 +12,13 @@ from .constants import (
     CHANCE,
     CHIP_KEYS,
     DECISION_NAMES,
+    DRUID_STONE_FIELDS,
+    EMPTY,
     END_NAMES,
     FACE_NAMES,
     HUT,
     MATERIALS,
+    NUM_MATERIALS,
     PH_QUEUE,
     PHASE_NAMES,
     TERMINAL,
@@ -60,13 +63,14 @@ def render_text(state, viewer: int | None = None, legend: bool = False) -> str:
     if state.die_face >= 0:
         lines.append(f"die: {FACE_NAMES[state.die_face]}")
     druid = state.druid_field
-    where = f"field {druid}" if druid >= 0 else f"stone field {state.druid_stone} of 3"
+    where = (f"field {druid}" if druid >= 0
+             else f"stone field {state.druid_stone} of {DRUID_STONE_FIELDS}")
     lines.append(f"druid: {where}")
     cells = []
     for f in range(n):
         occ = state.board_occupant[f]
         own = state.board_owner[f]
-        mark = "." if occ == 0 else ("h" if occ == HUT else "T") + str(own)
+        mark = "." if occ == EMPTY else ("h" if occ == HUT else "T") + str(own)
         chip = state.bonus_chip[f]
         if chip:
             mark += "*" + CHIP_KEYS[chip][0]
@@ -84,7 +88,8 @@ def render_text(state, viewer: int | None = None, legend: bool = False) -> str:
                      f"{' '.join(stack) or '-'}")
     for s in range(game.num_players):
         if viewer is None or s == viewer:
-            mats = " ".join(f"{MATERIALS[m]}={state.materials[s, m]}" for m in range(4))
+            mats = " ".join(f"{MATERIALS[m]}={state.materials[s, m]}"
+                            for m in range(NUM_MATERIALS))
         else:
             mats = f"{int(state.materials[s].sum()):>2} materials behind the screen"
         runes = int((state.rune_holder == s).sum())
