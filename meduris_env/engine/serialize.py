@@ -34,7 +34,7 @@ def state_to_json(state) -> str:
     for name, shape, _ in FIELDS:
         v = getattr(state, name)
         arrays[name] = v.tolist() if shape else int(v)
-    log = state._entries()
+    log = state.log_entries()
     doc = {
         "format": FORMAT,
         "version": VERSION,

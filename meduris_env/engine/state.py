@@ -269,6 +269,10 @@ class State:
         out.reverse()
         return out
 
+    def log_entries(self) -> list[tuple[int, tuple]]:
+        """(action or outcome id, its raw event rows) per step, in order (state files save it)."""
+        return self._entries()
+
     def history(self) -> list[int]:
         """Every action and chance outcome applied since the initial state, in order."""
         return [a for a, _ in self._entries()]
