@@ -9,6 +9,7 @@ order ``meduris --help`` lists them in); a new command is a new module and one n
 # module names (a command named with a hyphen, like rllib-train, lives in rllib_train.py)
 COMMANDS = (
     "tournament",
+    "duel",
     "play",
     "replay",
     "train",
