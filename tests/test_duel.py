@@ -1,0 +1,260 @@
+"""Duels (``meduris duel``, :mod:`agents.duel`) and their statistics (:mod:`agents.sprt`): the LLR
+against hand-computed and independently computed values, the SPRT's error rates by simulation,
+real duels that accept H1 and H0, determinism over workers, --json, one-line errors, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from agents import sprt
+from agents.duel import DuelConfig, pair_tasks, run_duel
+from meduris_cli.main import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- the statistics -----------------------------------------------------------------------------
+def reference_llr(counts, elo0, elo1):
+    """An independent transcription of fishtest's LLR_logistic: regularize, solve each secular
+    equation by plain bisection over scalars, sum the jumps."""
+    c = [x if x else 1e-3 for x in counts]
+    n = sum(c)
+    pdf = [(i / 4, x / n) for i, x in enumerate(c)]
+
+    def mle(s):
+        lo, hi = -1 / (1 - s) + 1e-12, 1 / s - 1e-12
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if sum(p * (a - s) / (1 + mid * (a - s)) for a, p in pdf) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return [p / (1 + lo * (a - s)) for a, p in pdf]
+
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    q0, q1 = mle(s0), mle(s1)
+    return n * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, q0, q1, strict=True))
+
+
+def test_llr_of_five_equal_pair_counts_matches_the_hand_computed_normal_approximation():
+    # counts 1,1,1,1,1: per-game pair scores 0, 1/4, 1/2, 3/4, 1 with mean 1/2 and variance
+    # 1/8; elo0 0 is s0 = 1/2, elo1 20 is s1 = 1/2 + d with d = 0.0287506...; the normal
+    # approximation N (s1 - s0)(2s - s0 - s1) / (2 var) = 5 * d * (-d) / (1/4) = -20 d^2
+    d = 1 / (1 + 10 ** (-20 / 400)) - 0.5
+    assert d == pytest.approx(0.0287506, abs=1e-7)
+    hand = -20 * d * d  # -0.016532
+    assert sprt.llr_normal([1, 1, 1, 1, 1], 0, 20) == pytest.approx(hand, rel=1e-3)
+    assert sprt.llr([1, 1, 1, 1, 1], 0, 20) == pytest.approx(hand, rel=1e-2)
+
+
+@pytest.mark.parametrize("counts, elo0, elo1", [
+    ([3, 5, 8, 5, 3], 0, 50), ([1, 2, 4, 10, 15], 0, 100), ([15, 10, 4, 2, 1], -50, 0),
+    ([0, 0, 24, 0, 0], 0, 10), ([0, 0, 0, 0, 10], 0, 5), ([2, 3, 5, 7, 3], -20, 20)])
+def test_llr_agrees_with_an_independent_transcription_of_fishtest(counts, elo0, elo1):
+    assert sprt.llr(counts, elo0, elo1) == pytest.approx(reference_llr(counts, elo0, elo1),
+                                                         rel=1e-9, abs=1e-12)
+
+
+def test_llr_of_an_array_of_counts_is_the_llr_of_each_row_and_zero_without_pairs():
+    rows = np.array([[3, 5, 8, 5, 3], [0, 0, 0, 0, 0], [1, 2, 4, 10, 15]])
+    got = sprt.llr(rows, 0, 20)
+    assert got[1] == 0.0
+    assert got[0] == pytest.approx(sprt.llr([3, 5, 8, 5, 3], 0, 20))
+    assert got[2] == pytest.approx(sprt.llr([1, 2, 4, 10, 15], 0, 20))
+
+
+def test_bounds_are_walds_and_decide_compares_with_them():
+    lower, upper = sprt.bounds(0.05, 0.05)
+    assert (lower, upper) == pytest.approx((-math.log(19), math.log(19)))
+    assert sprt.bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+    assert [sprt.decide(v, lower, upper) for v in (-3, 0, 3)] == ["H0", None, "H1"]
+
+
+def test_elo_interval_matches_the_hand_computed_one():
+    # counts 3,5,8,5,3 (24 pairs): mean 1/2, variance (2*3*0.25 + 2*5*0.0625) / 24, so
+    # se = sqrt(2.125 / 24) / sqrt(24) and the interval is -+ 400 log10((1/2 + 1.96 se) /
+    # (1/2 - 1.96 se)) = -+ 84.34
+    elo, low, high = sprt.elo_interval([3, 5, 8, 5, 3])
+    se = math.sqrt(2.125 / 24) / math.sqrt(24)
+    half = 400 * math.log10((0.5 + sprt.Z95 * se) / (0.5 - sprt.Z95 * se))
+    assert elo == 0.0 and half == pytest.approx(84.3405, abs=1e-3)
+    assert (low, high) == pytest.approx((-half, half))
+    assert sprt.elo_of_score(sprt.score_of_elo(123.0)) == pytest.approx(123.0)
+
+
+def test_pentanomial_counts_pair_scores_and_refuses_others():
+    assert sprt.pentanomial([0, 0.5, 1, 1, 2, 1.5]) == [1, 1, 2, 1, 1]
+    with pytest.raises(ValueError, match="0.75"):
+        sprt.pentanomial([0.75])
+
+
+def tilted(base: np.ndarray, score: float) -> np.ndarray:
+    """``base`` exponentially tilted (p_k exp(t a_k)) to the mean per-game score ``score``."""
+    lo, hi = -50.0, 50.0
+    for _ in range(100):
+        t = (lo + hi) / 2
+        p = base * np.exp(t * sprt.VALUES)
+        if (p * sprt.VALUES).sum() / p.sum() < score:
+            lo = t
+        else:
+            hi = t
+    return p / p.sum()
+
+
+def simulate_sprts(pdf, elo0, elo1, alpha, beta, runs, max_pairs, seed):
+    """``runs`` SPRTs on pairs drawn from ``pdf``: how many accepted H0, H1, and their mean
+    length in pairs."""
+    rng = np.random.default_rng(seed)
+    lower, upper = sprt.bounds(alpha, beta)
+    counts = np.zeros((runs, 5))
+    verdict = np.zeros(runs, dtype=np.int8)  # 0 undecided, -1 H0, +1 H1
+    length = np.zeros(runs)
+    cdf = np.cumsum(pdf)
+    for step in range(1, max_pairs + 1):
+        active = np.flatnonzero(verdict == 0)
+        if active.size == 0:
+            break
+        drawn = np.minimum(np.searchsorted(cdf, rng.random(active.size)), 4)
+        counts[active, drawn] += 1
+        value = sprt.llr(counts[active], elo0, elo1)
+        verdict[active[value <= lower]] = -1
+        verdict[active[value >= upper]] = 1
+        length[active] = step
+    return int((verdict == -1).sum()), int((verdict == 1).sum()), float(length.mean())
+
+
+@pytest.mark.parametrize("truth", ["elo0", "elo1"])
+def test_sprt_error_rates_by_simulation_stay_near_alpha_and_beta(truth):
+    # 1,000 SPRTs with pairs drawn at elo0 (a correct test accepts H1 at most ~alpha of the
+    # time) and at elo1 (accepts H0 at most ~beta); 0.02 allows three binomial deviations
+    elo0, elo1, alpha, beta, runs = 0.0, 50.0, 0.05, 0.05, 1000
+    base = np.array([0.08, 0.22, 0.4, 0.22, 0.08])  # a spread like a real duel's
+    elo = elo0 if truth == "elo0" else elo1
+    pdf = tilted(base, sprt.score_of_elo(elo))
+    assert (pdf * sprt.VALUES).sum() == pytest.approx(sprt.score_of_elo(elo))
+    h0, h1, mean_pairs = simulate_sprts(pdf, elo0, elo1, alpha, beta, runs, 2000, seed=1)
+    assert h0 + h1 == runs  # every test decided
+    wrong, limit = (h1, alpha) if truth == "elo0" else (h0, beta)
+    assert wrong / runs <= limit + 0.02, (h0, h1)
+    assert wrong > 0  # the test is not needlessly conservative: it does err sometimes
+    assert 10 < mean_pairs < 300, mean_pairs
+
+
+# --- real duels ---------------------------------------------------------------------------------
+def duel_json(capsys, *args) -> dict:
+    assert main(["duel", *args, "--json", "--no-progress"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_duel_pairs_games_with_the_same_seed_and_seats_swapped():
+    tasks = list(pair_tasks(7, 3))
+    assert [t[0] for t in tasks] == list(range(6))
+    assert [t[1] for t in tasks] == [(0, 1), (1, 0)] * 3
+    seeds = [t[2] for t in tasks]
+    assert seeds[0::2] == seeds[1::2] and len(set(seeds)) == 3
+    independent = [t[2] for t in pair_tasks(7, 3, seeds="independent")]
+    assert len(set(independent)) == 6
+
+
+def test_mcts_against_random_accepts_h1_early(capsys):
+    d = duel_json(capsys, "mcts:50", "random", "--elo1", "200", "--max-games", "40",
+                  "--workers", "1")
+    assert d["result"] == "H1" and d["llr"] >= d["upper_bound"]
+    assert d["games"] < 40 and d["games"] == 2 * d["pairs"] == 2 * sum(d["pentanomial"])
+    assert d["elo"] > 200 and d["score"] > 0.8
+
+
+def test_greedy_against_itself_accepts_h0(capsys):
+    d = duel_json(capsys, "greedy", "greedy", "--elo1", "50", "--workers", "1")
+    assert d["result"] == "H0" and d["llr"] <= d["lower_bound"]
+    assert (d["a"], d["b"]) == ("greedy", "greedy#2")
+    assert d["elo"] == 0.0  # duplicate play of one agent: every pair is a win and a loss
+
+
+def test_the_stopping_point_depends_on_the_seed_not_on_the_workers(capsys):
+    args = ("greedy", "mcts:5", "--elo0", "-50", "--elo1", "50", "--max-games", "16",
+            "--seed", "3")
+    one = duel_json(capsys, *args, "--workers", "1")
+    two = duel_json(capsys, *args, "--workers", "2")
+    for key in ("result", "games", "pairs", "llr", "pentanomial", "elo", "elo_95"):
+        assert one[key] == two[key], key
+
+
+def test_json_output_has_every_figure_and_the_text_output_the_llr_and_bounds(capsys):
+    d = duel_json(capsys, "greedy", "random", "--elo1", "200", "--max-games", "8",
+                  "--workers", "1")
+    assert set(d) >= {"a", "b", "result", "games", "pairs", "llr", "lower_bound", "upper_bound",
+                      "elo", "elo_95", "score", "score_se", "pentanomial", "config"}
+    assert d["config"]["elo1"] == 200 and d["games"] <= 8
+    assert main(["duel", "greedy", "random", "--elo1", "200", "--max-games", "8",
+                 "--workers", "1", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "LLR" in text and "bounds -2.944, 2.944" in text and "games in" in text
+
+
+def exit_status(argv) -> int:
+    """``main``'s exit status, also for argparse's usage errors (which exit)."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return stop.code
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--alpha", "0.5"], "--alpha 0.5"), (["--beta", "0"], "--beta 0"),
+    (["--alpha", "-0.1"], "--alpha -0.1"), (["--alpha", "nan"], "--alpha nan"),
+    (["--elo0", "20"], "--elo0 20 must be below --elo1 20"),
+    (["--elo0", "30", "--elo1", "10"], "--elo0 30 must be below --elo1 10"),
+    (["--elo1", "inf"], "--elo1 inf"), (["--players", "3"], "--players 3"),
+    (["--max-games", "1"], "argument --max-games"), (["--workers", "0"], "argument --workers"),
+    (["--alpha", "x"], "argument --alpha")])
+def test_bad_flags_are_one_line_errors(capsys, flags, words):
+    assert exit_status(["duel", "greedy", "random", "--no-progress", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("meduris: error:") and words in err and err.count("\n") == 1, err
+
+
+def test_unknown_agents_are_one_line_errors(capsys):
+    assert main(["duel", "greedy", "rando", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent 'rando'" in err and "random" in err and err.count("\n") == 1
+
+
+def test_run_duel_checks_its_config_before_any_game():
+    with pytest.raises(sprt.SprtError, match="alpha"):
+        run_duel(DuelConfig("greedy", "random", alpha=0.7))
+
+
+def test_ctrl_c_stops_a_duel_and_its_workers_and_prints_what_was_played():
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "duel", "mcts:300", "mcts:300",
+                             "--workers", "2", "--no-progress"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(psutil.Process(proc.pid).children(recursive=True)) < 3:  # tracker + 2 workers
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the duel never started its workers"
+        time.sleep(0.2)
+    time.sleep(2)  # the workers at their first games
+    children = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the duel did not stop within 60 s of Ctrl-C")
+    assert proc.returncode == 130, err
+    assert "interrupted" in out and "LLR" in out and "Traceback" not in err
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, f"worker processes left running: {alive}"
