@@ -1,20 +1,43 @@
 """Agents by name, and the one table of agent kinds they are parsed against.
 
-An agent name is ``<kind>``, ``<kind>:<budget>``, ``<kind>:<file>`` or ``<kind>:<budget>:<file>``
-(``random``, ``mcts:200`` iterations per move, ``mcts:0.5s`` seconds per move, ``ppo`` the
-shipped model, ``ppo:runs/a/policy.pt``, ``az:400:best.pt``); which of these a kind takes is in
-its row of :data:`KINDS`. Everything that reads agent names asks this table:
-:func:`make_agent`, :func:`agents.batch.make_batch_opponent`, the tournament, the web server's
-list of opponents and ``meduris agents`` (which prints it), so a new kind is one row here.
+A built-in agent's name is ``<kind>``, ``<kind>:<budget>``, ``<kind>:<file>`` or
+``<kind>:<budget>:<file>`` (``random``, ``mcts:200`` iterations per move, ``mcts:0.5s`` seconds
+per move, ``ppo`` the shipped model, ``ppo:runs/a/policy.pt``, ``az:400:best.pt``); which of
+these a kind takes is in its row of :data:`KINDS`. Plug-in agents (:mod:`agents.plugins`,
+docs/bring_your_own_agent.md) have rows too:
+
+* ``path/to/bots.py:Cautious[:<parameter>]``: a class, factory or function in a file (the
+  text before the first colon contains ``/`` or ends in ``.py``), row ``file``;
+* ``my_pkg.bots:Cautious[:<parameter>]``: the same from an importable module, row ``module``;
+* ``cmd:<command line>``: a program in any language (:class:`agents.external.SubprocessAgent`,
+  the whole text after ``cmd:`` is its command), row ``cmd``;
+* ``<name>[:<parameter>]``: an agent an installed package registers in the entry-point group
+  ``meduris.agents``, one row per entry point, found when this module is imported (a name
+  taken by a built-in kind, a plug-in form or an earlier entry point is ignored:
+  :data:`IGNORED_ENTRY_POINTS` says why).
+
+The ``<parameter>`` is one string handed to the class or factory (``:Cautious:3`` calls
+``Cautious("3")``). Everything that reads agent names asks this table: :func:`make_agent`,
+:func:`agents.batch.make_batch_opponent`, the tournament, the web server's list of opponents
+(its ``web`` column: never a file, module or command; entry points are offered, being
+registered when the server starts) and ``meduris agents`` (which prints it), so a new kind is
+one row here.
 
 Contract:
 
 * :meth:`AgentSpec.parse` accepts exactly the names the agents accept, and refuses any other
   with one line (:class:`~agents.base.UnknownAgentError`) naming the fix, with a "did you mean"
-  hint for a misspelt kind. It reads no file: a missing model is the agent's own error when it
-  is built (:meth:`AgentSpec.build`, :func:`make_agent`).
+  hint for a misspelt kind. For a built-in it reads no file: a missing model is the agent's
+  own error when it is built (:meth:`AgentSpec.build`, :func:`make_agent`). For a file,
+  module or entry-point plug-in it imports the plug-in (once per process) and finds the object
+  named, so a missing file, a failed import, a missing attribute or something not callable is
+  one line (:class:`~agents.plugins.PluginError`) wherever names are checked, before any
+  game; a factory that raises is refused when the agent is first built (the tournament and
+  ``meduris play`` build every agent once before the first game).
 * ``str(spec)`` is the canonical name, the given text without surrounding blanks; it is the
   agent's ``name`` (tournament labels, game records) and parses back to an equal spec.
+* A plug-in is built from its name in every process that plays it (worker processes, Ray
+  actors): nothing of it is pickled.
 """
 
 from __future__ import annotations
@@ -23,6 +46,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import plugins
 from .base import Agent, UnknownAgentError
 
 
@@ -74,9 +98,17 @@ class AgentKind:
     file_required: bool = False
     needs: tuple[str, ...] = ()  # of "torch", "model" (a network file), "ray", "open_spiel"
     web: bool = True  # may the web server offer it (never with a file, see meduris_cli.web)
+    source: str = "built-in"  # or "file", "module", "cmd", "entry point" (a plug-in)
+    target: str | None = None  # an entry point's module:attribute
+    package: str | None = None  # the installed package an entry point comes from
+    syntax: str | None = None  # how to write a plug-in form's names (instead of the name)
 
     def usage(self) -> str:
         """How to write its names, e.g. ``az[:<iterations>|<seconds>s[:<policy.pt>]]``."""
+        if self.syntax:
+            return self.syntax
+        if self.source == "entry point":
+            return f"{self.name}[:<parameter>]"
         file = f":<{self.file}>" if self.file else ""
         if self.budget is None:
             return self.name + (file if self.file_required or not file else f"[{file}]")
@@ -119,6 +151,19 @@ def _az(spec: AgentSpec) -> Agent:
     return AZAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
+def _plugin(spec: AgentSpec) -> Agent:
+    return plugins.build(spec.plugin_object(), str(spec), spec.parameter, str(spec))
+
+
+def _cmd(spec: AgentSpec) -> Agent:
+    try:
+        from .external import SubprocessAgent
+    except ImportError as err:
+        raise plugins.PluginError(f"agent {str(spec)!r}: cmd: agents need agents.external "
+                                  f"({plugins.one_line(err)})") from None
+    return SubprocessAgent(str(spec), spec.target)
+
+
 SEARCH = Budget("iterations", 200, seconds=True)
 
 #: every kind of agent, in the order the help and the error messages list them
@@ -140,37 +185,102 @@ KINDS: tuple[AgentKind, ...] = (
               "after the budget for another network", _az, budget=SEARCH, file="policy.pt",
               needs=("torch", "model")),
 )
+
+#: the plug-in forms: agents from outside the project (never offered by the web server)
+PLUGIN_FORMS: tuple[AgentKind, ...] = (
+    AgentKind("file", "a plug-in: an Agent class, an object with act(), or a policy function "
+              "of the observation, from a Python file", _plugin, web=False, source="file",
+              syntax="<path/to/file.py>:<Name>[:<parameter>]"),
+    AgentKind("module", "a plug-in as above from an importable module (installed or on "
+              "PYTHONPATH)", _plugin, web=False, source="module",
+              syntax="<module>:<Name>[:<parameter>]"),
+    AgentKind("cmd", "a program in any language speaking the JSON-lines protocol on "
+              "stdin/stdout (the whole text after cmd: is its command line)", _cmd, web=False,
+              source="cmd", syntax="cmd:<command line>"),
+)
+
+
+def entry_point_kinds(found: list[tuple[str, str, str]], taken: set[str]
+                      ) -> tuple[tuple[AgentKind, ...], dict[str, str]]:
+    """The rows of the entry points ``found`` ((name, module:attribute, package), see
+    :func:`agents.plugins.entry_points`), and why each one left out was ({name: reason})."""
+    rows: list[AgentKind] = []
+    ignored: dict[str, str] = {}
+    for name, value, package in found:
+        if name in taken:
+            ignored[name] = (f"entry point {name!r} of package {package} is ignored: the name "
+                             "is taken by another agent")
+        elif not plugins.IDENTIFIER.match(name.replace("-", "_")) or "." in name:
+            ignored[name] = (f"entry point {name!r} of package {package} is ignored: an agent "
+                             "name is letters, digits, _ and -")
+        else:
+            taken.add(name)
+            rows.append(AgentKind(name, f"a plug-in from the package {package} ({value})",
+                                  _plugin, source="entry point", target=value,
+                                  package=package))
+    return tuple(rows), ignored
+
+
+ENTRY_POINT_KINDS, IGNORED_ENTRY_POINTS = entry_point_kinds(
+    plugins.entry_points(), {kind.name for kind in KINDS + PLUGIN_FORMS})
+KINDS = KINDS + PLUGIN_FORMS + ENTRY_POINT_KINDS
 BY_NAME = {kind.name: kind for kind in KINDS}
+NAMED = ("built-in", "entry point")  # sources whose rows are written by their name
 
 
 def known_list() -> str:
-    return ", ".join(BY_NAME)
+    return ", ".join(kind.name for kind in KINDS if kind.source in NAMED)
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed agent name: its kind, budget (amount and unit) and file parameter."""
+    """A parsed agent name: its kind, budget (amount and unit), file or plug-in parameter, and
+    for a file or module plug-in where it is (``path/to/bots.py:Cautious``), for ``cmd:`` the
+    command line."""
 
     kind: str
     budget: int | float | None = None  # None: the kind has no budget
     unit: str | None = None  # "iterations", "simulations" or "seconds"
-    parameter: str | None = None  # the file (policy.pt, checkpoint folder); None: none given
+    parameter: str | None = None  # the file (policy.pt, checkpoint folder), or a plug-in's
+    #                               parameter string; None: none given
     text: str = ""  # the canonical name
+    target: str | None = None  # a plug-in's <file or module>:<Name>; cmd's command line
 
     @classmethod
     def parse(cls, text: object) -> AgentSpec:
-        """The spec of an agent name, or UnknownAgentError saying how to write it."""
+        """The spec of an agent name, or UnknownAgentError saying how to write it (for a
+        plug-in, after importing it: PluginError if it cannot be loaded)."""
         if not isinstance(text, str) or not text.strip():
             raise UnknownAgentError(f"an agent name is a non-empty string, got {text!r}; "
                                     f"known agents: {known_list()}")
         text = text.strip()
-        kind, _, param = text.partition(":")
+        kind, colon, param = text.partition(":")
         row = BY_NAME.get(kind)
-        if row is None:
-            close = difflib.get_close_matches(kind, BY_NAME, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownAgentError(f"unknown agent {text!r}{hint}; known agents: "
-                                    f"{known_list()}")
+        if kind == "cmd":
+            command = param.strip()
+            if not colon or not command:
+                raise UnknownAgentError(f"agent {text!r}: write cmd:<command line>, e.g. "
+                                        "'cmd:./mybot --fast'")
+            return cls("cmd", text=text, target=command)
+        if row is not None and row.source == "built-in":
+            return cls.parse_builtin(text, row, param)
+        if row is not None and row.source == "entry point":
+            return cls.parse_plugin(text, row, param if colon else None)
+        if plugins.is_file_location(kind) or (
+                colon and plugins.IDENTIFIER.match(kind)
+                and plugins.IDENTIFIER.match(param.partition(":")[0])):
+            return cls.parse_located(text, kind, param)
+        named = [k.name for k in KINDS if k.source in NAMED]
+        close = difflib.get_close_matches(kind, named, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownAgentError(f"unknown agent {text!r}{hint}; known agents: {known_list()}"
+                                "; or a plug-in: path/to/bots.py:<Name>, my_pkg.bots:<Name>, "
+                                "cmd:<command line> (meduris agents lists them)")
+
+    @classmethod
+    def parse_builtin(cls, text: str, row: AgentKind, param: str) -> AgentSpec:
+        """The spec of a built-in kind's name ``text`` (``param``: what follows its kind)."""
+        kind = row.name
         if param and row.budget is None and row.file is None:
             raise UnknownAgentError(f"agent {text!r}: {kind} takes no parameter; use {kind!r}")
         raw_budget, file = "", param
@@ -180,6 +290,43 @@ class AgentSpec:
         if row.budget is not None:
             budget, unit = row.budget.parse(text, kind, raw_budget)
         return cls(kind, budget, unit, file or None, text)
+
+    @classmethod
+    def parse_located(cls, text: str, location: str, param: str) -> AgentSpec:
+        """The spec of ``<file or module>:<Name>[:<parameter>]`` (``param``: after the first
+        colon), with its object found."""
+        row = BY_NAME["file" if plugins.is_file_location(location) else "module"]
+        name, colon, parameter = param.partition(":")
+        if not plugins.IDENTIFIER.match(name):
+            shown = location if row.source == "file" else "my_pkg.bots"
+            raise UnknownAgentError(f"agent {text!r}: write {shown}:<Name>[:<parameter>], "
+                                    "<Name> the class, factory or function to use")
+        return cls.parse_plugin(text, row, parameter if colon else None, f"{location}:{name}")
+
+    @classmethod
+    def parse_plugin(cls, text: str, row: AgentKind, parameter: str | None,
+                     target: str | None = None) -> AgentSpec:
+        """The spec of a plug-in name, after finding its object (imported once per process,
+        so a bad plug-in is refused wherever its name is checked)."""
+        if parameter is not None and not parameter:
+            raise UnknownAgentError(f"agent {text!r}: the parameter after the last ':' is "
+                                    "empty; leave out the ':' or give one")
+        spec = cls(row.name, parameter=parameter, text=text, target=target)
+        spec.plugin_object()
+        return spec
+
+    def plugin_object(self):
+        """The object a file, module or entry-point plug-in names (its module imported)."""
+        row = self.row
+        if row.source == "entry point":
+            return plugins.resolve_entry_point(row.target or "", row.package or "?", self.text)
+        location, _, name = (self.target or "").partition(":")
+        hint = ""
+        if row.source == "module" and "." not in location:
+            named = [k.name for k in KINDS if k.source in NAMED]
+            close = difflib.get_close_matches(location, named, n=1)
+            hint = f" (did you mean the agent {close[0]!r}?)" if close else ""
+        return plugins.resolve(location, name, self.text, hint)
 
     @property
     def row(self) -> AgentKind:
@@ -201,8 +348,12 @@ class AgentSpec:
         parts = [f"{self.kind}: {self.row.summary}"]
         if self.budget is not None:
             parts.append(f"{self.budget:g} {self.unit} per move")
-        if self.parameter:
+        if self.target:
+            parts.append(self.target)
+        if self.parameter and self.row.source == "built-in":
             parts.append(f"from {self.parameter}")
+        elif self.parameter:
+            parts.append(f"parameter {self.parameter!r}")
         return "; ".join(parts)
 
     def __str__(self) -> str:

@@ -15,14 +15,23 @@ from meduris_cli import main
 OPEN_SPIEL = importlib.util.find_spec("pyspiel") is not None
 
 
+BUILT_IN = [k for k in KINDS if k.source == "built-in"]
+
+
 def test_the_table_is_the_known_list_in_order():
-    assert [k.name for k in KINDS] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
-                                       "rllib", "az"]
+    # the built-in kinds, then the plug-in forms, then the installed packages' entry points
+    # (tests/test_plugins.py checks those)
+    assert [k.name for k in BUILT_IN] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
+                                          "rllib", "az"]
+    assert [(k.name, k.source) for k in KINDS[len(BUILT_IN):len(BUILT_IN) + 3]] == [
+        ("file", "file"), ("module", "module"), ("cmd", "cmd")]
+    assert {k.source for k in KINDS[len(BUILT_IN) + 3:]} <= {"entry point"}
     assert list(KNOWN) == list(BY_NAME) == [k.name for k in KINDS]
     assert all(k.summary and "\n" not in k.summary for k in KINDS)
     # the tournament sets torch to one thread for exactly these
     assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "rllib"}
-    assert [k.name for k in KINDS if not k.web] == ["rllib"]
+    # the web server never plays a file, a module or a command named in a request
+    assert [k.name for k in KINDS if not k.web] == ["rllib", "file", "module", "cmd"]
 
 
 @pytest.mark.parametrize("text,kind,budget,unit,parameter", [
@@ -74,9 +83,13 @@ def test_usage_and_budgets_come_from_the_rows():
     assert usage["rllib"] == "rllib:<checkpoint>"
     assert usage["az"] == "az[:<iterations>|<seconds>s[:<policy.pt>]]"
     assert usage["openspiel-mcts"] == "openspiel-mcts[:<simulations>]"
+    assert usage["file"] == "<path/to/file.py>:<Name>[:<parameter>]"
+    assert usage["module"] == "<module>:<Name>[:<parameter>]"
+    assert usage["cmd"] == "cmd:<command line>"
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if k.name != "rllib"], ids=lambda k: k.name)
+@pytest.mark.parametrize("kind", [k for k in BUILT_IN if k.name != "rllib"],
+                         ids=lambda k: k.name)
 def test_every_kind_builds_from_its_row(kind):
     if "open_spiel" in kind.needs and not OPEN_SPIEL:
         pytest.skip("OpenSpiel is not installed")
@@ -91,7 +104,7 @@ def test_batch_opponents_follow_the_batch_column():
     assert make_batch_opponent("random") == "random"
     assert isinstance(make_batch_opponent("greedy"), BatchGreedy)
     assert isinstance(make_batch_opponent("ppo", 3), BatchPolicy)
-    for kind in (k for k in KINDS if k.batch is None):
+    for kind in (k for k in BUILT_IN if k.batch is None):
         with pytest.raises(UnknownAgentError, match="batch opponents are random, greedy, ppo "
                                                     "and ppo:<policy.pt>"):
             make_batch_opponent(kind.name if kind.budget else f"{kind.name}:x")
@@ -116,7 +129,7 @@ def test_meduris_agents_lists_the_table(capsys):
     assert main(["agents"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
-    assert [line.split()[0] for line in lines[1:]] == [k.usage() for k in KINDS]
+    assert [line.split("  ")[0] for line in lines[1:]] == [k.usage() for k in KINDS]
     mcts = next(line for line in lines if line.startswith("mcts"))
     assert "iterations=200" in mcts and " yes " in mcts
     rllib = next(line for line in lines if line.startswith("rllib"))

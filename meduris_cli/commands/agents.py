@@ -1,13 +1,17 @@
 """``meduris agents``: the table of agent kinds (:data:`agents.registry.KINDS`), the names
 every other command accepts: how to write each, its budget parameter and default, what it needs
-(torch, a model file, ray, open_spiel), whether the web server offers it, and what it is.
-``--json`` prints the same as a list of objects, for scripts."""
+(torch, a model file, ray, open_spiel), whether the web server offers it, and what it is. The
+built-in kinds come first, then the plug-in forms (a file, a module, ``cmd:``), then the agents
+installed packages register in the entry-point group ``meduris.agents`` (an entry point whose
+name is taken is left out, and a line on stderr says so). ``--json`` prints the same as a list
+of objects, for scripts (``source``: built-in, file, module, cmd or entry point)."""
 
 from __future__ import annotations
 
 import json
+import sys
 
-from agents.registry import KINDS, AgentKind
+from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
 
 def add_parser(sub) -> None:
@@ -15,7 +19,8 @@ def add_parser(sub) -> None:
                        description="List every kind of agent the commands accept (--agents, "
                        "--opponents, --best-against): how to write its name, its budget "
                        "parameter and default, what it needs installed, and whether the web "
-                       "server offers it.")
+                       "server offers it; then the plug-in forms and the agents installed "
+                       "packages register (docs/bring_your_own_agent.md).")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.set_defaults(func=run)
 
@@ -28,7 +33,8 @@ def row(kind: AgentKind) -> dict:
                                                    "default": budget.default,
                                                    "seconds": budget.seconds},
             "file": kind.file, "needs": list(kind.needs), "web": kind.web,
-            "batch": kind.batch is not None, "summary": kind.summary}
+            "batch": kind.batch is not None, "summary": kind.summary, "source": kind.source,
+            "entry_point": kind.target, "package": kind.package}
 
 
 def table() -> str:
@@ -45,6 +51,8 @@ def table() -> str:
 
 
 def run(args) -> int:
+    for reason in IGNORED_ENTRY_POINTS.values():
+        print(f"meduris agents: {reason}", file=sys.stderr)
     if args.json:
         print(json.dumps({"agents": [row(kind) for kind in KINDS]}, indent=2))
     else:
