@@ -22,8 +22,8 @@ class Agent(ABC):
 
     uses_observation = False  # True: act() needs the observation vector (e.g. a policy network)
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str = ""):
+        self.name = name  # (a plug-in's is set to the name it was built by, agents.plugins)
         self.rng = random.Random(0)
 
     def reset(self, seed: int | None = None) -> None:

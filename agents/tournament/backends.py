@@ -15,6 +15,7 @@ import sys
 
 from meduris_env import MedurisGame
 
+from .. import plugins
 from ..match import GameResult, play_game
 from ..registry import AgentSpec, make_agent
 from .schedule import Task, TournamentConfig, TournamentError, check_config, tasks
@@ -60,8 +61,13 @@ def _start_worker(initializer, initargs: tuple) -> None:
         initializer(*initargs)
 
 
-def init_worker(cfg: TournamentConfig, labels: list[str]) -> None:
-    """Build the game and the entrants once per worker (the pool's initializer)."""
+def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None = None) -> None:
+    """Build the game and the entrants once per worker (the pool's initializer), each from its
+    name (plug-ins too: nothing of an agent is pickled). ``context``
+    (:func:`agents.plugins.worker_context`) gives a worker that does not inherit them (a Ray
+    actor) the parent's current folder and ``sys.path``, so a plug-in's relative file path or
+    module resolves as in the parent; spawned pool workers inherit both (and PYTHONPATH)."""
+    plugins.apply_worker_context(context)
     if any("torch" in AgentSpec.parse(n).row.needs for n in cfg.agents):
         import torch
         torch.set_num_threads(1)  # one process per core already
@@ -164,14 +170,15 @@ def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
 
     @ray.remote(num_cpus=1)
     class Worker:
-        def __init__(self, cfg, labels):
-            init_worker(cfg, labels)
+        def __init__(self, cfg, labels, context):
+            init_worker(cfg, labels, context)
 
         def play(self, chunk):
             return [play_task(task) for task in chunk]
 
     workers = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
-    actors = [Worker.remote(cfg, labels) for _ in range(workers)]
+    context = plugins.worker_context()
+    actors = [Worker.remote(cfg, labels, context) for _ in range(workers)]
     chunks = [todo[i:i + RAY_CHUNK] for i in range(0, len(todo), RAY_CHUNK)]
     pool = ray.util.ActorPool(actors)
 
