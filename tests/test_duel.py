@@ -258,3 +258,18 @@ def test_ctrl_c_stops_a_duel_and_its_workers_and_prints_what_was_played():
     assert "interrupted" in out and "LLR" in out and "Traceback" not in err
     _, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, f"worker processes left running: {alive}"
+
+
+def test_duel_benchmark_reports_its_documented_keys(tmp_path):
+    from helpers import load_benchmark
+
+    out = load_benchmark("duel").main(["--games", "8", "--b", "mcts:5", "--workers", "1",
+                                       "--out", str(tmp_path / "b.json"), "--json"])
+    assert out["games"] == 8 and out["pairs"] == 4
+    for key in ("pair_se", "independent_se", "variance_ratio", "variance_ratio_95",
+                "pair_correlation", "pair_mean", "independent_mean", "wall_s"):
+        assert key in out, key
+    if out["independent_se"] > 0:
+        assert out["variance_ratio"] == pytest.approx((out["pair_se"] / out["independent_se"])
+                                                      ** 2)
+    assert json.loads((tmp_path / "b.json").read_text()) == out
