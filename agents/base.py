@@ -33,12 +33,33 @@ class Agent(ABC):
     def act(self, observation, state) -> int:
         """The action (an id of the 241-action space) for the seat to move in ``state``."""
 
+    def game_over(self, result) -> None:
+        """Told once when a game it played in :func:`agents.match.play_game` has ended
+        (``result``: the :class:`~agents.match.GameResult`, forfeits included); nothing by
+        default (a subprocess agent passes it on to its bot)."""
+        return None
+
     def __repr__(self) -> str:
         return f"<agent {self.name}>"
 
 
 class GameAbandoned(Exception):
     """Raised by an agent's ``act`` to end the game unfinished (a player quit)."""
+
+
+class Forfeit(GameAbandoned):
+    """Raised by an agent's ``act`` when it breaks the rules of play rather than quitting: a
+    bot that crashed, hung past its time limit, answered malformed text or an illegal action
+    (:mod:`agents.external`). The game ends there and that seat loses it: it ranks last, the
+    others keep their R26 order of the position (:func:`agents.match.play_game`).
+
+    A subclass of :class:`GameAbandoned`, so code that stops a game when a player quits also
+    stops it on a forfeit; not a ``MedurisError``: it is an outcome of a game, not bad input.
+    ``reason`` is one line (``timeout: no answer within 0.5 s``), written to games.csv."""
+
+    def __init__(self, reason: str):
+        self.reason = " ".join(str(reason).split())  # one line
+        super().__init__(self.reason)
 
 
 class UnknownAgentError(MedurisError, ValueError):

@@ -1,4 +1,14 @@
-"""Playing one game between agents, reproducibly from a seed."""
+"""Playing one game between agents, reproducibly from a seed.
+
+A game ends at the end of the rules (R24, R25), when an agent quits
+(:class:`~agents.base.GameAbandoned`: ``end_reason`` "abandoned") or when an agent forfeits
+(:class:`~agents.base.Forfeit`, e.g. a subprocess bot that crashed, hung or answered an illegal
+action: ``end_reason`` "forfeit"). A forfeit is scored as a loss for the forfeiting seat: it
+ranks last (rank = the number of players, alone), the other seats keep their R26 order of the
+position where the game stopped (ranked among themselves: 1 = best), and the seats of rank 1
+win. ``GameResult.forfeit`` holds the reason ("" if none) and ``forfeit_seat`` the seat (None).
+The VP are the position's. Every agent is told the result afterwards (``Agent.game_over``).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +24,7 @@ from meduris_env.engine.state import State
 from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord
 
-from .base import Agent, GameAbandoned
+from .base import Agent, Forfeit, GameAbandoned
 
 
 @dataclass
@@ -32,6 +42,16 @@ class GameResult:
     max_seconds_per_decision: list[float] = field(default_factory=list)
     history: list[int] | None = None
     record: dict | None = None  # GameRecord.to_dict(), when asked for
+    forfeit: str = ""  # why an agent forfeited the game ("" if none): see the module docstring
+    forfeit_seat: int | None = None  # the seat that forfeited
+
+
+def forfeit_ranks(ranks: list[int], seat: int) -> list[int]:
+    """The ranks of a game that ``seat`` forfeited: it is last (alone), the others keep their
+    order in ``ranks`` (R26), ranked among themselves (1 = best, ties share)."""
+    n = len(ranks)
+    return [n if s == seat else 1 + sum(1 for t, q in enumerate(ranks) if t != seat and q < r)
+            for s, r in enumerate(ranks)]
 
 
 def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[str] | None = None,
@@ -40,7 +60,9 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     """Play one game: chance from ``random.Random(seed)``, each agent reset with a seed derived
     from ``seed`` and its seat. An illegal action from an agent raises IllegalActionError
     naming the agent. An agent raising :class:`~agents.base.GameAbandoned` ends the game where
-    it stands (``end_reason`` "abandoned"; the record, if kept, is of the unfinished game)."""
+    it stands (``end_reason`` "abandoned"; the record, if kept, is of the unfinished game); one
+    raising :class:`~agents.base.Forfeit` ends it and loses it (``end_reason`` "forfeit", see the
+    module docstring; a kept record names the forfeit in its ``meta``)."""
     n = game.num_players
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
@@ -51,9 +73,11 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     spent = [0.0] * n
     longest = [0.0] * n
     made = [0] * n
+    asked = [0]  # the seat last asked to decide
 
     def decide(state: State, seat: int) -> int:
         agent = agents[seat]
+        asked[0] = seat
         obs = observe_state(state, seat) if agent.uses_observation else None
         t0 = time.perf_counter()
         action = agent.act(obs, state)
@@ -63,18 +87,30 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
         made[seat] += 1
         return action
 
-    abandoned = False
+    end_reason, forfeit, forfeit_seat = "", "", None
     try:
         play(state, decide, rng, observer=observer,
              who=lambda seat: f"agent {agents[seat].name} at seat {seat}")
+    except Forfeit as err:
+        end_reason, forfeit, forfeit_seat = "forfeit", err.reason, asked[0]
     except GameAbandoned:
-        abandoned = True
+        end_reason = "abandoned"
+    ranks = state.ranks().tolist()
+    if forfeit_seat is not None:
+        ranks = forfeit_ranks(ranks, forfeit_seat)
+        meta = {**(meta or {}), "forfeit": forfeit, "forfeit_seat": forfeit_seat}
     labels = labels or [a.name for a in agents]
     record = GameRecord.from_state(state, labels, seed, meta).to_dict() if keep_record else None
-    return GameResult(seed=seed, agents=labels,
-                      vp=state.scores().tolist(), winners=state.winners(),
-                      ranks=state.ranks().tolist(), turns=state.turn, decisions=sum(made),
-                      end_reason="abandoned" if abandoned else END_NAMES[state.end_reason],
-                      seconds_per_seat=spent, decisions_per_seat=made,
-                      max_seconds_per_decision=longest,
-                      history=state.history() if keep_history else None, record=record)
+    result = GameResult(seed=seed, agents=labels, vp=state.scores().tolist(),
+                        winners=[s for s in range(n) if ranks[s] == 1], ranks=ranks,
+                        turns=state.turn, decisions=sum(made),
+                        end_reason=end_reason or END_NAMES[state.end_reason],
+                        seconds_per_seat=spent, decisions_per_seat=made,
+                        max_seconds_per_decision=longest,
+                        history=state.history() if keep_history else None, record=record,
+                        forfeit=forfeit, forfeit_seat=forfeit_seat)
+    for agent in agents:
+        told = getattr(agent, "game_over", None)  # (any object with act and reset may play)
+        if told is not None:
+            told(result)
+    return result

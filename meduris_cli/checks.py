@@ -37,6 +37,30 @@ def int_in(low: int, high: int | None = None):
 SEED = int_in(0, MAX_SEED)
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds (``--move-time 0.5``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return value
+
+
+def add_time_flags(parser) -> None:
+    """``--move-time`` and ``--game-time``: the limits of ``cmd:`` agents
+    (:mod:`agents.external`), for every command that plays them."""
+    from agents.external import DEFAULT_MOVE_TIME
+    parser.add_argument("--move-time", type=seconds, default=DEFAULT_MOVE_TIME,
+                        metavar="SECONDS", help="a cmd: agent (a program speaking the JSON-lines "
+                        "protocol) forfeits a game when one of its moves takes longer (default "
+                        f"{DEFAULT_MOVE_TIME:g})")
+    parser.add_argument("--game-time", type=seconds, default=None, metavar="SECONDS",
+                        help="... or when its moves of one game take longer in all (default: "
+                        "no limit)")
+
+
 def output_file(path: str | Path, flag: str, force: bool, inputs: tuple[Path, ...] = ()) -> Path:
     """A file the command will write: its folder writable, not a folder itself, not one of the
     command's ``inputs``, and not an existing file unless ``force``."""

@@ -18,6 +18,8 @@ PACKAGES = ("meduris_env", "agents", "train", "meduris_cli")
 OUTSIDE = {
     "GameAbandoned": "control flow: a player quit (or input ended); the game ends unfinished "
                      "and its record is still saved",
+    "Forfeit": "control flow: a bot broke the protocol (crashed, hung, answered wrongly); it "
+               "loses that game, which is scored (a GameAbandoned)",
 }
 
 # the classes named in issue 26 (by name: modules move), with the older base each keeps

@@ -43,9 +43,9 @@ def flags_of(command: str) -> set[str]:
 TESTED = {
     "tournament": {"--agents", "--players", "--games", "--seed", "--workers", "--exchange",
                    "--backend", "--address", "--out", "--force", "--no-progress",
-                   "--save-records"},
+                   "--save-records", "--move-time", "--game-time"},  # (time: test_external.py)
     "play": {"--players", "--opponents", "--seat", "--seed", "--exchange", "--record",
-             "--force", "--open-screens"},
+             "--force", "--open-screens", "--move-time", "--game-time"},
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--shaping", "--bc-teacher", "--bc-games", "--eval-every",

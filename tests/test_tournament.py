@@ -161,5 +161,5 @@ def test_the_leaderboard_stays_aligned_with_long_agent_names():
     table = [lines[0]] + lines[2:4]
     assert len({line.index("games") if i == 0 else len(line) for i, line in enumerate(table)
                 if i}) == 1  # the two rows end in the same column
-    assert all(line.rstrip().endswith(("1.00", "ms/move")) for line in table)
+    assert all(line.rstrip().endswith(("1.00         0", "ms/move  forfeits")) for line in table)
     assert lines[2].startswith(long + " ") and lines[3].startswith("greedy ")

@@ -16,6 +16,7 @@ import sys
 from meduris_env import MedurisGame
 
 from .. import plugins
+from ..external import set_limits
 from ..match import GameResult, play_game
 from ..registry import AgentSpec, make_agent
 from .schedule import Task, TournamentConfig, TournamentError, check_config, tasks
@@ -74,6 +75,7 @@ def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None =
     _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)
     names = [n.strip() for n in cfg.agents]
     _WORKER["agents"] = [make_agent(n) for n in names]
+    set_limits(_WORKER["agents"], cfg.move_time, cfg.game_time, cfg.log_dir or None)
     _WORKER["labels"] = labels
 
 

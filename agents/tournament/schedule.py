@@ -20,6 +20,7 @@ from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.seeding import derive_seed
 
 from ..base import UnknownAgentError
+from ..external import DEFAULT_MOVE_TIME
 from ..registry import make_agent
 
 
@@ -39,11 +40,16 @@ class TournamentConfig:
     save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
     backend: str = "process"  # "process" (a pool on this machine) or "ray"
     address: str | None = None  # Ray cluster (host:port); None: a local Ray
+    # subprocess (cmd:) agents, agents.external: seconds per decision and per game (None: no
+    # game limit), and the folder of their stderr logs ("": <temp dir>/meduris-bots)
+    move_time: float = DEFAULT_MOVE_TIME
+    game_time: float | None = None
+    log_dir: str = ""
 
 
 # how check_config names each setting in its errors: the configuration's fields
 FIELDS = {name: name for name in ("agents", "players", "games", "workers", "backend", "address",
-                                  "save_records")}
+                                  "save_records", "move_time", "game_time")}
 
 Task = tuple[int, tuple[int, ...], int, bool]  # game index, lineup, seed, keep its record
 
@@ -84,6 +90,7 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
         raise TournamentError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     if cfg.backend not in ("process", "ray"):
         raise TournamentError(f"{names['backend']} {cfg.backend!r}: 'process' or 'ray'")
+    check_limits(cfg.move_time, cfg.game_time, names)
     if cfg.address and cfg.backend != "ray":
         raise TournamentError(f"{names['address']} is the Ray cluster's: it needs "
                               f"{names['backend']} ray")
@@ -92,6 +99,18 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     games = math.ceil(cfg.games / len(lineups)) * len(lineups)
     recorded_games(cfg.save_records, games, names["save_records"])
     return labels, lineups, games
+
+
+def check_limits(move_time: float, game_time: float | None,
+                 names: dict[str, str] = FIELDS) -> None:
+    """Time limits of subprocess agents: positive seconds (``game_time`` None: no limit)."""
+    for key, value in (("move_time", move_time), ("game_time", game_time)):
+        if value is None and key == "game_time":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                0 < value < math.inf):
+            raise TournamentError(f"{names.get(key, key)} {value}: give a positive number of "
+                                  "seconds, e.g. 10")
 
 
 def recorded_games(spec: str, games: int, name: str = "save_records") -> set[int]:

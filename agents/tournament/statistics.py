@@ -3,7 +3,10 @@ ratings, the leaderboard table, and the results written atomically (games.csv, s
 one record per recorded game).
 
 games.csv has one row per game in game order; its bytes depend only on the results, so two runs
-of the same tournament write the same file.
+of the same tournament write the same file. Its last two columns say whether an agent forfeited
+the game (:func:`agents.match.play_game`: a bot that crashed, hung, answered malformed text or
+an illegal action loses the game): ``forfeit_seat`` (empty when none) and ``forfeit``, the
+reason (empty when none). The leaderboard and summary.json count each agent's forfeits.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
     model = PlackettLuce()
     ratings = {label: model.rating(name=label) for label in labels}
     per = {label: {"games": 0, "wins": 0.0, "vp": [], "turns": [], "seconds": 0.0,
-                   "decisions": 0, "longest": 0.0} for label in labels}
+                   "decisions": 0, "longest": 0.0, "forfeits": 0} for label in labels}
     for r in results:
         share = 1.0 / len(r.winners)
         for seat, label in enumerate(r.agents):
@@ -51,6 +54,7 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             p["seconds"] += r.seconds_per_seat[seat]
             p["decisions"] += r.decisions_per_seat[seat]
             p["longest"] = max(p["longest"], r.max_seconds_per_decision[seat])
+            p["forfeits"] += seat == r.forfeit_seat
         new = model.rate([[ratings[label]] for label in r.agents], ranks=r.ranks)
         for label, team in zip(r.agents, new, strict=False):
             ratings[label] = team[0]
@@ -72,6 +76,7 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             "seconds_per_game": p["seconds"] / g if g else 0.0,
             "seconds_per_decision": p["seconds"] / p["decisions"] if p["decisions"] else 0.0,
             "max_seconds_per_decision": p["longest"],
+            "forfeits": p["forfeits"],
         }
     return {"config": asdict(cfg), "games": len(results), "lineups": len(lineups),
             "rating_model": "openskill PlackettLuce (rating = mu, ordinal = mu - 3 sigma)",
@@ -83,7 +88,7 @@ def leaderboard(summary: dict) -> str:
     rows = sorted(summary["agents"].items(), key=lambda kv: -kv[1]["rating_ordinal"])
     width = max(16, 2 + max(len(label) for label, _ in rows))  # long names keep columns aligned
     head = (f"{'agent':<{width}}{'games':>6}{'wins':>8}{'win rate':>10}{'95% CI':>16}"
-            f"{'VP mean ± sd':>16}{'turns':>7}{'rating':>14}{'ms/move':>9}")
+            f"{'VP mean ± sd':>16}{'turns':>7}{'rating':>14}{'ms/move':>9}{'forfeits':>10}")
     lines = [head, "-" * len(head)]
     for label, a in rows:
         lo, hi = a["win_rate_ci95"]
@@ -92,7 +97,7 @@ def leaderboard(summary: dict) -> str:
         rating = f"{a['rating']:.1f} ± {a['rating_sigma']:.1f}"
         lines.append(f"{label:<{width}}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
                      f"{ci:>16}{vp:>16}{a['mean_turns']:>7.1f}{rating:>14}"
-                     f"{1000 * a['seconds_per_decision']:>9.2f}")
+                     f"{1000 * a['seconds_per_decision']:>9.2f}{a.get('forfeits', 0):>10}")
     cfg = summary["config"]
     lines.append(f"{summary['games']} games, {cfg['players']} players, {summary['lineups']} "
                  f"lineups played equally, seed {cfg['seed']}")
@@ -104,10 +109,11 @@ def games_csv(results: list[GameResult], players: int) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["game", "seed", *[f"seat{s}_agent" for s in range(players)],
                 *[f"seat{s}_vp" for s in range(players)], "winners", "turns", "decisions",
-                "end_reason"])
+                "end_reason", "forfeit_seat", "forfeit"])
     for i, r in enumerate(results):
         w.writerow([i, r.seed, *r.agents, *r.vp, ";".join(map(str, r.winners)), r.turns,
-                    r.decisions, r.end_reason])
+                    r.decisions, r.end_reason,
+                    "" if r.forfeit_seat is None else r.forfeit_seat, r.forfeit])
     return buf.getvalue()
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TextIO
 
 from agents import UnknownAgentError, make_agent
+from agents.external import DEFAULT_MOVE_TIME, set_limits
 from agents.play import play_human
 from meduris_env.engine.errors import MedurisError
 from meduris_env.records.atomic import unwritable_reason
 
-from ..checks import SEED
+from ..checks import SEED, add_time_flags
 
 
 class PlayError(MedurisError, ValueError):
@@ -39,6 +40,7 @@ def add_parser(sub) -> None:
     p.add_argument("--open-screens", action="store_true",
                    help="show the opponents' materials (by the rules they are behind screens: "
                    "you see their totals)")
+    add_time_flags(p)
     p.set_defaults(func=run)
 
 
@@ -46,7 +48,8 @@ def run(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     record = args.record or f"records/play-{seed}.json"
     return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
-                exchange=args.exchange, open_screens=args.open_screens, force=args.force)
+                exchange=args.exchange, open_screens=args.open_screens, force=args.force,
+                move_time=args.move_time, game_time=args.game_time)
 
 
 def opponent_specs(opponents: str, players: int) -> list[str]:
@@ -79,9 +82,11 @@ def check_record_path(path: Path, force: bool) -> None:
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
          inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False,
-         force: bool = False) -> int:
+         force: bool = False, move_time: float = DEFAULT_MOVE_TIME,
+         game_time: float | None = None) -> int:
     """Check the flags' values, then play one game with the person at ``seat``
-    (:func:`agents.play.play_human`); return its exit status."""
+    (:func:`agents.play.play_human`); return its exit status. ``move_time`` and ``game_time``
+    limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``)."""
     names = opponent_specs(opponents, players)
     if not 0 <= seat < players:
         raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, R6)")
@@ -89,6 +94,7 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
         bots = [make_agent(n) for n in names]
     except UnknownAgentError as err:
         raise PlayError(str(err)) from None
+    set_limits(bots, move_time, game_time)
     record_path = Path(record_path)
     check_record_path(record_path, force)
     if seed is None:

@@ -24,13 +24,14 @@ from agents.tournament import (
 )
 from meduris_env.records.atomic import unwritable_reason
 
-from ..checks import MAX_GAMES, SEED, int_in, output_folder
+from ..checks import MAX_GAMES, SEED, add_time_flags, int_in, output_folder
 
 DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
-RESULT_FILES = ("games.csv", "summary.json", "records")  # what a tournament writes to --out
+RESULT_FILES = ("games.csv", "summary.json", "records", "logs")  # what a tournament writes
 # the flag of each TournamentConfig setting, for check_config's errors
 FLAGS = {name: "--" + name.replace("_", "-") for name in
-         ("agents", "players", "games", "workers", "backend", "address", "save_records")}
+         ("agents", "players", "games", "workers", "backend", "address", "save_records",
+          "move_time", "game_time")}
 
 
 def add_parser(sub) -> None:
@@ -62,6 +63,7 @@ def add_parser(sub) -> None:
     p.add_argument("--save-records", default="", metavar="GAMES",
                    help="save game records of these games to OUT/records/: 'all' or numbers and "
                    "ranges such as 0,5,10-19 (default: none)")
+    add_time_flags(p)
     p.set_defaults(func=run)
 
 
@@ -78,7 +80,8 @@ def checked_config(args) -> tuple[TournamentConfig, int, int]:
     cfg = TournamentConfig(agents=args.agents.split(","), players=args.players, games=args.games,
                            seed=args.seed, workers=args.workers, exchange=args.exchange,
                            save_records=args.save_records, backend=args.backend,
-                           address=args.address)
+                           address=args.address, move_time=args.move_time,
+                           game_time=args.game_time)
     _, lineups, games = check_config(cfg, FLAGS)
     if cfg.backend == "ray":
         check_ray(cfg.address)  # before any work: Ray installed, the cluster reachable
@@ -95,6 +98,8 @@ def run(args) -> int:
     cfg, lineups, games = checked_config(args)
     out = output_folder(args.out, "--out", args.force, RESULT_FILES)
     check_writable(out)
+    cfg.log_dir = str((out / "logs").resolve())  # the cmd: agents' stderr, if any
+    remove_logs(out / "logs")
     if games != cfg.games:
         print(f"note: {cfg.games} games rounded up to {games} so each of the {lineups} "
               "lineups plays equally often", file=sys.stderr)
@@ -108,4 +113,17 @@ def run(args) -> int:
     if records:
         print(f"{len(records)} game record(s) in {out / 'records'}; watch one with: "
               f"meduris replay {records[0]}")
+    forfeits = sum(a["forfeits"] for a in summary["agents"].values())
+    if (out / "logs").is_dir():
+        print(f"{forfeits} forfeit(s) (reasons in games.csv); the cmd: agents' stderr is in "
+              f"{out / 'logs'}")
     return 0
+
+
+def remove_logs(logs: Path) -> None:
+    """An earlier run's bot logs go (the folder holds one run's, like records/)."""
+    if logs.is_dir():
+        for old in logs.glob("*.log"):
+            old.unlink()
+        if not any(logs.iterdir()):
+            logs.rmdir()
