@@ -7,24 +7,29 @@ PY := $(VENV)/bin/python
 RAY_VENV ?= .venv-ray
 RAY_PY := $(RAY_VENV)/bin/python
 RAY_TESTS := tests/test_rllib.py tests/test_ray.py tests/test_env_single_agent.py \
-             tests/test_env_aec.py tests/test_env_pettingzoo.py
+             tests/test_env_aec.py tests/test_env_pettingzoo.py tests/test_plugins_ray.py
 RAY_VECTOR_TESTS := tests/test_batch.py -k "vector_env or sb3 or make_vec or self_play"
 
 .PHONY: install ray browser test demo bench clean
 
-$(VENV)/.installed: pyproject.toml
+# (the example plug-in package is installed too: the tests play its entry-point agents)
+BOT_EXAMPLE := examples/meduris-bot-example
+
+$(VENV)/.installed: pyproject.toml $(BOT_EXAMPLE)/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0  # the CPU build, before anything pulls a CUDA one
 	$(PY) -m pip install -q -e ".[test,bench,train,web]"
+	$(PY) -m pip install -q -e $(BOT_EXAMPLE)
 	touch $@
 
-$(RAY_VENV)/.installed: pyproject.toml
+$(RAY_VENV)/.installed: pyproject.toml $(BOT_EXAMPLE)/pyproject.toml
 	$(PYTHON) -m venv $(RAY_VENV)
 	$(RAY_PY) -m pip install -q --upgrade pip
 	$(RAY_PY) -m pip install -q torch==2.13.0
-	$(RAY_PY) -m pip install -q --no-compile -e ".[test,train,ray]"  # (Ray is vast; its
-	touch $@                                                          # bytecode when imported)
+	$(RAY_PY) -m pip install -q --no-compile -e ".[test,train,ray]"  # (Ray is vast: bytecode
+	$(RAY_PY) -m pip install -q -e $(BOT_EXAMPLE)                     # when imported only)
+	touch $@
 
 install: $(VENV)/.installed
 
