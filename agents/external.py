@@ -433,6 +433,14 @@ def check_hello(line: bytes) -> str:
     return str(hello.get("name", ""))[:QUOTE]
 
 
+def close_agents(agents, grace: float = QUIT_GRACE) -> None:
+    """Close the children of the subprocess agents among ``agents`` (a tournament played in
+    this process does at its end: no bot outlives the tournament)."""
+    for agent in agents:
+        if isinstance(agent, SubprocessAgent):
+            agent.close(grace)
+
+
 def set_limits(agents, move_time: float | None = None, game_time: float | None = None,
                log_dir: str | Path | None = None) -> None:
     """Set the limits and log folder of the subprocess agents among ``agents`` (others are left

@@ -11,12 +11,13 @@ interrupted tournament ends with one line, not a traceback per worker.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from meduris_env import MedurisGame
 
 from .. import plugins
-from ..external import set_limits
+from ..external import close_agents, set_limits
 from ..match import GameResult, play_game
 from ..registry import AgentSpec, make_agent
 from .schedule import Task, TournamentConfig, TournamentError, check_config, tasks
@@ -101,7 +102,8 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         outcomes, stop = _ray_outcomes(cfg, labels, todo)
     elif cfg.workers == 1:
         init_worker(cfg, labels)
-        outcomes, stop = map(play_task, todo), None
+        outcomes = map(play_task, todo)
+        stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
     else:
         pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
         outcomes, stop = pool.imap_unordered(play_task, todo, chunksize=1), pool.terminate
