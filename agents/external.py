@@ -17,7 +17,7 @@ Messages to the bot (``type`` says which) and the answers it must give:
   (derived from the game's seed and the seat: the same tournament gives the same seed), the
   limits in seconds (``null``: none). No answer.
 * ``{"type": "decide", "seat": 0, "turn": 3, "decision": {"kind": "place worker", ...},
-  "legal": [[12, "place worker on plain 3"], ...], "observation": {"observation": [...],
+  "legal": [[0, "place worker on wood"], ...], "observation": {"observation": [...],
   "action_mask": [...]}, "state": {...}, "time_left": null}``: the bot must choose. ``legal``
   lists the legal action ids with their text in the game's words (the engine's
   ``action_to_string``); ``observation`` is the seat's observation as lists (the 1470 numbers
@@ -34,11 +34,15 @@ An example exchange (``>`` to the bot, ``<`` from it; ``...`` shortens)::
 
     > {"type": "hello", "protocol": 1, "game": "meduris"}
     < {"type": "hello", "name": "firstbot", "protocol": 1}
-    > {"type": "new_game", "seat": 1, "players": 2, "seed": 81723, ...}
-    > {"type": "decide", "seat": 1, "turn": 1, "legal": [[0, "place worker on plain 0"], ...], ...}
+    > {"type": "new_game", "seat": 1, "players": 2, "seed": 1941900513, ...}
+    > {"type": "decide", "seat": 1, "turn": 0, "legal": [[0, "place worker on wood"], ...], ...}
     < {"action": 0}
-    > {"type": "game_over", "seat": 1, "vp": [31, 24], "ranks": [1, 2], "winners": [0], ...}
+    ...
+    > {"type": "game_over", "seat": 1, "vp": [96, 5], "ranks": [1, 2], "winners": [0], ...}
     > {"type": "quit"}
+
+The same, with every field explained, is docs/bring_your_own_agent.md ("The protocol of cmd:
+agents").
 
 **Forfeits.** A bot that breaks the protocol forfeits the game in progress
 (:class:`~agents.base.Forfeit`, scored by :func:`agents.match.play_game` as a loss); the reason
