@@ -10,6 +10,7 @@ order ``meduris --help`` lists them in); a new command is a new module and one n
 COMMANDS = (
     "tournament",
     "duel",
+    "ladder",
     "play",
     "replay",
     "train",

@@ -1,0 +1,219 @@
+"""``meduris ladder``: a rating ladder that persists (:mod:`agents.ladder`).
+
+* ``ladder add AGENT``: the agent's gauntlet against the anchors (:mod:`agents.ladder.gauntlet`),
+  every game stored in ``--db`` as it ends; a ladder without the anchors' games of
+  ``--players`` first gets a copy of the shipped ones (when there are any), so the agent lands
+  on the shipped scale. Run again after a kill: only the games not stored yet are played.
+* ``ladder anchors``: the anchors' own games (neighbours against each other), the command
+  that made the shipped ladder.
+* ``ladder show``: the ratings fitted over all stored games (:mod:`agents.ladder.fit`), one
+  table per player count; ``--json`` for scripts, ``--png`` for the picture.
+* ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
+
+Every check happens before the first game, each error one line (:class:`~agents.ladder.
+LadderError`, or argparse's for numbers out of range).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from agents.ladder import (
+    DEFAULT_ANCHORS,
+    MAX_LADDER_GAMES,
+    SHIPPED,
+    LadderError,
+    check_agents,
+    copy_anchors,
+    draw,
+    fit_ratings,
+    open_ladder,
+    play_anchors,
+    play_gauntlet,
+    table,
+    to_json,
+)
+
+from ..checks import SEED, HelpFormatter, int_in, output_file
+
+DB = "ladder.sqlite"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("ladder", help="a persistent rating ladder: place agents on a fixed scale",
+                       description="Place agents on a fixed rating scale by games against "
+                       "anchors, every game kept in an SQLite file (docs/agents.md, the rating "
+                       "ladder).")
+    cmds = p.add_subparsers(dest="ladder_command", required=True)
+
+    def command(name: str, help: str, func) -> object:
+        c = cmds.add_parser(name, help=help, description=help, formatter_class=HelpFormatter)
+        c.add_argument("--db", default=DB, help=f"the ladder file (default {DB})")
+        c.set_defaults(func=func)
+        return c
+
+    def playing(c, games: int, games_help: str) -> None:
+        c.add_argument("--games", type=int_in(1, MAX_LADDER_GAMES), default=games,
+                       help=games_help)
+        c.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
+                       help="2, 3 or 4 (default 2)")
+        c.add_argument("--workers", type=int_in(1, 1024), default=min(2, os.cpu_count() or 1),
+                       help="parallel processes (default: 2 or the CPUs there are)")
+        c.add_argument("--seed", type=SEED, default=0, help="seed of the games (default 0)")
+        c.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    add = command("add", "play an agent's gauntlet against the anchors and store its games",
+                  run_add)
+    add.add_argument("agent", help="the agent's name, as --agents takes it (e.g. mcts:300)")
+    playing(add, 40, "games in all, rounded up to whole seat-swapped pairs (default 40)")
+    anchors = command("anchors", "play the anchors' games (each anchor against its "
+                      "neighbours)", run_anchors)
+    playing(anchors, 24, "games per pair of neighbouring anchors (default 24)")
+    anchors.add_argument("--anchors", default=None, help="comma-separated anchors, weakest "
+                         "first (default: the shipped anchors of --players)")
+    show = command("show", "print the ratings fitted over all stored games", run_show)
+    show.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+                      help="one player count (default: each one stored, a table each)")
+    show.add_argument("--json", action="store_true", help="print the ratings as JSON")
+    show.add_argument("--png", default=None, help="also draw the ratings to this PNG file")
+    show.add_argument("--force", action="store_true", help="replace an existing --png")
+    command("list", "list the stored agents and their games", run_list)
+    remove = command("remove", "delete an entrant's games (never the anchors')", run_remove)
+    remove.add_argument("agent", help="the entrant's name")
+    remove.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
+                        help="2, 3 or 4 (default 2)")
+
+
+def workers(args) -> int:
+    useful = min(args.workers, os.cpu_count() or 1)
+    if useful < args.workers:
+        print(f"note: --workers {args.workers} capped to {useful} (one per CPU at most)",
+              file=sys.stderr)
+    return useful
+
+
+def progress(args, total: int, desc: str):
+    """A progress bar's update function (and the bar, to close), or a silent one."""
+    if args.no_progress:
+        return (lambda count: None), None
+    from tqdm import tqdm
+    bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+    return bar.update, bar
+
+
+def run_add(args) -> int:
+    check_agents([args.agent])  # before the ladder file is made
+    with open_ladder(args.db) as store:
+        if not store.anchors(args.players):
+            copied = copy_anchors(SHIPPED, store, args.players)
+            if copied:
+                print(f"{args.db}: started from the shipped ladder ({copied} anchors' games, "
+                      f"{args.players} players)", file=sys.stderr)
+        total = -(-args.games // args.players) * args.players
+        if total != args.games:
+            print(f"note: {args.games} games rounded up to {total} (whole units of "
+                  f"{args.players} games with one seed)", file=sys.stderr)
+        update, bar = progress(args, total, args.agent)
+        t0 = time.perf_counter()
+        try:
+            played = play_gauntlet(store, args.agent, args.players, args.games, args.seed,
+                                   workers(args), update, say=lambda line: say(bar, line))
+        finally:
+            if bar is not None:
+                bar.close()
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
+                          args.players, store.anchors(args.players))
+    print(table(fit))
+    print(f"{played} games played ({total - played} stored before) in "
+          f"{time.perf_counter() - t0:.0f} s; ladder in {args.db}")
+    return 0
+
+
+def say(bar, line: str) -> None:
+    if bar is not None:
+        bar.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr)
+
+
+def anchor_list(args) -> list[str]:
+    if args.anchors is None:
+        return list(DEFAULT_ANCHORS[args.players])
+    names = [n.strip() for n in args.anchors.split(",")]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        raise LadderError(f"--anchors {args.anchors!r}: write distinct agent names separated "
+                          "by commas, weakest first, e.g. random,greedy,mcts:50")
+    if "random" not in names:
+        raise LadderError(f"--anchors {args.anchors!r}: the anchors must include random (the "
+                          "agent rated 0)")
+    if len(names) < args.players:
+        raise LadderError(f"--anchors: {args.players} players need at least {args.players} "
+                          f"anchors, got {len(names)}")
+    return names
+
+
+def run_anchors(args) -> int:
+    names = anchor_list(args)
+    check_agents(names)
+    links = len(names) - args.players + 1
+    per = -(-args.games // args.players) * args.players
+    with open_ladder(args.db) as store:
+        update, bar = progress(args, links * per, "anchors")
+        t0 = time.perf_counter()
+        try:
+            played = play_anchors(store, names, args.players, args.games, args.seed,
+                                  workers(args), update)
+        finally:
+            if bar is not None:
+                bar.close()
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
+                          args.players, store.anchors(args.players))
+    print(table(fit))
+    print(f"{played} games played ({links * per - played} stored before; {links} pairs of "
+          f"neighbours x {per} games) in {time.perf_counter() - t0:.0f} s; ladder in {args.db}")
+    return 0
+
+
+def run_show(args) -> int:
+    png = output_file(args.png, "--png", args.force) if args.png else None
+    with open_ladder(args.db, create=False) as store:
+        counts = [args.players] if args.players else store.player_counts()
+        fits = []
+        for n in counts:
+            games = store.games(n)
+            if not games:
+                raise LadderError(f"{args.db} holds no {n}-player games")
+            fits.append(fit_ratings([(g.agents, g.ranks) for g in games], n, store.anchors(n)))
+    if not fits:
+        raise LadderError(f"{args.db} holds no games yet: meduris ladder add AGENT --db "
+                          f"{args.db} plays some")
+    print(to_json(fits) if args.json else "\n\n".join(table(f) for f in fits), end="" if
+          args.json else "\n")
+    if png is not None:
+        draw(fits, png)
+        print(f"picture in {png}", file=sys.stderr)
+    return 0
+
+
+def run_list(args) -> int:
+    with open_ladder(args.db, create=False) as store:
+        for n in store.player_counts():
+            anchors = store.anchors(n)
+            print(f"{n} players: anchors {', '.join(anchors) or 'none'} "
+                  f"({len(store.games(n, ''))} games)")
+            for name, count in store.entrants(n).items():
+                print(f"  {name}: {count} games")
+    return 0
+
+
+def run_remove(args) -> int:
+    with open_ladder(args.db, create=False) as store:
+        if args.agent not in store.entrants(args.players):
+            known = ", ".join(store.entrants(args.players)) or "none"
+            raise LadderError(f"{args.agent!r} has no {args.players}-player gauntlet in "
+                              f"{args.db} (entrants: {known})")
+        removed = store.remove(args.players, args.agent)
+    print(f"removed {removed} games of {args.agent} ({args.players} players) from {args.db}")
+    return 0

@@ -1,0 +1,281 @@
+"""The rating ladder (``meduris ladder``, :mod:`agents.ladder`): the maximum-likelihood fit
+recovers known ratings with random = 0, the gauntlet follows its estimate, ``show`` is
+reproducible from the stored games, the anchors' ratings increase with the MCTS budget on a
+small real run, a SIGKILLed ``ladder add`` resumes with no game lost or duplicated, and bad
+input is one line."""
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from agents.ladder import SHIPPED, fit_ratings, open_ladder, play_anchors, play_gauntlet
+from agents.ladder.fit import orderings
+from agents.ladder.gauntlet import PROBES, gauntlet_rounds
+from agents.ladder.store import ANCHORS, game_key
+from agents.match import GameResult
+from meduris_cli.main import main
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL = ["random", "mcts:5", "mcts:50"]  # small real anchors (random < mcts:5 < mcts:50)
+
+
+def synthetic(true: dict[str, float], players: int, games: int, seed: int = 1):
+    """Plackett-Luce games between agents of known Elo ratings: (agents, ranks) pairs."""
+    rng = random.Random(seed)
+    names = sorted(true)
+    out = []
+    for _ in range(games):
+        agents = rng.sample(names, players)
+        rest, order = list(agents), []
+        while rest:
+            weights = [10 ** (true[a] / 400) for a in rest]
+            pick = rng.choices(rest, weights)[0]
+            order.append(pick)
+            rest.remove(pick)
+        out.append((agents, [order.index(a) + 1 for a in agents]))
+    return out
+
+
+def result(agents, ranks, seed=0) -> GameResult:
+    n = len(agents)
+    return GameResult(seed=seed, agents=list(agents), vp=[0] * n,
+                      winners=[s for s in range(n) if ranks[s] == 1], ranks=list(ranks),
+                      turns=1, decisions=n, end_reason="game_end", seconds_per_seat=[0.0] * n,
+                      decisions_per_seat=[1] * n)
+
+
+def store_games(path: Path, games, players: int, entrant: str = ANCHORS) -> None:
+    with open_ladder(path) as store:
+        for i, (agents, ranks) in enumerate(games):
+            store.add(game_key(players, entrant, agents, i, 0), players, entrant,
+                      result(agents, ranks))
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:  # argparse's usage errors
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- the fit -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_fit_recovers_known_ratings_with_random_at_zero(players):
+    true = {"random": 0.0, "a": 250.0, "b": 500.0, "c": 700.0, "d": 900.0}
+    fit = fit_ratings(synthetic(true, players, 3000), players)
+    got = fit.by_name()
+    assert got["random"].elo == 0.0 and got["random"].se == 0.0
+    for name, elo in true.items():
+        assert abs(got[name].elo - elo) <= max(60.0, 3 * got[name].se), (name, got[name])
+        assert got[name].low <= got[name].elo <= got[name].high
+    assert [r.name for r in fit.ratings] == ["d", "c", "b", "a", "random"]
+
+
+def test_the_intervals_cover_the_true_rating_about_95_percent_of_the_time():
+    true = {"random": 0.0, "a": 200.0, "b": 400.0}
+    covered = total = 0
+    for seed in range(40):
+        got = fit_ratings(synthetic(true, 2, 300, seed), 2).by_name()
+        for name in ("a", "b"):
+            total += 1
+            covered += got[name].low <= true[name] <= got[name].high
+    assert 0.85 <= covered / total <= 1.0, covered / total
+
+
+def test_a_shared_win_counts_half_a_point_each():
+    assert orderings([1, 1]) == [((0, 1), 0.5), ((1, 0), 0.5)]
+    assert orderings([2, 1, 2]) == [((1, 0, 2), 0.5), ((1, 2, 0), 0.5)]
+    # a draws b 100 times: the same rating
+    got = fit_ratings([(["random", "b"], [1, 1])] * 100, 2).by_name()
+    assert abs(got["b"].elo) < 1e-6
+
+
+def test_a_clean_sweep_stays_finite_and_unconnected_agents_are_listed():
+    games = [(["random", "a"], [2, 1])] * 20 + [(["x", "y"], [1, 2])] * 4
+    fit = fit_ratings(games, 2)
+    assert 400 < fit.by_name()["a"].elo < 2000  # the prior's draw keeps it finite
+    assert fit.unconnected == ["x", "y"] and fit.games == 20
+
+
+def test_a_fit_without_random_names_the_command_that_plays_the_anchors():
+    with pytest.raises(Exception, match="ladder anchors"):
+        fit_ratings([(["a", "b"], [1, 2])], 2)
+
+
+# --- the gauntlet ------------------------------------------------------------------------------
+def test_the_gauntlet_starts_at_the_probes_then_plays_the_anchors_nearest_its_estimate(
+        tmp_path):
+    true = {"random": 0, "greedy": 300, "mcts:50": 500, "mcts:200": 700, "mcts:800": 900,
+            "az:200": 1100}
+    order = sorted(true, key=true.get)
+    chain = [([order[i], order[i + 1]], ranks) for i in range(len(order) - 1)
+             for ranks in ([1, 2], [2, 1], [2, 1], [2, 1], [2, 1])]  # the stronger wins 4 of 5
+    db = tmp_path / "l.sqlite"
+    store_games(db, chain, 2)
+    with open_ladder(db) as store:
+        rounds = list(win_every_game(store, gauntlet_rounds(store, "x", 2, 32, seed=3)))
+    first = rounds[0]
+    assert first.opponents == list(PROBES) and len(first.plan) == 8 and first.estimate is None
+    assert {p.lineup for p in first.plan} == {("x", "greedy"), ("greedy", "x"),
+                                              ("x", "mcts:200"), ("mcts:200", "x")}
+    assert len(rounds) == 4 and sum(len(r.plan) for r in rounds) == 32  # rounds of 8 games
+    estimates = [r.estimate for r in rounds[1:]]
+    assert estimates == sorted(estimates) and estimates[0] > 573  # above mcts:200's rating
+    assert rounds[-1].opponents == ["mcts:800", "az:200"]  # x wins all: it climbs to the top
+    assert len({p.seed for p in first.plan}) == 2  # a seed per pair, the same for each anchor
+    assert len({p.key for r in rounds for p in r.plan}) == 32
+
+
+def win_every_game(store, rounds):
+    """Play each planned round as if the entrant x won every game."""
+    for rnd in rounds:
+        for p in rnd.plan:
+            store.add(p.key, 2, "x", result(p.lineup, [1 if a == "x" else 2 for a in p.lineup]))
+        yield rnd
+
+
+@pytest.fixture(scope="module")
+def small_ladder(tmp_path_factory) -> Path:
+    """The anchors random, mcts:5, mcts:50, 8 games per pair of neighbours, 2 players."""
+    db = tmp_path_factory.mktemp("ladder") / "small.sqlite"
+    with open_ladder(db) as store:
+        assert play_anchors(store, SMALL, 2, 8, seed=0, workers=1) == 16
+    return db
+
+
+def test_the_anchors_ratings_increase_with_the_mcts_budget(small_ladder):
+    with open_ladder(small_ladder) as store:
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2, store.anchors(2))
+        assert len(store.games(2)) == 16 and store.anchors(2) == sorted(SMALL)
+        assert play_anchors(store, SMALL, 2, 8, seed=0, workers=1) == 0  # all stored: none
+    got = fit.by_name()
+    assert got["random"].elo == 0 < got["mcts:5"].elo < got["mcts:50"].elo
+    assert all(r.anchor for r in fit.ratings)
+
+
+def test_show_is_reproducible_from_the_stored_games(small_ladder, tmp_path, capsys):
+    # the same games stored in another order give the same table, JSON and picture
+    other = tmp_path / "shuffled.sqlite"
+    with open_ladder(small_ladder) as store:
+        games = store.games(2)
+    with open_ladder(other) as copy:
+        copy.add_stored(list(reversed(games)))
+    outputs = []
+    for db in (small_ladder, other, small_ladder):
+        png = tmp_path / f"{len(outputs)}.png"
+        code, text, _ = run_cli(capsys, "ladder", "show", "--db", str(db), "--png", str(png))
+        code2, js, _ = run_cli(capsys, "ladder", "show", "--db", str(db), "--json")
+        assert code == code2 == 0
+        outputs.append((text, js, png.read_bytes()))
+    assert outputs[0] == outputs[1] == outputs[2]
+    rows = json.loads(outputs[0][1])[0]["ratings"]
+    assert {r["agent"] for r in rows} == set(SMALL) and outputs[0][2][:4] == b"\x89PNG"
+
+
+# --- a killed run ------------------------------------------------------------------------------
+def test_sigkill_during_ladder_add_then_a_rerun_loses_and_duplicates_no_game(small_ladder,
+                                                                              tmp_path):
+    killed, calm = tmp_path / "killed.sqlite", tmp_path / "calm.sqlite"
+    shutil.copy(small_ladder, killed)
+    shutil.copy(small_ladder, calm)
+    args = [sys.executable, "-m", "meduris_cli", "ladder", "add", "greedy", "--games", "12",
+            "--db", str(killed), "--workers", "2", "--no-progress", "--seed", "5"]
+    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+    def stored() -> int:
+        with sqlite3.connect(killed, timeout=30) as con:
+            return con.execute("SELECT COUNT(*) FROM games WHERE entrant='greedy'").fetchone()[0]
+
+    deadline = time.monotonic() + 120
+    while stored() < 3:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no game stored within 120 s"
+        time.sleep(0.02)
+    children = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    psutil.wait_procs(children, timeout=30)
+    at_kill = stored()
+    assert 3 <= at_kill < 12, at_kill  # killed mid-run
+    rerun = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{12 - at_kill} games played ({at_kill} stored before)" in rerun.stdout
+    with open_ladder(calm) as store:
+        assert play_gauntlet(store, "greedy", 2, 12, seed=5, workers=1, say=lambda _: None) == 12
+        expected = [g.outcome() for g in store.games(2)]
+    with open_ladder(killed) as store:
+        got = [g.outcome() for g in store.games(2)]
+    assert got == expected and len({g[0] for g in got}) == len(got) == 16 + 12
+
+
+def test_ladder_add_on_a_new_file_starts_from_the_shipped_anchors_games(tmp_path, capsys):
+    assert SHIPPED.is_file(), "agents/data/ladder_anchors.sqlite is missing"
+    with open_ladder(SHIPPED, read_only=True) as shipped:
+        anchors = shipped.games(2, ANCHORS)
+    db = tmp_path / "mine.sqlite"
+    code, out, err = run_cli(capsys, "ladder", "add", "random", "--games", "2", "--db", str(db),
+                             "--workers", "1", "--no-progress")
+    assert code == 0, err
+    assert f"started from the shipped ladder ({len(anchors)} anchors' games" in err
+    with open_ladder(db) as store:
+        assert [g.outcome() for g in store.games(2, ANCHORS)] == [g.outcome() for g in anchors]
+        mine = store.games(2, "random")
+    assert len(mine) == 2 and {g.agents for g in mine} == {("random", "greedy"),
+                                                           ("greedy", "random")}
+    assert "mcts:1600" in out and "entrant" in out
+
+
+# --- bad input ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv,message", [
+    (["add", "gredy"], "unknown agent 'gredy' (did you mean 'greedy'?)"),
+    (["add", "greedy", "--games", "0"], "--games: 0 is outside 1..100000"),
+    (["add", "greedy", "--games", "1000000000"], "is outside 1..100000"),
+    (["add", "greedy", "--workers", "0"], "--workers: 0 is outside 1..1024"),
+    (["add", "greedy", "--players", "5"], "invalid choice: 5"),
+    (["add", "greedy", "--seed", "-1"], "--seed: -1 is outside"),
+    (["anchors", "--anchors", "greedy,mcts:5"], "must include random"),
+    (["anchors", "--anchors", "random,random"], "distinct agent names"),
+    (["show", "--db", "{tmp}/missing.sqlite"], "no ladder at"),
+    (["remove", "nobody", "--db", "{small}"], "'nobody' has no 2-player gauntlet"),
+    (["show", "--db", "{tmp}"], "is a folder"),
+    (["add", "greedy", "--db", "{tmp}/no/such/folder/l.sqlite"], "does not exist"),
+])
+def test_bad_input_is_one_line(argv, message, tmp_path, small_ladder, capsys):
+    argv = [a.format(tmp=tmp_path, small=small_ladder) for a in argv]
+    if "--db" not in argv:
+        argv += ["--db", str(tmp_path / "l.sqlite")]
+    if argv[0] in ("add", "anchors"):
+        argv.append("--no-progress")
+    code, out, err = run_cli(capsys, "ladder", *argv)
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "l.sqlite").exists()  # nothing created by a refused command
+
+
+def test_a_db_that_is_another_sqlite_file_or_not_sqlite_is_refused_and_left_alone(tmp_path,
+                                                                                  capsys):
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE people (name TEXT)")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some text that is long enough to have a header\n")
+    for path, message in ((other, "is an SQLite file but not a ladder (tables: people)"),
+                          (text, "is not a ladder file")):
+        before = path.read_bytes()
+        for argv in (["add", "greedy", "--no-progress"], ["show"], ["list"]):
+            code, _, err = run_cli(capsys, "ladder", *argv, "--db", str(path))
+            assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+        assert path.read_bytes() == before
