@@ -129,8 +129,10 @@ class LineChannel:
         os.set_blocking(proc.stdin.fileno(), False)
         os.set_blocking(proc.stdout.fileno(), False)
 
-    def send(self, message: dict, deadline: float, what: str) -> None:
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+    def send(self, message: dict | str, deadline: float, what: str) -> None:
+        """Write ``message`` (a dict, or its JSON text) as one line."""
+        text = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
+        data = (text + "\n").encode()
         fd = self.proc.stdin.fileno()
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_WRITE)
@@ -305,12 +307,14 @@ class SubprocessAgent(Agent):
                        "decision": state.pending_decision(),
                        "legal": [[a, action_to_string(a)] for a in legal],
                        "observation": {key: value.tolist() for key, value in obs.items()},
-                       "state": json.loads(state.to_json()),
                        "time_left": None if self.game_time is None else
                        max(0.0, self.game_time - self.used)}
+            # the state's JSON goes in as it is written (not parsed and written again)
+            text = json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + \
+                " ".join(state.to_json().splitlines()) + "}"
             t0 = time.monotonic()
             try:
-                self.channel.send(message, t0 + limit, what)
+                self.channel.send(text, t0 + limit, what)
                 line = self.channel.receive(t0 + limit, what)
             finally:
                 self.used += time.monotonic() - t0

@@ -202,6 +202,27 @@ def test_ctrl_c_leaves_no_bot_behind(tmp_path, mark):
     assert marked_processes(mark, bots_only=False) == []  # nor a worker
 
 
+def test_a_bot_dies_with_its_killed_parent(mark):
+    """SIGKILL leaves no time to clean up: the kernel kills the bot (PR_SET_PDEATHSIG), which
+    is asleep in a decision (so the end of its input would not end it)."""
+    script = ("import sys, time\n"
+              "from agents.external import SubprocessAgent\n"
+              f"bot = SubprocessAgent('b', {FAULTY[4:] + ' hang'!r})\n"
+              "bot.start()\n"
+              "bot.channel.send({'type': 'decide', 'legal': [[0, 'x']]}, time.monotonic() + 5, "
+              "'5 s')\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(600)\n")
+    parent = subprocess.Popen([PY, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout.readline().strip() == "ready"
+        assert len(marked_processes(mark)) == 1
+    finally:
+        parent.kill()
+        parent.wait()
+    assert bots_left(mark) == []
+
+
 # --- play, errors, the protocol ------------------------------------------------------------------
 def test_play_limits_a_cmd_opponent_with_move_time_and_game_time(tmp_path, mark):
     record = tmp_path / "hang.json"
