@@ -31,10 +31,11 @@ from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.seeding import derive_seed
 
 from . import sprt
+from .external import DEFAULT_MOVE_TIME
 from .match import GameResult
 from .registry import make_agent
 from .tournament.backends import init_worker, play_task, worker_pool
-from .tournament.schedule import Task, TournamentConfig, entrant_labels
+from .tournament.schedule import Task, TournamentConfig, check_limits, entrant_labels
 
 
 class DuelError(MedurisError, ValueError):
@@ -54,15 +55,22 @@ class DuelConfig:
     seed: int = 0
     exchange: str = "auto"
     max_turns: int = 1000
+    # cmd: agents (agents.external): seconds per decision and per game (None: no game limit),
+    # the folder of their stderr logs ("": <temp dir>/meduris-bots)
+    move_time: float = DEFAULT_MOVE_TIME
+    game_time: float | None = None
+    log_dir: str = ""
 
 
 # how check_duel names each setting in its errors: the configuration's fields
-FIELDS = {name: name for name in ("elo0", "elo1", "alpha", "beta", "max_games", "workers")}
+FIELDS = {name: name for name in ("elo0", "elo1", "alpha", "beta", "max_games", "workers",
+                                  "move_time", "game_time")}
 
 
 def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
     """Validate before any game (``names``: what to call each setting in the errors): the SPRT
-    parameters (:func:`agents.sprt.check_parameters`), at least one pair, one worker, and both
+    parameters (:func:`agents.sprt.check_parameters`), at least one pair, one worker, the time
+    limits of ``cmd:`` agents, and both
     agents buildable (an unknown name is an :class:`~agents.base.UnknownAgentError`)."""
     sprt.check_parameters(cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta,
                           (names["elo0"], names["elo1"], names["alpha"], names["beta"]))
@@ -71,6 +79,7 @@ def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
                         "allow at least 2")
     if cfg.workers < 1:
         raise DuelError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
+    check_limits(cfg.move_time, cfg.game_time, names)
     for name in dict.fromkeys((cfg.a, cfg.b)):
         make_agent(name)  # (loads its model: a missing file is refused before any game)
 
@@ -103,7 +112,8 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
     ``(index, result)`` as games finish. ``workers`` 1 plays here; more use a pool of spawned
     processes, stopped when the generator is closed or raises (Ctrl-C included)."""
     tcfg = TournamentConfig(agents=[cfg.a, cfg.b], players=2, games=2, seed=cfg.seed,
-                            workers=cfg.workers, exchange=cfg.exchange, max_turns=cfg.max_turns)
+                            workers=cfg.workers, exchange=cfg.exchange, max_turns=cfg.max_turns,
+                            move_time=cfg.move_time, game_time=cfg.game_time, log_dir=cfg.log_dir)
     labels = labels_of(cfg)
     todo = iter(tasks)
     if cfg.workers == 1:

@@ -273,3 +273,16 @@ def test_duel_benchmark_reports_its_documented_keys(tmp_path):
         assert out["variance_ratio"] == pytest.approx((out["pair_se"] / out["independent_se"])
                                                       ** 2)
     assert json.loads((tmp_path / "b.json").read_text()) == out
+
+
+def test_plug_in_agents_from_a_file_and_a_program_duel(tmp_path, capsys):
+    bots = tmp_path / "bots.py"
+    bots.write_text("def first(observation):\n"
+                    "    return int(observation['action_mask'].nonzero()[0][0])\n")
+    d = duel_json(capsys, f"{bots}:first", "greedy", "--elo1", "200", "--max-games", "8",
+                  "--workers", "1")
+    assert d["a"] == f"{bots}:first" and d["games"] >= 2 and d["result"] in ("H0", "max-games")
+    bot = REPO / "examples" / "random_bot.py"
+    d = duel_json(capsys, f"cmd:{sys.executable} {bot}", "greedy", "--elo1", "200",
+                  "--max-games", "4", "--workers", "1", "--move-time", "20")
+    assert d["games"] == 4 and d["config"]["move_time"] == 20

@@ -17,11 +17,11 @@ import sys
 
 from agents.duel import DuelConfig, DuelError, check_duel, run_duel
 
-from ..checks import MAX_GAMES, SEED, int_in
+from ..checks import MAX_GAMES, SEED, add_time_flags, int_in
 
 # the flag of each DuelConfig setting, for check_duel's errors
 FLAGS = {name: "--" + name.replace("_", "-") for name in
-         ("elo0", "elo1", "alpha", "beta", "max_games", "workers")}
+         ("elo0", "elo1", "alpha", "beta", "max_games", "workers", "move_time", "game_time")}
 
 
 def add_parser(sub) -> None:
@@ -48,6 +48,7 @@ def add_parser(sub) -> None:
                    help="a duel is between 2 players (other counts are refused)")
     p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
                    help="exchanges made by the engine when needed, or chosen by the agents (R15)")
+    add_time_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -59,7 +60,8 @@ def run(args) -> int:
                         "use meduris tournament --players")
     cfg = DuelConfig(a=args.a, b=args.b, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
                      beta=args.beta, max_games=args.max_games, workers=args.workers,
-                     seed=args.seed, exchange=args.exchange)
+                     seed=args.seed, exchange=args.exchange, move_time=args.move_time,
+                     game_time=args.game_time)
     check_duel(cfg, FLAGS)
     useful = min(cfg.workers, os.cpu_count() or 1)
     if useful < cfg.workers:
