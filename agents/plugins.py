@@ -30,8 +30,9 @@ Contract:
   ``reset(seed)`` to the wrapped object when it has one.
 * Nothing is pickled: a worker process or Ray actor rebuilds the agent from its name. A file
   is imported once per process (under a module name derived from its absolute path, so two
-  files called ``bots.py`` do not collide); its folder is appended to ``sys.path`` so it can
-  import modules next to it.
+  files called ``bots.py`` do not collide); while it is imported its folder is first on
+  ``sys.path`` (as when Python runs a script), so it can import the modules next to it, and
+  then taken off again.
 * Whatever goes wrong (no such file, an import that fails, no such attribute, something not
   callable, a factory that raises or returns something that cannot act) is one line,
   :class:`PluginError`, naming the agent and the cause, never a traceback.
@@ -92,14 +93,15 @@ def load_file(path: str, text: str):
         raise PluginError(f"agent {text!r}: {path} cannot be imported as Python (name it .py)")
     module = importlib.util.module_from_spec(spec)
     folder = str(Path(key).parent)
-    if folder not in sys.path:
-        sys.path.append(folder)  # (appended: it can import its neighbours, never shadow ours)
+    sys.path.insert(0, folder)  # while it is imported, as `python bots.py` would have it
     sys.modules[module_name] = module  # (dataclasses and pickle look the module up)
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as err:
         del sys.modules[module_name]
         raise PluginError(f"agent {text!r}: importing {path} failed: {one_line(err)}") from None
+    finally:
+        sys.path.remove(folder)  # (the first entry equal to it: the one inserted)
     _FILES[key] = module
     return module
 

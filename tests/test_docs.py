@@ -99,6 +99,23 @@ SHELL: dict[str, tuple[str, str]] = {
     # docs/web.md: a server runs until stopped (tests/test_flags.py and test_web*.py serve)
     "meduris serve": (FLAGS, "meduris serve"),
     "meduris serve --port 8080 --db ~/meduris.sqlite": (FLAGS, "meduris serve"),
+    # docs/bring_your_own_agent.md: the plug-ins of examples/ (tests/test_plugins.py plays them)
+    "meduris tournament --agents examples/plugins/mybots.py:Cautious:5,greedy,mcts:50 --games 60 "
+    "--out results/": (RUN, "meduris tournament --agents examples/plugins/mybots.py:Cautious:5,"
+                            "greedy,mcts:5 --games 6 --no-progress --out {tmp}/results"),
+    "meduris play --opponents examples/plugins/mybots.py:Cautious": (FLAGS, "meduris play"),
+    "PYTHONPATH=examples/plugins meduris tournament --agents mybots:Cautious,greedy --games 20 "
+    "--out results/": (RUN, "PYTHONPATH=examples/plugins meduris tournament --agents "
+                            "mybots:Cautious,greedy --games 2 --no-progress --out {tmp}/results"),
+    "pip install -e examples/meduris-bot-example":
+        (SKIP, "installs a package (make install does, into .venv and .venv-ray)"),
+    "meduris agents": (RUN, "meduris agents"),
+    "meduris tournament --agents cautious:7,first-legal,greedy --games 30 --out results/":
+        (RUN, "meduris tournament --agents cautious:7,first-legal,greedy --games 6 --no-progress "
+              "--out {tmp}/results"),
+    "meduris tournament --agents 'cmd:python3 examples/plugins/mybot.py,greedy,mcts:50' --games 30 "
+    "--out results/": (RUN, "meduris tournament --agents 'cmd:python3 examples/plugins/mybot.py,"
+                            "greedy,mcts:5' --games 6 --no-progress --out {tmp}/results"),
 }
 
 # Python blocks that do not run as written: (doc, a text only that block of the doc has) ->
@@ -115,6 +132,11 @@ PYTHON: dict[tuple[str, str], tuple[str, dict[str, str] | str]] = {
     ("docs/environments.md", "learn(1_000_000)"):
         (CHEAPER, {"num_envs=256": "num_envs=8", "learn(1_000_000)": "learn(512)"}),
     ("docs/interop.md", "pyspiel.random_sim_test"): (CHEAPER, {"num_sims=5": "num_sims=1"}),
+    # a bot that reads the protocol from stdin: given one game's lines instead
+    ("docs/bring_your_own_agent.md", "# examples/plugins/mybot.py"):
+        (CHEAPER, {"for line in sys.stdin:": 'for line in [\'{"type": "hello"}\', '
+                   '\'{"type": "new_game", "seed": 1}\', \'{"type": "decide", "legal": '
+                   '[[7, "x"]]}\', \'{"type": "quit"}\']:'}),
 }
 
 

@@ -122,6 +122,11 @@ def place(tmp_path_factory):
     (root / "bots" / "bots.py").write_text(BOTS)
     (root / "bots" / "bad.py").write_text("def broken(:\n")
     (root / "bots" / "exits.py").write_text("import sys\nsys.exit(3)\n")
+    (root / "bots" / "p1helper.py").write_text("LEVEL = '7'\n")
+    (root / "bots" / "p1unused.py").write_text("def make():\n    return None\n")
+    (root / "bots" / "neighbour.py").write_text(
+        "import p1helper\nfrom bots import Careful\n\n\ndef make():\n"
+        "    return Careful(p1helper.LEVEL)\n")
     (root / "mods" / "p1bots").mkdir(parents=True)
     (root / "mods" / "p1bots" / "__init__.py").write_text("")
     (root / "mods" / "p1bots" / "strategies.py").write_text(STRATEGIES)
@@ -211,6 +216,14 @@ def test_the_entry_point_and_module_plugins_build_and_play(on_path):
     assert type(agents[1]).__name__ == "Steady" and result.decisions > 20
     first, _ = play(["first-legal", "greedy"])
     assert isinstance(first[0], PolicyAgent) and first[0].name == "first-legal"
+
+
+def test_a_file_imports_its_neighbours_without_leaving_its_folder_on_the_path(place):
+    bot = make_agent(f"{place}/bots/neighbour.py:make")
+    assert type(bot).__name__ == "Careful" and bot.level == 7
+    assert str(place / "bots") not in sys.path
+    with pytest.raises(PluginError, match="no module named 'p1unused'"):
+        make_agent("p1unused:make")  # (a module name does not find the files there)
 
 
 # --- bad plug-ins ------------------------------------------------------------------------------
@@ -373,3 +386,34 @@ def test_the_example_package_imports_nothing_from_the_project():
               "__init__.py").read_text()
     for package in ("meduris_env", "agents", "train", "meduris_cli"):
         assert f"import {package}" not in source and f"from {package}" not in source
+
+
+# --- the page researchers read -----------------------------------------------------------------
+PAGE = REPO / "docs" / "bring_your_own_agent.md"
+
+
+def test_the_page_shows_the_example_files_as_they_are():
+    page = PAGE.read_text()
+    for name in ("mybots.py", "policies.py", "mybot.py"):
+        text = (REPO / "examples" / "plugins" / name).read_text()
+        assert f"```python\n# examples/plugins/{name}\n{text}```" in page, name
+    for heading in ("## The protocol of cmd: agents", "## The ladder", "## Duels"):
+        assert f"\n{heading}\n" in page
+    assert "docs/bring_your_own_agent.md" in (REPO / "README.md").read_text()
+
+
+def test_the_errors_the_page_shows_are_the_ones_printed(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(REPO)
+    lines = PAGE.read_text().split("```\n$ ", 1)[1].split("```", 1)[0].splitlines()
+    shown = dict(zip(lines[0::2], lines[1::2], strict=True))
+    assert len(shown) == 3
+    for command, error in shown.items():
+        args = command.removeprefix("$ ").split()[1:]
+        assert main([*args, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+        assert capsys.readouterr().err == error + "\n"
+
+
+def test_the_example_plugins_play():
+    _, result = play(["examples/plugins/mybots.py:Cautious:5",
+                      f"{REPO}/examples/plugins/policies.py:lowest"])
+    assert result.decisions > 20
