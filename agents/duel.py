@@ -92,11 +92,11 @@ def labels_of(cfg: DuelConfig) -> list[str]:
 def pair_tasks(seed: int, pairs: int, seeds: str = "paired") -> Iterator[Task]:
     """The games of ``pairs`` pairs in order: (index, lineup, seed, keep record). ``seeds``
     "paired": both games of pair ``k`` have ``derive_seed(seed, k)`` (a duel); "independent":
-    game ``i`` has ``derive_seed(seed, i)`` (the same seating, unrelated luck; the benchmark's
-    comparison)."""
+    game ``i`` has ``derive_seed(seed, i, 1)`` (the same seating, unrelated luck, none shared
+    with the paired games; the benchmark's comparison)."""
     for k in range(pairs):
         for i in (2 * k, 2 * k + 1):
-            game_seed = derive_seed(seed, k if seeds == "paired" else i)
+            game_seed = derive_seed(seed, k) if seeds == "paired" else derive_seed(seed, i, 1)
             yield i, (0, 1) if i % 2 == 0 else (1, 0), game_seed, False
 
 

@@ -6,8 +6,8 @@ docs/bring_your_own_agent.md ("Duels"). Usage from the repo root::
 
 **Duplicate play against independent games** (always): ``--games`` games of A against B played
 in seat-swapped pairs with one seed per pair (as ``meduris duel`` plays them), and ``--games``
-games with the same seating but a seed per game (pair seed ``--seed``, independent seed
-``--seed + 1``; :func:`agents.duel.pair_tasks`). From A's game scores (1 win, 0 loss, 1/2 shared):
+games with the same seating but a seed per game (:func:`agents.duel.pair_tasks`: no seed in
+common with the pairs). From A's game scores (1 win, 0 loss, 1/2 shared):
 
 * ``pair_se``: the standard error of A's mean score per game from the pairs,
   ``sd(pair means) / sqrt(pairs)``;
@@ -62,8 +62,9 @@ def duplicate_play(a: str, b: str, games: int, workers: int, seed: int) -> dict:
     docstring)."""
     pairs = games // 2
     t0 = time.perf_counter()
-    paired = scores(DuelConfig(a, b, workers=workers, seed=seed), pairs, "paired")
-    independent = scores(DuelConfig(a, b, workers=workers, seed=seed + 1), pairs, "independent")
+    cfg = DuelConfig(a, b, workers=workers, seed=seed)
+    paired = scores(cfg, pairs, "paired")
+    independent = scores(cfg, pairs, "independent")
     means = paired.reshape(pairs, 2).mean(axis=1)
     pair_se = means.std(ddof=1) / np.sqrt(pairs)
     independent_se = independent.std(ddof=1) / np.sqrt(2 * pairs)
