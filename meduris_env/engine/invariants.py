@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import layout  # (the offsets as layout.O_*: numba folds them as constants)
 from .constants import (
     CHIP_DRUID,
     CHIP_FREE_HUT,
@@ -80,43 +81,7 @@ from .constants import (
     WORKERS,
     WORKERS_BY_PLAYERS,
 )
-from .layout import (
-    O_BUILT,
-    O_CHIP,
-    O_CHIPLEFT,
-    O_CONS,
-    O_DFIELD,
-    O_DIE,
-    O_DSTONE,
-    O_END,
-    O_FCIRC,
-    O_FLEFT,
-    O_FSEAT,
-    O_HUTS,
-    O_IDLE,
-    O_MAT,
-    O_MAXT,
-    O_NF,
-    O_NP,
-    O_OCC,
-    O_OWN,
-    O_PHASE,
-    O_QHEAD,
-    O_QLEN,
-    O_QUEUE,
-    O_ROLLER,
-    O_RSTART,
-    O_RUNE,
-    O_STACK,
-    O_STAGE,
-    O_START,
-    O_SUP,
-    O_TEMPLES,
-    O_TURN,
-    O_VP,
-    QUEUE_CAPACITY,
-    QUEUE_WIDTH,
-)
+from .layout import QUEUE_CAPACITY, QUEUE_WIDTH
 
 (MATERIALS_CONSERVED, SUPPLY_RANGE, HOLDINGS, VP_FLOOR, PIECES, RUNES, DRUID, IDLE_MATERIALS,
  VP_RANGE, OCCUPANTS, OWNERS, CHIP_PLACES, CHIP_COUNT, STACKS, WORKERS_PLACED, DRUID_RING,
@@ -157,11 +122,11 @@ def _mark(where, bit_index, detail):
 def _materials_and_vp(st, np_, where):
     bad = 0
     for m in range(NUM_MATERIALS):
-        total = st[O_SUP + m]
+        total = st[layout.O_SUP + m]
         if total < 0 or total > MATERIAL_TOTAL:
             bad |= _mark(where, 1, m)  # SUPPLY_RANGE
         for s in range(MAX_PLAYERS):
-            c = st[O_MAT + s * NUM_MATERIALS + m]
+            c = st[layout.O_MAT + s * NUM_MATERIALS + m]
             if c < 0:
                 bad |= _mark(where, 2, s)  # HOLDINGS
             if s >= np_ and c != 0:
@@ -170,7 +135,7 @@ def _materials_and_vp(st, np_, where):
         if total != MATERIAL_TOTAL:
             bad |= _mark(where, 0, m)  # MATERIALS_CONSERVED
     for s in range(MAX_PLAYERS):
-        vp = st[O_VP + s]
+        vp = st[layout.O_VP + s]
         if s < np_ and vp < 0:
             bad |= _mark(where, 3, s)  # VP_FLOOR
         if (s < np_ and vp > MAX_VP) or (s >= np_ and vp != 0):
@@ -184,7 +149,7 @@ def _board(st, np_, n, where):
     placed_vp = placed_free = placed_druid = 0
     built = 0
     for f in range(MAX_FIELDS):
-        occ, own, chip = st[O_OCC + f], st[O_OWN + f], st[O_CHIP + f]
+        occ, own, chip = st[layout.O_OCC + f], st[layout.O_OWN + f], st[layout.O_CHIP + f]
         if occ < EMPTY or occ > TEMPLE or (f >= n and (occ != EMPTY or chip != CHIP_NONE)):
             bad |= _mark(where, 9, f)  # OCCUPANTS
         if (occ == EMPTY) != (own == -1) or own >= np_ or own < -1:
@@ -202,10 +167,10 @@ def _board(st, np_, n, where):
             built += 1
     for k, placed in ((CHIP_VP, placed_vp), (CHIP_FREE_HUT, placed_free),
                       (CHIP_DRUID, placed_druid)):
-        left = st[O_CHIPLEFT + k - CHIP_VP]
+        left = st[layout.O_CHIPLEFT + k - CHIP_VP]
         if left < 0 or placed + left > CHIPS_PER_KIND:
             bad |= _mark(where, 12, k)  # CHIP_COUNT
-    cons = st[O_CONS]
+    cons = st[layout.O_CONS]
     if not 0 <= cons <= n or cons != built:
         bad |= _mark(where, 19, cons)  # CONSTRUCTIONS
     return bad
@@ -218,30 +183,30 @@ def _pieces_and_workers(st, np_, n, where):
     for s in range(np_):
         huts = temples = 0
         for f in range(n):
-            if st[O_OWN + f] == s:
-                if st[O_OCC + f] == HUT:
+            if st[layout.O_OWN + f] == s:
+                if st[layout.O_OCC + f] == HUT:
                     huts += 1
-                elif st[O_OCC + f] == TEMPLE:
+                elif st[layout.O_OCC + f] == TEMPLE:
                     temples += 1
-        left_h, left_t = st[O_HUTS + s], st[O_TEMPLES + s]
+        left_h, left_t = st[layout.O_HUTS + s], st[layout.O_TEMPLES + s]
         if not (0 <= left_h <= huts_each and 0 <= left_t <= TEMPLES
                 and huts + left_h == huts_each and temples + left_t == TEMPLES):
             bad |= _mark(where, 4, s)  # PIECES
     for plain in range(NUM_PLAINS):
         empty_below = False
         for level in range(STACK_HEIGHT):
-            owner = st[O_STACK + plain * STACK_HEIGHT + level]
+            owner = st[layout.O_STACK + plain * STACK_HEIGHT + level]
             if owner == -1:
                 empty_below = True
             elif owner < 0 or owner >= np_ or empty_below:
                 bad |= _mark(where, 13, plain)  # STACKS
-    phase = st[O_PHASE]
+    phase = st[layout.O_PHASE]
     in_setup = phase == PH_CHIPS or phase == PH_START or (phase == PH_QUEUE
-                                                         and st[O_STAGE] == STAGE_SETUP)
+                                                         and st[layout.O_STAGE] == STAGE_SETUP)
     for s in range(np_):
         w = 0
         for i in range(NUM_PLAINS * STACK_HEIGHT):
-            if st[O_STACK + i] == s:
+            if st[layout.O_STACK + i] == s:
                 w += 1
         if w > workers_each or (not in_setup and w != workers_each):
             bad |= _mark(where, 14, s)  # WORKERS_PLACED
@@ -252,19 +217,19 @@ def _pieces_and_workers(st, np_, n, where):
 def _runes_and_druid(st, fa, np_, n, where):
     bad = 0
     for r in range(NUM_RUNE_AREAS):
-        holder = st[O_RUNE + r]
+        holder = st[layout.O_RUNE + r]
         if holder == -1:
             continue
         owns = False
         for f in range(n):
-            if fa[f] == r and st[O_OCC + f] == HUT and st[O_OWN + f] == holder:
+            if fa[f] == r and st[layout.O_OCC + f] == HUT and st[layout.O_OWN + f] == holder:
                 owns = True
         if not (0 <= holder < np_) or not owns:
             bad |= _mark(where, 5, r)  # RUNES
-    stone, field = st[O_DSTONE], st[O_DFIELD]
+    stone, field = st[layout.O_DSTONE], st[layout.O_DFIELD]
     if not (0 <= stone <= DRUID_STONE_FIELDS) or not (-1 <= field < n):
         bad |= _mark(where, 6, field)  # DRUID
-    elif field >= 0 and (stone != DRUID_STONE_FIELDS or st[O_OCC + field] != HUT):
+    elif field >= 0 and (stone != DRUID_STONE_FIELDS or st[layout.O_OCC + field] != HUT):
         bad |= _mark(where, 15, field)  # DRUID_RING
     return bad
 
@@ -272,40 +237,40 @@ def _runes_and_druid(st, fa, np_, n, where):
 @njit(cache=True)
 def _turn(st, np_, where):
     bad = 0
-    if not 0 <= st[O_PHASE] <= PH_TERMINAL or not 0 <= st[O_STAGE] <= STAGE_FINAL:
-        bad |= _mark(where, 16, st[O_PHASE])  # PHASE
-    turn, max_turns = st[O_TURN], st[O_MAXT]
+    if not 0 <= st[layout.O_PHASE] <= PH_TERMINAL or not 0 <= st[layout.O_STAGE] <= STAGE_FINAL:
+        bad |= _mark(where, 16, st[layout.O_PHASE])  # PHASE
+    turn, max_turns = st[layout.O_TURN], st[layout.O_MAXT]
     if turn < 0 or (max_turns != 0 and turn > max_turns):
         bad |= _mark(where, 17, turn)  # TURN
-    for flag in (st[O_BUILT], st[O_FCIRC], st[O_RSTART]):
+    for flag in (st[layout.O_BUILT], st[layout.O_FCIRC], st[layout.O_RSTART]):
         if flag != 0 and flag != 1:
             bad |= _mark(where, 18, flag)  # FLAGS
-    if not 0 <= st[O_END] <= END_TRUNCATED:
-        bad |= _mark(where, 18, st[O_END])  # FLAGS
-    if not 0 <= st[O_IDLE] <= np_ or not 0 <= st[O_FLEFT] <= np_ - 1:
-        bad |= _mark(where, 20, st[O_IDLE])  # IDLE_TURNS
-    if not 0 <= st[O_ROLLER] < np_ or not 0 <= st[O_START] < np_:
-        bad |= _mark(where, 21, st[O_ROLLER])  # SEATS
-    if not -1 <= st[O_DIE] <= FACE_MINUS or not -1 <= st[O_FSEAT] < np_:
-        bad |= _mark(where, 22, st[O_DIE])  # DIE
+    if not 0 <= st[layout.O_END] <= END_TRUNCATED:
+        bad |= _mark(where, 18, st[layout.O_END])  # FLAGS
+    if not 0 <= st[layout.O_IDLE] <= np_ or not 0 <= st[layout.O_FLEFT] <= np_ - 1:
+        bad |= _mark(where, 20, st[layout.O_IDLE])  # IDLE_TURNS
+    if not 0 <= st[layout.O_ROLLER] < np_ or not 0 <= st[layout.O_START] < np_:
+        bad |= _mark(where, 21, st[layout.O_ROLLER])  # SEATS
+    if not -1 <= st[layout.O_DIE] <= FACE_MINUS or not -1 <= st[layout.O_FSEAT] < np_:
+        bad |= _mark(where, 22, st[layout.O_DIE])  # DIE
     return bad
 
 
 @njit(cache=True)
 def _queue(st, np_, n, where):
-    head, length = st[O_QHEAD], st[O_QLEN]
+    head, length = st[layout.O_QHEAD], st[layout.O_QLEN]
     if not 0 <= head <= length <= QUEUE_CAPACITY:
         return _mark(where, 23, head)  # QUEUE_RANGE: the rows cannot be read
     bad = 0
     for i in range(head, length):
-        row = O_QUEUE + i * QUEUE_WIDTH
+        row = layout.O_QUEUE + i * QUEUE_WIDTH
         kind, seat, field = st[row], st[row + 1], st[row + 2]
         if not 1 <= kind <= Q_INTERIM or (kind != Q_INTERIM and not 0 <= seat < np_):
             bad |= _mark(where, 24, i)  # QUEUE_ENTRY
-        elif kind == Q_OFFER and (not 0 <= field < n or st[O_OCC + field] != HUT
-                                  or st[O_OWN + field] != seat):
+        elif kind == Q_OFFER and (not 0 <= field < n or st[layout.O_OCC + field] != HUT
+                                  or st[layout.O_OWN + field] != seat):
             bad |= _mark(where, 25, i)  # QUEUE_OFFER
-    if st[O_PHASE] == PH_QUEUE and head >= length:
+    if st[layout.O_PHASE] == PH_QUEUE and head >= length:
         bad |= _mark(where, 26, head)  # QUEUE_EMPTY
     return bad
 
@@ -314,7 +279,7 @@ def _queue(st, np_, n, where):
 def check(st, fa, where):
     """The invariants ``st`` breaks, as a bit set (0: none), with the first place each one is
     broken in ``where`` (``NUM_BITS`` int64, -1 where none); ``fa``: the board's rune areas."""
-    np_, n = st[O_NP], st[O_NF]
+    np_, n = st[layout.O_NP], st[layout.O_NF]
     if not 2 <= np_ <= MAX_PLAYERS or not 0 < n <= MAX_FIELDS:
         return _mark(where, 27, np_)  # PARAMS: nothing else can be read safely
     return (_materials_and_vp(st, np_, where) | _board(st, np_, n, where)

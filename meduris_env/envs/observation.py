@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import layout  # (the offsets as layout.O_*: numba folds them as constants)
 from ..engine.constants import (
     HUT,
     MATERIAL_TOTAL,
@@ -37,37 +38,6 @@ from ..engine.constants import (
     Q_OFFER,
     STACK_HEIGHT,
     TEMPLE,
-)
-from ..engine.layout import (
-    O_BUILT,
-    O_CHIP,
-    O_CONS,
-    O_DFIELD,
-    O_DIE,
-    O_DSTONE,
-    O_FCIRC,
-    O_FLEFT,
-    O_FSEAT,
-    O_HUTS,
-    O_IDLE,
-    O_MANUAL,
-    O_MAT,
-    O_MAXT,
-    O_NF,
-    O_NP,
-    O_OCC,
-    O_OWN,
-    O_PHASE,
-    O_QHEAD,
-    O_QUEUE,
-    O_ROLLER,
-    O_RUNE,
-    O_STACK,
-    O_START,
-    O_SUP,
-    O_TEMPLES,
-    O_TURN,
-    O_VP,
 )
 
 NUM_DECISION_KINDS = 5  # place worker, take (+1), return (-1), turn action, offering
@@ -172,7 +142,7 @@ assert BOARD_SLICES_END == _o("field_rune_area") + MAX_FIELDS * NUM_RUNE_AREAS
 @njit(cache=True)
 def encode_observation(st, fm, fa, observer, hidden, out):
     """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE)."""
-    encode_board(fm, fa, st[O_NF], out)
+    encode_board(fm, fa, st[layout.O_NF], out)
     encode_position(st, observer, hidden, out)
 
 
@@ -193,37 +163,37 @@ def encode_position(st, observer, hidden, out):
     from a table made once: ``(seat - observer) % n`` at every seat entry (an integer division
     each) cost more than everything else here."""
     out[BOARD_SLICES_END:] = 0.0
-    n = st[O_NP]
+    n = st[layout.O_NP]
     relative = np.empty(MAX_PLAYERS, dtype=np.int64)
     for s in range(MAX_PLAYERS):
         relative[s] = s - observer + (n if s < observer else 0)
-    nf = st[O_NF]
+    nf = st[layout.O_NF]
     for f in range(nf):
-        occ = st[O_OCC + f]
+        occ = st[layout.O_OCC + f]
         if occ != 0:
-            rel = relative[st[O_OWN + f]]
+            rel = relative[st[layout.O_OWN + f]]
             if occ == HUT:
                 out[B_HUT + f * 4 + rel] = 1.0
             elif occ == TEMPLE:
                 out[B_TEMPLE + f * 4 + rel] = 1.0
-        chip = st[O_CHIP + f]
+        chip = st[layout.O_CHIP + f]
         if chip > 0:
             out[B_CHIP + f * 3 + chip - 1] = 1.0
-    druid = st[O_DFIELD]
+    druid = st[layout.O_DFIELD]
     if druid >= 0:
         out[B_DRUIDF + druid] = 1.0
         out[B_DRING] = 1.0
-    out[B_DSTONE + st[O_DSTONE]] = 1.0
+    out[B_DSTONE + st[layout.O_DSTONE]] = 1.0
     for r in range(9):
-        holder = st[O_RUNE + r]
+        holder = st[layout.O_RUNE + r]
         if holder >= 0:
             rel = relative[holder]
             out[B_RUNE + r * 4 + rel] = 1.0
             out[B_PRUNES + rel] += 1.0
     for p in range(4):
-        out[B_SUP + p] = st[O_SUP + p]
+        out[B_SUP + p] = st[layout.O_SUP + p]
         for lv in range(3):
-            w = st[O_STACK + p * 3 + lv]
+            w = st[layout.O_STACK + p * 3 + lv]
             if w >= 0:
                 out[B_STACK + (p * 3 + lv) * 4 + relative[w]] = 1.0
     for s in range(n):
@@ -231,23 +201,23 @@ def encode_position(st, observer, hidden, out):
         out[B_PPRES + rel] = 1.0
         total = 0
         for m in range(4):
-            total += st[O_MAT + s * 4 + m]
+            total += st[layout.O_MAT + s * 4 + m]
         out[B_PTOT + rel] = total
         if hidden and rel != 0:
             out[B_PHID + rel] = 1.0
         else:
             for m in range(4):
-                out[B_PMAT + rel * 4 + m] = st[O_MAT + s * 4 + m]
-        out[B_PVP + rel] = st[O_VP + s]
-        out[B_PHUTS + rel] = st[O_HUTS + s]
-        out[B_PTEMPLES + rel] = st[O_TEMPLES + s]
-    out[B_PROLLER + relative[st[O_ROLLER]]] = 1.0
-    out[B_PSTART + relative[st[O_START]]] = 1.0
-    if st[O_FSEAT] >= 0:
-        out[B_PFINALE + relative[st[O_FSEAT]]] = 1.0
+                out[B_PMAT + rel * 4 + m] = st[layout.O_MAT + s * 4 + m]
+        out[B_PVP + rel] = st[layout.O_VP + s]
+        out[B_PHUTS + rel] = st[layout.O_HUTS + s]
+        out[B_PTEMPLES + rel] = st[layout.O_TEMPLES + s]
+    out[B_PROLLER + relative[st[layout.O_ROLLER]]] = 1.0
+    out[B_PSTART + relative[st[layout.O_START]]] = 1.0
+    if st[layout.O_FSEAT] >= 0:
+        out[B_PFINALE + relative[st[layout.O_FSEAT]]] = 1.0
         out[B_FINALE] = 1.0
-    if st[O_PHASE] == PH_QUEUE:
-        h = O_QUEUE + st[O_QHEAD] * 4
+    if st[layout.O_PHASE] == PH_QUEUE:
+        h = layout.O_QUEUE + st[layout.O_QHEAD] * 4
         kind = st[h]
         if 1 <= kind <= 5:
             out[B_DKIND + kind - 1] = 1.0
@@ -255,17 +225,17 @@ def encode_position(st, observer, hidden, out):
             if kind == Q_OFFER:
                 out[B_OFFERF + st[h + 2]] = 1.0
                 out[B_SIZE] = st[h + 3]
-    if st[O_DIE] >= 0:
-        out[B_DIE + st[O_DIE]] = 1.0
-    out[B_CONS] = st[O_CONS]
-    out[B_BUILT] = st[O_BUILT]
-    out[B_IDLE] = st[O_IDLE]
-    out[B_FLEFT] = st[O_FLEFT]
-    out[B_FCIRC] = st[O_FCIRC]
-    out[B_MANUAL] = st[O_MANUAL]
-    out[B_TURN] = st[O_TURN]
-    if st[O_MAXT] > 0:
-        out[B_TLEFT] = st[O_MAXT] - st[O_TURN]
+    if st[layout.O_DIE] >= 0:
+        out[B_DIE + st[layout.O_DIE]] = 1.0
+    out[B_CONS] = st[layout.O_CONS]
+    out[B_BUILT] = st[layout.O_BUILT]
+    out[B_IDLE] = st[layout.O_IDLE]
+    out[B_FLEFT] = st[layout.O_FLEFT]
+    out[B_FCIRC] = st[layout.O_FCIRC]
+    out[B_MANUAL] = st[layout.O_MANUAL]
+    out[B_TURN] = st[layout.O_TURN]
+    if st[layout.O_MAXT] > 0:
+        out[B_TLEFT] = st[layout.O_MAXT] - st[layout.O_TURN]
 
 
 def observation_high(max_turns: int) -> np.ndarray:
