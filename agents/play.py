@@ -51,6 +51,9 @@ def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_pat
                   + ", ".join(f"seat {s} {v} VP" for s, v in enumerate(result.vp)) + "\n")
     else:
         won = " and ".join(f"seat {s} ({labels[s]})" for s in result.winners)
+        if result.forfeit:
+            out.write(f"seat {result.forfeit_seat} ({labels[result.forfeit_seat]}) forfeits: "
+                      f"{result.forfeit}\n")
         out.write(f"game over ({result.end_reason}) after turn {result.turns}: "
                   + ", ".join(f"seat {s} {v} VP" for s, v in enumerate(result.vp))
                   + f"; won by {won}\n")

@@ -234,6 +234,7 @@ def test_play_limits_a_cmd_opponent_with_move_time_and_game_time(tmp_path, mark)
     assert run.returncode == 0, run.stderr
     assert time.monotonic() - t0 < 10  # not the default 10 s per move
     assert "game over (forfeit)" in run.stdout and "won by seat 1 (human)" in run.stdout
+    assert "forfeits: timeout: no answer within 0.5 s (the move time)" in run.stdout  # why
     meta = GameRecord.load(record).meta
     assert meta["forfeit"] == "timeout: no answer within 0.5 s (the move time)"
     assert meta["forfeit_seat"] == 0

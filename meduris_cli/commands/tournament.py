@@ -42,7 +42,9 @@ def add_parser(sub) -> None:
                    help=f"comma-separated agent names (default {DEFAULT_AGENTS}); repeat a name "
                    "to seat it twice; known: random, greedy, mcts[:iterations|:<seconds>s], "
                    "ppo[:policy.pt], az[:iterations[:policy.pt]], openspiel-mcts[:simulations], "
-                   "rllib:<checkpoint> (meduris agents lists them)")
+                   "rllib:<checkpoint>; your own: path/bots.py:Class, my_pkg.bots:Class, an "
+                   "installed plug-in's name, or cmd:<program> (docs/bring_your_own_agent.md; "
+                   "meduris agents lists them)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=180,
                    help="games to play, rounded up to a multiple of the lineups (default 180)")
