@@ -116,6 +116,15 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris tournament --agents 'cmd:python3 examples/plugins/mybot.py,greedy,mcts:50' --games 30 "
     "--out results/": (RUN, "meduris tournament --agents 'cmd:python3 examples/plugins/mybot.py,"
                             "greedy,mcts:5' --games 6 --no-progress --out {tmp}/results"),
+    # docs/agents.md and bring_your_own_agent.md: the ladder (2 games: one pair against greedy)
+    "meduris ladder add mcts:300 --games 40": (RUN, "meduris ladder add random --games 2 "
+                                               "--workers 1 --no-progress --db {tmp}/l1.sqlite"),
+    "meduris ladder show --png ladder.png": (RUN, "meduris ladder show --db "
+                                             "agents/data/ladder_anchors.sqlite --png "
+                                             "{tmp}/ladder.png"),
+    "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 40":
+        (RUN, "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 2 --workers 1 "
+              "--no-progress --db {tmp}/l2.sqlite"),
 }
 
 # Python blocks that do not run as written: (doc, a text only that block of the doc has) ->

@@ -235,7 +235,7 @@ def test_ladder_add_on_a_new_file_starts_from_the_shipped_anchors_games(tmp_path
         mine = store.games(2, "random")
     assert len(mine) == 2 and {g.agents for g in mine} == {("random", "greedy"),
                                                            ("greedy", "random")}
-    assert "mcts:1600" in out and "entrant" in out
+    assert "mcts:1600" in out and "2 players: 218 games" in out  # the shipped scale and its 2
 
 
 # --- bad input ---------------------------------------------------------------------------------

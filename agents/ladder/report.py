@@ -30,7 +30,7 @@ def table(fit: Fit) -> str:
             f"{'score':>8}  role")
     lines = [describe(fit), head, "-" * len(head)]
     for i, r in enumerate(fit.ratings, 1):
-        interval = f"{r.low:.0f} .. {r.high:.0f}"
+        interval = f"{r.low:.0f} .. {r.high:.0f}" if r.se else "fixed at 0"
         lines.append(f"{i:>3}  {r.name:<{width}}{r.elo:>8.0f}{interval:>18}{r.games:>7}"
                      f"{r.score:>8.1%}  {'anchor' if r.anchor else 'entrant'}")
     if fit.unconnected:

@@ -178,7 +178,7 @@ def run_anchors(args) -> int:
 
 def run_show(args) -> int:
     png = output_file(args.png, "--png", args.force) if args.png else None
-    with open_ladder(args.db, create=False) as store:
+    with open_ladder(args.db, read_only=True) as store:
         counts = [args.players] if args.players else store.player_counts()
         fits = []
         for n in counts:
@@ -198,7 +198,7 @@ def run_show(args) -> int:
 
 
 def run_list(args) -> int:
-    with open_ladder(args.db, create=False) as store:
+    with open_ladder(args.db, read_only=True) as store:
         for n in store.player_counts():
             anchors = store.anchors(n)
             print(f"{n} players: anchors {', '.join(anchors) or 'none'} "
