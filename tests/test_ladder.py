@@ -184,6 +184,32 @@ def test_show_is_reproducible_from_the_stored_games(small_ladder, tmp_path, caps
     assert {r["agent"] for r in rows} == set(SMALL) and outputs[0][2][:4] == b"\x89PNG"
 
 
+def test_a_three_player_ladder_rotates_the_seats_and_fits_plackett_luce(tmp_path, capsys):
+    db = str(tmp_path / "three.sqlite")
+    code, out, err = run_cli(capsys, "ladder", "anchors", "--players", "3", "--anchors",
+                             "random,greedy,mcts:5,mcts:20", "--games", "3", "--db", db,
+                             "--workers", "1", "--no-progress")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "ladder", "add", "mcts:10", "--players", "3", "--games",
+                             "6", "--db", db, "--workers", "1", "--no-progress")
+    assert code == 0, err
+    with open_ladder(db) as store:
+        anchors, mine = store.games(3, ANCHORS), store.games(3, "mcts:10")
+    assert len(anchors) == 6 and len(mine) == 6  # 2 windows of 3 anchors x 3 rotations; 2 x 3
+    units: dict = {}
+    for g in anchors + mine:  # a unit: the same agents and seed, in the 3 rotations of seats
+        units.setdefault((frozenset(g.agents), g.seed), []).append(g.agents)
+    assert len(units) == 4 and all(len(set(seats)) == 3 for seats in units.values())
+    for seats in units.values():
+        first = seats[0]
+        assert sorted(seats) == sorted(first[r:] + first[:r] for r in range(3))
+    code, out, _ = run_cli(capsys, "ladder", "show", "--db", db, "--json")
+    (table,) = json.loads(out)
+    assert table["players"] == 3 and table["model"] == "Plackett-Luce" and table["games"] == 12
+    assert {r["agent"] for r in table["ratings"]} == {"random", "greedy", "mcts:5", "mcts:20",
+                                                      "mcts:10"}
+
+
 # --- a killed run ------------------------------------------------------------------------------
 def test_sigkill_during_ladder_add_then_a_rerun_loses_and_duplicates_no_game(small_ladder,
                                                                               tmp_path):

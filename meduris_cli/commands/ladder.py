@@ -120,6 +120,8 @@ def run_add(args) -> int:
         try:
             played = play_gauntlet(store, args.agent, args.players, args.games, args.seed,
                                    workers(args), update, say=lambda line: say(bar, line))
+        except KeyboardInterrupt:
+            return interrupted(bar, args.db)
         finally:
             if bar is not None:
                 bar.close()
@@ -129,6 +131,15 @@ def run_add(args) -> int:
     print(f"{played} games played ({total - played} stored before) in "
           f"{time.perf_counter() - t0:.0f} s; ladder in {args.db}")
     return 0
+
+
+def interrupted(bar, db: str) -> int:
+    """Ctrl-C: the workers are stopped; every game that ended is stored."""
+    if bar is not None:
+        bar.close()
+    print(f"meduris: interrupted; every game that ended is stored in {db}: run the same "
+          "command again to play the rest", file=sys.stderr)
+    return 130
 
 
 def say(bar, line: str) -> None:
@@ -165,6 +176,8 @@ def run_anchors(args) -> int:
         try:
             played = play_anchors(store, names, args.players, args.games, args.seed,
                                   workers(args), update)
+        except KeyboardInterrupt:
+            return interrupted(bar, args.db)
         finally:
             if bar is not None:
                 bar.close()
