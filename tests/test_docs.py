@@ -125,6 +125,18 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 40":
         (RUN, "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 2 --workers 1 "
               "--no-progress --db {tmp}/l2.sqlite"),
+    # docs/bring_your_own_agent.md: duels (a few games; greedy against itself is 100 fast ones)
+    "meduris duel examples/plugins/mybots.py:Cautious:7 examples/plugins/mybots.py:Cautious:5":
+        (RUN, "meduris duel examples/plugins/mybots.py:Cautious:7 "
+              "examples/plugins/mybots.py:Cautious:5 --max-games 4 --workers 1 --no-progress"),
+    "meduris duel 'cmd:python3 examples/plugins/mybot.py' mcts:200 --elo0 0 --elo1 20 --alpha "
+    "0.05 --beta 0.05 --max-games 10000 --workers 2 --seed 0 --json":
+        (RUN, "meduris duel 'cmd:python3 examples/plugins/mybot.py' mcts:5 --elo0 0 --elo1 20 "
+              "--alpha 0.05 --beta 0.05 --max-games 4 --workers 1 --seed 0 --json "
+              "--no-progress"),
+    "meduris duel mcts:200 greedy": (RUN, "meduris duel mcts:5 greedy --max-games 4 --workers 1 "
+                                          "--no-progress"),
+    "meduris duel greedy greedy": (RUN, "meduris duel greedy greedy --workers 1 --no-progress"),
 }
 
 # Python blocks that do not run as written: (doc, a text only that block of the doc has) ->
