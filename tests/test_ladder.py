@@ -264,6 +264,22 @@ def test_ladder_add_on_a_new_file_starts_from_the_shipped_anchors_games(tmp_path
     assert "mcts:1600" in out and "2 players: 218 games" in out  # the shipped scale and its 2
 
 
+def test_list_names_the_entrants_and_remove_deletes_their_games_only(small_ladder, tmp_path,
+                                                                      capsys):
+    db = tmp_path / "l.sqlite"
+    shutil.copy(small_ladder, db)
+    store_games(db, [(["x", "mcts:5"], [1, 2]), (["mcts:5", "x"], [1, 2])], 2, entrant="x")
+    code, out, _ = run_cli(capsys, "ladder", "list", "--db", str(db))
+    assert code == 0 and "2 players: anchors mcts:5, mcts:50, random (16 games)" in out
+    assert "  x: 2 games" in out
+    code, out, _ = run_cli(capsys, "ladder", "remove", "x", "--db", str(db))
+    assert code == 0 and "removed 2 games of x" in out
+    with open_ladder(db) as store:
+        assert store.entrants(2) == {} and len(store.games(2)) == 16
+    code, out, err = run_cli(capsys, "ladder", "remove", "mcts:5", "--db", str(db))
+    assert code == 2 and "'mcts:5' has no 2-player gauntlet" in err  # anchors stay
+
+
 # --- bad input ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv,message", [
     (["add", "gredy"], "unknown agent 'gredy' (did you mean 'greedy'?)"),

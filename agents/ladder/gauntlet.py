@@ -242,7 +242,7 @@ def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int, se
     with game_stream(runner.cfg, runner.names) as play:
         for rnd in itertools.chain([first], rounds):
             where = "" if rnd.estimate is None else f" (estimate {rnd.estimate:.0f})"
-            say(f"round {rnd.number}: {len(rnd.plan)} games against "
-                f"{', '.join(rnd.opponents)}{where}")
+            met = [a for a in rnd.opponents if any(a in p.lineup for p in rnd.plan)]
+            say(f"round {rnd.number}: {len(rnd.plan)} games against {', '.join(met)}{where}")
             runner.run(play, rnd.plan)
     return runner.played

@@ -114,6 +114,9 @@ def open_ladder(path: str | Path, create: bool = True, read_only: bool = False) 
         check_ladder(con, path)
         if not read_only:
             prepare(con)
+    except sqlite3.OperationalError as err:  # (read-only file or folder, locked, disk full)
+        con.close()
+        raise LadderError(f"cannot use the ladder {str(path)!r} ({err})") from None
     except sqlite3.DatabaseError as err:
         con.close()
         raise LadderError(f"{str(path)!r} is not a ladder file ({err}); give another --db") \
@@ -179,12 +182,16 @@ class LadderStore:
 
     def add(self, key: str, players: int, entrant: str, result: GameResult) -> bool:
         """Store one game and commit; False if its key was stored already."""
-        cur = self.con.execute(
-            "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (key, players, entrant, result.seed, json.dumps(result.agents),
-             json.dumps(result.ranks), json.dumps(result.vp), result.turns, result.end_reason,
-             result.forfeit, json.dumps([round(s, 6) for s in result.seconds_per_seat]),
-             json.dumps(result.decisions_per_seat)))
+        row = (key, players, entrant, result.seed, json.dumps(result.agents),
+               json.dumps(result.ranks), json.dumps(result.vp), result.turns, result.end_reason,
+               result.forfeit, json.dumps([round(s, 6) for s in result.seconds_per_seat]),
+               json.dumps(result.decisions_per_seat))
+        try:
+            cur = self.con.execute("INSERT OR IGNORE INTO games VALUES "
+                                   "(?,?,?,?,?,?,?,?,?,?,?,?)", row)
+        except sqlite3.Error as err:  # (disk full, locked by another writer for 30 s)
+            raise LadderError(f"cannot store a game in {str(self.path)!r} ({err}); the games "
+                              "stored so far are kept: run the command again") from None
         return cur.rowcount == 1  # (isolation_level None: each statement commits itself)
 
     def add_stored(self, games: list[StoredGame]) -> int:
