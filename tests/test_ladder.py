@@ -280,6 +280,21 @@ def test_list_names_the_entrants_and_remove_deletes_their_games_only(small_ladde
     assert code == 2 and "'mcts:5' has no 2-player gauntlet" in err  # anchors stay
 
 
+@pytest.mark.parametrize("agent", ["cautious:2", "examples/plugins/mybots.py:Cautious:5"])
+def test_plug_ins_are_placed_on_the_ladder(agent, small_ladder, tmp_path, capsys, monkeypatch):
+    """An installed entry point and a class in a file take a gauntlet like any agent."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    db = tmp_path / "plugins.sqlite"
+    shutil.copy(small_ladder, db)
+    code, _, err = run_cli(capsys, "ladder", "add", agent, "--games", "4", "--db", str(db),
+                           "--workers", "1", "--no-progress")
+    assert code == 0, err
+    with open_ladder(db) as store:
+        assert store.entrants(2) == {agent: 4}
+    code, out, _ = run_cli(capsys, "ladder", "show", "--db", str(db))
+    assert code == 0 and agent in out
+
+
 # --- bad input ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv,message", [
     (["add", "gredy"], "unknown agent 'gredy' (did you mean 'greedy'?)"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
+from agents.levels import LEVELS, describe, ratings
 from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
 
@@ -53,8 +54,13 @@ def table() -> str:
 def run(args) -> int:
     for reason in IGNORED_ENTRY_POINTS.values():
         print(f"meduris agents: {reason}", file=sys.stderr)
+    levels = [{"level": lv.number, "name": lv.name, "agent": lv.agent,
+               "elo_2p": round(ratings()[lv.number][0], 1)} for lv in LEVELS]
     if args.json:
-        print(json.dumps({"agents": [row(kind) for kind in KINDS]}, indent=2))
+        print(json.dumps({"agents": [row(kind) for kind in KINDS], "levels": levels}, indent=2))
     else:
         print(table())
+        print("\nlevels for people (meduris play --level N; Elo on the shipped 2-player ladder):")
+        for lv in LEVELS:
+            print("  " + describe(lv))
     return 0

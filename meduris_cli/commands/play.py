@@ -11,6 +11,7 @@ from typing import TextIO
 
 from agents import UnknownAgentError, make_agent
 from agents.external import DEFAULT_MOVE_TIME, set_limits
+from agents.levels import describe, level
 from agents.play import play_human
 from meduris_env.engine.errors import MedurisError
 from meduris_env.records.atomic import unwritable_reason
@@ -27,9 +28,13 @@ def add_parser(sub) -> None:
                        description="Play Meduris against agents: the board is shown each turn "
                        "and your legal actions are numbered. The game record is saved at the end.")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--opponents", default="mcts:200",
+    p.add_argument("--opponents", default=None,
                    help="agent name for every opponent, or one per opponent separated by commas "
                    "(default mcts:200)")
+    p.add_argument("--level", type=int, default=None,
+                   help="every opponent at a difficulty level: 1 beginner .. 5 expert, each an "
+                   "agent with its rating on the ladder (meduris agents lists them); instead "
+                   "of --opponents")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
     p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
     p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
@@ -47,7 +52,14 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     record = args.record or f"records/play-{seed}.json"
-    return play(args.players, args.opponents, args.seat, seed, record, sys.stdin, sys.stdout,
+    opponents = args.opponents or "mcts:200"
+    if args.level is not None:
+        if args.opponents is not None:
+            raise PlayError("give --level or --opponents, not both")
+        chosen = level(args.level)
+        opponents = chosen.agent
+        print(f"opponents: {describe(chosen)}", flush=True)
+    return play(args.players, opponents, args.seat, seed, record, sys.stdin, sys.stdout,
                 exchange=args.exchange, open_screens=args.open_screens, force=args.force,
                 move_time=args.move_time, game_time=args.game_time)
 

@@ -50,6 +50,7 @@ from .store import (
     WebError,
     available_agents,
     check_config,
+    offered_levels,
 )
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
@@ -251,7 +252,7 @@ def _add_game_routes(app: FastAPI, games: Games) -> None:
     # jsonable_encoder, which costs more than the move itself
     @app.get("/api/agents")
     def agents():
-        return JSONResponse({"agents": available_agents()})
+        return JSONResponse({"agents": available_agents(), "levels": offered_levels()})
 
     @app.get("/api/games")
     def list_games():

@@ -136,6 +136,17 @@ def available_agents() -> list[dict[str, Any]]:
     return out
 
 
+def offered_levels() -> list[dict[str, Any]]:
+    """The difficulty levels (:mod:`agents.levels`) whose agent the server offers, each with its
+    rating on the shipped 2-player ladder."""
+    from agents.levels import LEVELS, ratings
+
+    offered = {a["name"] for a in available_agents()}
+    return [{"level": lv.number, "name": lv.name, "agent": lv.agent,
+             "elo_2p": round(ratings()[lv.number][0], 1)}
+            for lv in LEVELS if lv.agent.partition(":")[0] in offered]
+
+
 def check_opponent(name: Any, players: int) -> str:
     """``name`` if it names a kind the server offers (the web column of
     :data:`agents.registry.KINDS`), with at most a whole-number budget, and for a kind needing a

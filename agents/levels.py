@@ -1,0 +1,66 @@
+"""Difficulty levels for people: five agents from a beginner's opponent to the strongest
+shipped one, each with its rating measured on the shipped 2-player ladder of the anchors
+(:data:`agents.ladder.SHIPPED`, Elo with ``random`` = 0), so that "level 3" means a known
+strength (``meduris play --level 3``, ``meduris agents``).
+
+The levels are anchors of the ladder, chosen roughly evenly spaced in rating (about 500 Elo
+apart): their ratings are read from the ladder's games by the same fit as ``meduris ladder
+show`` (never typed in here), and a test checks that they increase with the level. The ratings
+are those of 2-player games; at 3 and 4 players the same agents play (``ppo`` and ``az`` with
+the shipped model of that player count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from meduris_env.engine.errors import MedurisError
+
+
+@dataclass(frozen=True)
+class Level:
+    number: int
+    name: str  # in a player's words
+    agent: str  # an agent name (an anchor of the ladder)
+
+
+LEVELS = (
+    Level(1, "beginner", "random"),
+    Level(2, "casual", "greedy"),
+    Level(3, "club", "mcts:200"),
+    Level(4, "strong", "ppo"),
+    Level(5, "expert", "az:200"),
+)
+
+
+class LevelError(MedurisError, ValueError):
+    """A level that does not exist (the message lists them)."""
+
+
+def level(number: object) -> Level:
+    """Level ``number`` (1-5), else a one-line error listing the levels."""
+    for lv in LEVELS:
+        if number == lv.number and not isinstance(number, bool):
+            return lv
+    names = ", ".join(f"{lv.number} {lv.name}" for lv in LEVELS)
+    raise LevelError(f"level {number!r} does not exist; the levels are {names}")
+
+
+@cache
+def ratings() -> dict[int, tuple[float, float, float]]:
+    """Each level's (Elo, low, high: its 95% interval) on the shipped 2-player ladder."""
+    from .ladder import SHIPPED, fit_ratings, open_ladder
+
+    with open_ladder(SHIPPED, read_only=True) as store:
+        games = store.games(2)
+    fit = fit_ratings([(g.agents, g.ranks) for g in games], 2).by_name()
+    return {lv.number: (fit[lv.agent].elo, fit[lv.agent].low, fit[lv.agent].high)
+            for lv in LEVELS}
+
+
+def describe(lv: Level) -> str:
+    """``level 3 (club): mcts:200, rated 1003 Elo (95% 850..1150) on the 2-player ladder``."""
+    elo, low, high = ratings()[lv.number]
+    return (f"level {lv.number} ({lv.name}): {lv.agent}, rated {elo:.0f} Elo (95% {low:.0f}.."
+            f"{high:.0f}) on the 2-player ladder")

@@ -1,0 +1,73 @@
+"""Difficulty levels for people (issue 27, item 5): five agents whose ratings are read from the
+shipped ladder of the anchors, increasing with the level; ``meduris play --level``, ``meduris
+agents`` and the web server's ``/api/agents`` offer them."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from agents.ladder import SHIPPED, fit_ratings, open_ladder
+from agents.levels import LEVELS, LevelError, describe, level, ratings
+from meduris_cli import main
+from meduris_env.records.record import GameRecord
+
+
+def test_the_five_levels_are_measured_on_the_ladder_and_increase():
+    got = ratings()
+    assert [lv.number for lv in LEVELS] == [1, 2, 3, 4, 5]
+    elos = [got[lv.number][0] for lv in LEVELS]
+    assert elos == sorted(elos) and len(set(elos)) == 5, elos
+    assert elos[0] == 0.0  # level 1 is the ladder's reference, random
+    # read from the ladder's games by the ladder's own fit, never typed in
+    with open_ladder(SHIPPED, read_only=True) as store:
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2).by_name()
+    for lv in LEVELS:
+        assert got[lv.number][0] == fit[lv.agent].elo
+    # roughly evenly spaced: no gap more than twice another
+    gaps = [b - a for a, b in zip(elos, elos[1:], strict=False)]
+    assert max(gaps) <= 2.5 * min(gaps), gaps
+
+
+def test_a_level_that_does_not_exist_is_one_line():
+    with pytest.raises(LevelError, match=r"^level 6 does not exist; the levels are 1 beginner"):
+        level(6)
+    with pytest.raises(LevelError):
+        level(True)
+    assert level(3).agent == "mcts:200" and "rated" in describe(level(3))
+
+
+def test_play_at_a_level_seats_its_agent_and_says_its_rating(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "level.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--level", "2", "--players", "3", "--seed", "4", "--record",
+                 str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("opponents: level 2 (casual): greedy, rated ")
+    assert GameRecord.load(path).agents == ["human", "greedy", "greedy"]
+    assert main(["play", "--level", "2", "--opponents", "random"]) == 2
+    assert main(["play", "--level", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "give --level or --opponents, not both" in err and "level 0 does not exist" in err
+
+
+def test_meduris_agents_lists_the_levels(capsys):
+    assert main(["agents", "--json"]) == 0
+    levels = json.loads(capsys.readouterr().out)["levels"]
+    assert [(x["level"], x["agent"]) for x in levels] == [(lv.number, lv.agent) for lv in LEVELS]
+    assert levels[-1]["elo_2p"] == round(ratings()[5][0], 1)
+
+
+def test_the_web_server_offers_the_levels(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from meduris_cli.web.app import create_app
+
+    with TestClient(create_app(tmp_path / "games.sqlite")) as client:
+        offer = client.get("/api/agents").json()
+    names = {a["name"] for a in offer["agents"]}
+    assert [x["agent"] for x in offer["levels"]] == [lv.agent for lv in LEVELS]
+    assert all(x["agent"].partition(":")[0] in names for x in offer["levels"])
