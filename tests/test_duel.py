@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -237,27 +234,21 @@ def test_run_duel_checks_its_config_before_any_game():
 
 
 def test_ctrl_c_stops_a_duel_and_its_workers_and_prints_what_was_played():
-    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "duel", "mcts:300", "mcts:300",
-                             "--workers", "2", "--no-progress"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while len(psutil.Process(proc.pid).children(recursive=True)) < 3:  # tracker + 2 workers
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the duel never started its workers"
-        time.sleep(0.2)
-    time.sleep(2)  # the workers at their first games
-    children = psutil.Process(proc.pid).children(recursive=True)
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("the duel did not stop within 60 s of Ctrl-C")
-    assert proc.returncode == 130, err
-    assert "interrupted" in out and "LLR" in out and "Traceback" not in err
-    _, alive = psutil.wait_procs(children, timeout=30)
-    assert not alive, f"worker processes left running: {alive}"
+    from test_interrupt import assert_stopped, interrupt_when, start
+
+    proc = start("duel", "mcts:300", "mcts:300", "--workers", "2", "--no-progress")
+
+    def playing() -> bool:  # multiprocessing's resource tracker and both workers spawned
+        if len(psutil.Process(proc.pid).children(recursive=True)) < 3:
+            return False
+        time.sleep(2)  # the workers at their first games
+        return True
+
+    code, err, children = interrupt_when(proc, playing, timeout=120)
+    assert code == 130, err
+    assert "interrupted" in proc.stdout_text and "LLR" in proc.stdout_text
+    assert "Traceback" not in err
+    assert_stopped(children)
 
 
 def test_duel_benchmark_reports_its_documented_keys(tmp_path):

@@ -35,7 +35,7 @@ def interrupt_when(proc: subprocess.Popen, ready, timeout: float = 240) -> tuple
     children = psutil.Process(proc.pid).children(recursive=True)
     os.killpg(proc.pid, signal.SIGINT)
     try:
-        _, err = proc.communicate(timeout=60)
+        proc.stdout_text, err = proc.communicate(timeout=60)  # (stdout kept for the caller)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("the command did not stop within 60 s of Ctrl-C")

@@ -10,30 +10,12 @@ import sys
 from pathlib import Path
 
 import ray  # noqa: F401  (this file runs where Ray is installed)
+from test_plugins import BOTS as PLUGINS  # (tests/ is on the path: conftest)
 
 REPO = Path(__file__).resolve().parent.parent
 
-BOTS = '''
-from agents.base import Agent
-
-
-class Careful(Agent):
-    def __init__(self, level="5"):
-        super().__init__()
-        self.level = int(level)
-
-    def act(self, observation, state):
-        legal = state.legal_actions()
-        return min(legal) if self.rng.random() < self.level / 10 else self.rng.choice(legal)
-'''
-
-HIGHEST = '''
-import numpy as np
-
-
-def highest(observation):
-    return int(np.flatnonzero(observation["action_mask"])[-1])
-'''
+# the plug-ins of the process-pool tests (a class with a parameter, a policy function)
+BOTS = HIGHEST = PLUGINS
 
 
 def meduris(*args, cwd, pythonpath):

@@ -115,31 +115,42 @@ def run_add(args) -> int:
         if total != args.games:
             print(f"note: {args.games} games rounded up to {total} (whole units of "
                   f"{args.players} games with one seed)", file=sys.stderr)
-        update, bar = progress(args, total, args.agent)
-        t0 = time.perf_counter()
-        try:
-            played = play_gauntlet(store, args.agent, args.players, args.games, args.seed,
-                                   workers(args), update, say=lambda line: say(bar, line))
-        except KeyboardInterrupt:
-            return interrupted(bar, args.db)
-        finally:
-            if bar is not None:
-                bar.close()
-        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
-                          args.players, store.anchors(args.players))
-    print(table(fit))
-    print(f"{played} games played ({total - played} stored before) in "
-          f"{time.perf_counter() - t0:.0f} s; ladder in {args.db}")
+        done = play_and_fit(args, store, total, args.agent, lambda update, bar: play_gauntlet(
+            store, args.agent, args.players, args.games, args.seed, workers(args), update,
+            say=lambda line: say(bar, line)))
+    if done is None:
+        return 130
+    played, seconds = done
+    print(f"{played} games played ({total - played} stored before) in {seconds:.0f} s; "
+          f"ladder in {args.db}")
     return 0
 
 
-def interrupted(bar, db: str) -> int:
+def play_and_fit(args, store, total: int, desc: str, play) -> tuple[int, float] | None:
+    """``play(update, bar)`` under a progress bar of ``total`` games, then the table of the
+    ladder's fit printed; (games played, seconds), or None after Ctrl-C (said)."""
+    update, bar = progress(args, total, desc)
+    t0 = time.perf_counter()
+    try:
+        played = play(update, bar)
+    except KeyboardInterrupt:
+        interrupted(bar, args.db)
+        return None
+    finally:
+        if bar is not None:
+            bar.close()
+    fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
+                      args.players, store.anchors(args.players))
+    print(table(fit))
+    return played, time.perf_counter() - t0
+
+
+def interrupted(bar, db: str) -> None:
     """Ctrl-C: the workers are stopped; every game that ended is stored."""
     if bar is not None:
         bar.close()
     print(f"meduris: interrupted; every game that ended is stored in {db}: run the same "
           "command again to play the rest", file=sys.stderr)
-    return 130
 
 
 def say(bar, line: str) -> None:
@@ -171,21 +182,13 @@ def run_anchors(args) -> int:
     links = len(names) - args.players + 1
     per = -(-args.games // args.players) * args.players
     with open_ladder(args.db) as store:
-        update, bar = progress(args, links * per, "anchors")
-        t0 = time.perf_counter()
-        try:
-            played = play_anchors(store, names, args.players, args.games, args.seed,
-                                  workers(args), update)
-        except KeyboardInterrupt:
-            return interrupted(bar, args.db)
-        finally:
-            if bar is not None:
-                bar.close()
-        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
-                          args.players, store.anchors(args.players))
-    print(table(fit))
+        done = play_and_fit(args, store, links * per, "anchors", lambda update, bar: play_anchors(
+            store, names, args.players, args.games, args.seed, workers(args), update))
+    if done is None:
+        return 130
+    played, seconds = done
     print(f"{played} games played ({links * per - played} stored before; {links} pairs of "
-          f"neighbours x {per} games) in {time.perf_counter() - t0:.0f} s; ladder in {args.db}")
+          f"neighbours x {per} games) in {seconds:.0f} s; ladder in {args.db}")
     return 0
 
 
