@@ -66,7 +66,7 @@ def _check(spec: Any, protocol: type, what: str, forms: str, build: str) -> Any:
                          f"built in); build this one with {build}({spec!r})")
     if isinstance(spec, protocol) or callable(spec):
         return spec
-    raise TypeError(f"an opponent of {what} is 'random', {forms}; got {spec!r}")
+    raise TypeError(f"an opponent is 'random', {forms} ({what}); got {spec!r}")
 
 
 def check_opponent(spec: Any) -> OpponentSpec:
