@@ -1,13 +1,24 @@
-"""Training configuration: defaults, an optional YAML file, then command-line flags on top."""
+"""Training configuration: defaults, an optional YAML file, then command-line flags on top.
+
+Contract: every problem is one :class:`ConfigError` line naming the setting (values shown as a
+short excerpt, never the file's content). The file is read by :func:`read_config_file`: at
+most 1 MiB, no YAML aliases (the "billion laughs"), no duplicate keys. Every value passes the
+one type check :func:`checked_value` (integers strict: ``2048.7`` and ``true`` refused, numpy
+ints accepted), then its range.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+import numpy as np
+
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PLAYER_COUNTS
+from meduris_env.engine.jsonfile import clip, excerpt
 
 
 class ConfigError(MedurisError, ValueError):
@@ -58,36 +69,31 @@ class TrainConfig:
         if isinstance(self.bc_teacher, str) and self.bc_teacher.strip().lower() in ("", "none"):
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         for f in fields(self):
-            value = getattr(self, f.name)
-            kinds = _TYPES[f.name]
-            if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-                names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
-                raise ConfigError(f"{f.name}: {value!r} is not {names}")
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ConfigError(f"{f.name}: {value!r} must be a finite number")
+            setattr(self, f.name, checked_value(f.name, getattr(self, f.name)))
         if self.players not in PLAYER_COUNTS:
             raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
         from agents.features import FEATURE_SETS
         if self.features not in FEATURE_SETS:
-            raise ConfigError(f"features: {self.features!r}; one of {list(FEATURE_SETS)}")
+            raise ConfigError(f"features: {excerpt(self.features)}; one of {list(FEATURE_SETS)}")
         if self.reward not in ("win", "score", "dense"):
-            raise ConfigError(f"reward: {self.reward!r}; 'win', 'score' or 'dense'")
+            raise ConfigError(f"reward: {excerpt(self.reward)}; 'win', 'score' or 'dense'")
         if self.policy not in ("residual", "mlp"):
-            raise ConfigError(f"policy: {self.policy!r}; 'residual' or 'mlp'")
+            raise ConfigError(f"policy: {excerpt(self.policy)}; 'residual' or 'mlp'")
         if self.policy == "residual" and self.features != "obs+greedy":
             raise ConfigError("policy 'residual' builds on the greedy inputs: use features "
                               "'obs+greedy' or policy 'mlp'")
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
             if not low <= value <= high:
-                raise ConfigError(f"{name}: {value}; must be in {low}..{high}")
+                raise ConfigError(f"{name}: {excerpt(value)}; must be in {low}..{high}")
         if not self.net_arch or not all(type(h) is int and 1 <= h <= 4096
                                         for h in self.net_arch):
-            raise ConfigError(f"net_arch: {self.net_arch!r}; layer sizes 1..4096")
+            raise ConfigError(f"net_arch: {excerpt(self.net_arch)}; layer sizes 1..4096")
         if set(self.opponents) - {"greedy", "random", "snapshots"} or not all(
                 isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w < math.inf
                 for w in self.opponents.values()) or not sum(self.opponents.values()) > 0:
-            raise ConfigError(f"opponents: {self.opponents}; non-negative weights for greedy, "
+            raise ConfigError(f"opponents: {excerpt(self.opponents)}; non-negative weights for "
+                              "greedy, "
                               "random and/or snapshots, not all 0")
         from agents import UnknownAgentError, make_agent
         for name in ("bc_teacher", "best_against"):
@@ -111,6 +117,38 @@ _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_r
                                  "ent_coef", "shaping")})
 _TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
               net_arch=(list,), bc_teacher=(str, type(None)), best_against=(str,))
+
+
+def checked_value(name: str, value):
+    """The one type check of a setting: ``value`` of the kinds :data:`_TYPES` gives ``name``
+    (integers: Python or numpy ints, never bools nor floats such as 2048.7, which are refused
+    rather than truncated; numbers: finite ints or floats, numpy's too), numpy scalars made
+    Python ones; else ConfigError naming the setting with a short excerpt of the value."""
+    kinds = _TYPES[name]
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        if bool not in kinds:
+            raise ConfigError(f"{name}: {value!r} is not {_kind_names(kinds)} (true/false "
+                              "is not a number)")
+        return value
+    if int in kinds and isinstance(value, numbers.Integral):
+        return int(value)
+    if float in kinds and isinstance(value, numbers.Real):
+        value = value if type(value) in (int, float) else float(value)
+        if not math.isfinite(value):
+            raise ConfigError(f"{name}: {value!r} must be a finite number")
+        return value
+    if int in kinds and isinstance(value, numbers.Real):
+        raise ConfigError(f"{name}: {excerpt(value)} is not a whole number (not rounded: "
+                          "give an integer)")
+    if not isinstance(value, kinds):
+        raise ConfigError(f"{name}: {excerpt(value)} is not {_kind_names(kinds)}")
+    return value
+
+
+def _kind_names(kinds) -> str:
+    return " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+
+
 # what makes sense on this kind of machine (counts) and for PPO (rates)
 _RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed": (0, 2**63 - 1),
            "snapshot_every": (1, 10**10), "max_snapshots": (1, 100),
@@ -148,8 +186,8 @@ def resume_config(saved: dict, folder: str | Path, path: str | Path | None,
                and getattr(cfg, f.name) != getattr(kept, f.name)]
     if changed:
         name = changed[0]
-        raise ConfigError(f"{name}: {getattr(cfg, name)!r} given, but a resumed run keeps its "
-                          f"own ({getattr(kept, name)!r}); on --resume only "
+        raise ConfigError(f"{name}: {excerpt(getattr(cfg, name))} given, but a resumed run "
+                          f"keeps its own ({excerpt(getattr(kept, name))}); on --resume only "
                           f"{', '.join(RESUMABLE)} may change: start a new run to change it")
     return cfg
 
@@ -160,24 +198,98 @@ def load_config(path: str | Path | None, overrides: dict,
     the command line)."""
     values: dict = dict(base or {})
     if path is not None:
-        import yaml
-        try:
-            loaded = yaml.safe_load(Path(path).read_text())
-        except OSError as err:
-            raise ConfigError(f"cannot read config {path}: {err.strerror}") from None
-        except (yaml.YAMLError, UnicodeDecodeError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise ConfigError(f"config {path} is not valid YAML ({first})") from None
+        loaded = read_config_file(path)
         if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(f"config {path}: expected a mapping of settings")
+            raise ConfigError(f"config {path}: expected a mapping of settings (is it a "
+                              "training config?)")
         values.update(loaded or {})
     values.update({k: v for k, v in overrides.items() if v is not None})
     known = {f.name for f in fields(TrainConfig)}
-    unknown = sorted(set(values) - known)
+    unknown = sorted((k for k in values if k not in known), key=str)
     if unknown:
-        raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; "
-                          f"known: {', '.join(sorted(known))}")
+        raise ConfigError(_unknown_message(unknown, known))
     try:
         return TrainConfig(**values).validate()
     except TypeError as err:
-        raise ConfigError(str(err)) from None
+        raise ConfigError(clip(str(err), 120)) from None
+
+
+def _unknown_message(unknown: list, known: set) -> str:
+    """One short line: the first few unknown keys (cut short), a near known name if any."""
+    import difflib
+
+    shown = ", ".join(k if isinstance(k, str) and len(k) <= 24 else excerpt(k, 24)
+                      for k in unknown[:3])
+    more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+    near = difflib.get_close_matches(str(unknown[0])[:40], sorted(known), n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return (f"unknown setting(s) {shown}{more}; {hint}the settings are the flags of "
+            "'meduris train --help' (with _ for -)")
+
+
+MAX_CONFIG_BYTES = 1024 * 1024  # a config is a screenful of settings
+
+
+def read_config_file(path: str | Path):
+    """The YAML document of a config file, read safely: at most :data:`MAX_CONFIG_BYTES`
+    (checked before reading), no aliases (``*name``: the "billion laughs" expansion), no
+    duplicate keys, and a ConfigError naming only a line and column for a file that is not
+    YAML (never its content)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config {path}: {size:,} bytes, more than the "
+                              f"{MAX_CONFIG_BYTES:,} a config may have (is it a training "
+                              "config?)")
+        text = path.read_bytes().decode("utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read config {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config {path} is not a YAML text file (not UTF-8); give a "
+                          "training config such as train/configs/*.yaml") from None
+    try:
+        return yaml.load(text, Loader=_strict_loader())  # noqa: S506 (a SafeLoader)
+    except ConfigError as err:  # an alias or a duplicate key (the loader's, below)
+        raise ConfigError(f"config {path}: {err}") from None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = clip(err.problem or err.context or "")
+        raise ConfigError(f"config {path} is not valid YAML ({where}{problem})") from None
+    except (yaml.YAMLError, RecursionError, ValueError) as err:  # deep, or a 5000-digit int
+        raise ConfigError(f"config {path} is not valid YAML "
+                          f"({clip(str(err))})") from None
+
+
+def _strict_loader():
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        """SafeLoader that refuses aliases and duplicate keys (each a ConfigError)."""
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise ConfigError(f"line {mark.line + 1}: aliases (*name) are not "
+                                  "allowed in a config; write the value out")
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:
+                    raise ConfigError(f"line {key_node.start_mark.line + 1}: a key "
+                                      "must be a name") from None
+                if duplicate:
+                    raise ConfigError(f"line {key_node.start_mark.line + 1}: "
+                                      f"{excerpt(key, 40)} is given twice; keep one")
+            return super().construct_mapping(node, deep)
+
+    return Loader

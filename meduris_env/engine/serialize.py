@@ -3,7 +3,9 @@
 ``state_from_json`` checks the file thoroughly (parsing, shapes, that the position fits its
 game, and every invariant of :mod:`~meduris_env.engine.invariants`, the one checker:
 conservation of the 72 materials, piece counts, rune holders, druid, decision queue ...) and
-raises :class:`StateFileError` naming the first problem; nothing is half-built.
+raises :class:`StateFileError` naming the first problem; nothing is half-built. The text is
+parsed by :func:`~meduris_env.engine.jsonfile.parse_json` (size, nesting depth and 64-bit
+integers bounded, so deep or huge values are StateFileErrors too).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .constants import NUM_IDS
 from .errors import MedurisError
 from .events import EVENT_KINDS
 from .invariants import first_problem
+from .jsonfile import parse_json
 from .layout import FIELDS, OFFSETS, STATE_SIZE
 
 FORMAT = "meduris-state"
@@ -69,7 +72,7 @@ def game_from_dict(g: dict, error: type[Exception], what: str):
                            exchange=g.get("exchange"), max_turns=g.get("max_turns"),
                            random_start_player=g.get("random_start_player", False),
                            zero_sum=g.get("zero_sum", True))
-    except (BoardError, ValueError, TypeError) as exc:
+    except (BoardError, ValueError, TypeError, OverflowError) as exc:
         raise error(f"{what}: game: {exc}") from None
 
 
@@ -105,10 +108,7 @@ def load_state(text: str | bytes):
 def state_from_json(text: str | bytes):
     from .state import State
 
-    try:
-        doc = json.loads(text)
-    except (TypeError, ValueError) as exc:
-        raise StateFileError(f"state file: not JSON ({exc})") from None
+    doc = parse_json(text, StateFileError, "state file")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         _fail(f"'format' must be {FORMAT!r}")
     if doc.get("version") != VERSION:

@@ -16,6 +16,10 @@ File format (a JSON object)::
     events   [{"step", "kind", ...named integers}]   (as State.events())
     result   {"terminal", "end_reason", "turns", "scores", "winners"}
     meta     {...}                     free-form (tournament, game index)
+
+Files are read through :mod:`meduris_env.engine.jsonfile` (size, nesting depth and 64-bit
+integers bounded): a hostile file is a one-line RecordError, never a RecursionError or an
+OverflowError.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any
 from ..engine.constants import END_NAMES
 from ..engine.errors import MedurisError
 from ..engine.events import EVENT_KINDS, Event
+from ..engine.jsonfile import MAX_BYTES, parse_json
 from ..engine.serialize import game_from_dict, game_to_dict
 from ..engine.state import IllegalActionError, State
 from .atomic import atomic_write
@@ -131,11 +136,7 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
-        try:
-            doc = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise RecordError(f"record: not JSON ({exc})") from None
-        return cls.from_dict(doc)
+        return cls.from_dict(parse_json(text, RecordError, "record"))
 
     @classmethod
     def from_dict(cls, doc: Any) -> GameRecord:
@@ -191,6 +192,10 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         try:
+            size = Path(path).stat().st_size
+            if size > MAX_BYTES:
+                raise RecordError(f"{str(path)!r} is not a game record ({size:,} bytes, more "
+                                  f"than the {MAX_BYTES:,} a record may have)")
             text = Path(path).read_text(encoding="utf-8")
         except OSError as err:
             raise RecordError(f"cannot read record {str(path)!r}: "

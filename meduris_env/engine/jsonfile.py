@@ -1,0 +1,117 @@
+"""Loading JSON a user gave us (state files, game records, checkpoints' settings): the one
+bounded reader.
+
+Contract: :func:`parse_json` turns text into Python values or raises the caller's error class
+(a :class:`~meduris_env.engine.errors.MedurisError` subclass such as ``RecordError`` or
+``StateFileError``) with one line starting ``"{what}: "``, never a ``RecursionError``,
+``OverflowError`` or a message echoing the file. The bounds, checked before (or while) parsing:
+
+* size: at most ``max_bytes`` (default :data:`MAX_BYTES`) characters;
+* nesting: at most ``max_depth`` (default :data:`MAX_DEPTH`) levels of ``[``/``{``, found by a
+  scan of the text before the parser recurses;
+* integers: within 64 bits (signed), refused while parsing (so ``10**100`` never reaches code
+  that converts it to a fixed-width integer); ``NaN``/``Infinity`` are refused too.
+
+:func:`read_json_file` checks the file's size before reading it, then parses as above.
+:func:`excerpt` shortens any value for a message (at most :data:`EXCERPT` characters),
+:func:`clip` any text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+MAX_BYTES = 64 * 1024 * 1024  # a long game's record is well under 1 MB
+MAX_DEPTH = 64  # the deepest the project writes is 5 (a state's 3-d arrays inside objects)
+EXCERPT = 60
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def excerpt(value: Any, limit: int = EXCERPT) -> str:
+    """``repr(value)`` cut to ``limit`` characters (with ``...``): safe to put in a message."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit + 1]  # repr of a huge string is never built
+    elif isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
+        return f"{type(value).__name__} of {len(value)} items"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # ints beyond the str() digit limit, deep lists
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def clip(text: str, limit: int = EXCERPT) -> str:
+    """``text`` cut to ``limit`` characters (ending ``...`` when cut), its first line only."""
+    text = text.splitlines()[0] if text else ""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest ``[``/``{`` nesting of JSON ``text`` (strings skipped), without recursion."""
+    depth = deepest = 0
+    for m in _BRACKET.finditer(_STRING.sub('""', text)):
+        if m.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json(text: str | bytes, error: type[Exception], what: str,
+               max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """The value of JSON ``text``, within the module's bounds, else ``error("{what}: ...")``."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > max_bytes:
+            raise error(f"{what}: {len(text):,} bytes, more than the {max_bytes:,} allowed")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise error(f"{what}: not JSON (not UTF-8 text)") from None
+    if not isinstance(text, str):
+        raise error(f"{what}: not JSON (a {type(text).__name__}, not text)")
+    if len(text) > max_bytes:
+        raise error(f"{what}: {len(text):,} characters, more than the {max_bytes:,} allowed")
+    depth = nesting_depth(text)
+    if depth > max_depth:
+        raise error(f"{what}: nested {depth} levels deep, more than the {max_depth} allowed "
+                    "(not a file this project writes)")
+
+    def bounded_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > 19 or not INT64_MIN <= int(digits) <= INT64_MAX:
+            shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
+            raise error(f"{what}: the integer {shown} is beyond 64 bits")
+        return int(digits)
+
+    def refuse_constant(name: str) -> None:
+        raise error(f"{what}: {name} is not a number JSON allows")
+
+    try:
+        return json.loads(text, parse_int=bounded_int, parse_constant=refuse_constant)
+    except RecursionError:  # a bound above the scan's, or a parser recursing deeper than it
+        raise error(f"{what}: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError: its message names a line and column only
+        if isinstance(exc, error):
+            raise
+        raise error(f"{what}: not JSON ({clip(str(exc), 120)})") from None
+
+
+def read_json_file(path: str | Path, error: type[Exception], what: str,
+                   max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """:func:`parse_json` of the file at ``path``, its size checked before it is read."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise error(f"{what}: {str(path)!r} is {size:,} bytes, more than the {max_bytes:,} "
+                        "allowed")
+        data = path.read_bytes()
+    except OSError as err:
+        raise error(f"{what}: cannot read {str(path)!r}: {err.strerror or err}") from None
+    return parse_json(data, error, what, max_bytes, max_depth)

@@ -1,0 +1,209 @@
+"""Hostile files (issue 31, "runaway messages" and "deep or huge values"): training configs
+with aliases ("billion laughs"), duplicate keys, loose types, oversized or not configs at all,
+and JSON records and state files nested 100,000 deep or holding integers beyond 64 bits. Each is
+refused quickly with one short line of its own error class (ConfigError, RecordError,
+StateFileError), through the Python API and through the CLI (exit status 2, no traceback), the
+file's content is never echoed, and no file is changed.
+"""
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from meduris_env import GameRecord, MedurisGame, RecordError, StateFileError, load_state
+from meduris_env.engine.jsonfile import parse_json
+from meduris_env.engine.loop import resolve_chance
+from train.config import MAX_CONFIG_BYTES, ConfigError, load_config
+
+
+def _laughs(levels: int = 10) -> str:
+    """The "billion laughs" YAML: each level an anchor of nine aliases of the one before."""
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        lines.append(f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]")
+    lines.append(f"steps: *l{levels - 1}")
+    return "\n".join(lines) + "\n"
+
+
+SECRET = "print(os.environ['SECRET_TOKEN_abcdef'])"
+CONFIGS = {  # name: (content, words the one-line message must hold)
+    "laughs.yaml": (_laughs(), "aliases"),
+    "alias.yaml": ("seed: &s 3\nplayers: *s\n", "aliases"),
+    "merge.yaml": ("base: &b {steps: 5}\n<<: *b\n", "aliases"),
+    "dup.yaml": ("steps: 100\nenvs: 4\nsteps: 200\n", "'steps' is given twice"),
+    "dup_nested.yaml": ("opponents: {greedy: 1, greedy: 2}\n", "'greedy' is given twice"),
+    "float_steps.yaml": ("steps: 2048.7\n", "steps: 2048.7 is not a whole number"),
+    "float_whole.yaml": ("envs: 4.0\n", "envs: 4.0 is not a whole number"),
+    "bool_players.yaml": ("players: true\n", "players: True is not int"),
+    "bool_rate.yaml": ("learning_rate: false\n", "learning_rate: False"),
+    "inf_rate.yaml": ("gamma: .inf\n", "must be a finite number"),
+    "huge_int.yaml": ("steps: 1" + "0" * 5000 + "\n", "not valid YAML"),
+    "big_int.yaml": ("steps: 1" + "0" * 1000 + "\n", "steps: 1000000"),
+    "deep.yaml": ("steps: " + "[" * 100_000 + "\n", "not valid YAML"),
+    "long_value.yaml": ("features: '" + "z" * 100_000 + "'\n", "features: 'zzz"),
+    "long_list.yaml": ("net_arch: [" + ",".join(["0"] * 20_000) + "]\n", "net_arch: list of"),
+    "script.py": (f"import os\n{SECRET}\nfor i in range(3): x = {{'a': 1}}\n", "not valid YAML"),
+    "text.txt": ("just some words " * 50 + "\n", "expected a mapping of settings"),
+    "keys.yaml": ("".join(f"{SECRET}_{i}: 1\n" for i in range(40)), "unknown setting(s)"),
+}
+
+
+@pytest.fixture
+def folder(tmp_path):
+    for name, (content, _) in CONFIGS.items():
+        (tmp_path / name).write_text(content)
+    (tmp_path / "binary.yaml").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "big.yaml").write_text("# " + "x" * MAX_CONFIG_BYTES + "\nsteps: 5\n")
+    return tmp_path
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _short_and_clean(message: str) -> None:
+    assert "\n" not in message.strip() and len(message) < 300, message[:400]
+    assert "SECRET_TOKEN" not in message and "lol" not in message, message
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_hostile_config_is_refused_fast_with_one_short_line(folder, name):
+    before = _snapshot(folder)
+    start = time.perf_counter()
+    with pytest.raises(ConfigError) as err:
+        load_config(folder / name, {})
+    assert time.perf_counter() - start < 2
+    _short_and_clean(str(err.value))
+    assert CONFIGS[name][1] in str(err.value)
+    assert _snapshot(folder) == before
+
+
+def test_binary_and_oversized_configs_are_refused_before_parsing(folder):
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(folder / "binary.yaml", {})
+    start = time.perf_counter()
+    with pytest.raises(ConfigError, match="more than the 1,048,576 a config may have"):
+        load_config(folder / "big.yaml", {})
+    assert time.perf_counter() - start < 0.5
+
+
+def test_config_values_share_one_strict_checker():
+    assert load_config(None, {"steps": np.int64(4096), "players": np.int32(3),
+                              "gamma": np.float32(0.5), "shaping": 1}).to_dict()["steps"] == 4096
+    cfg = load_config(None, {"steps": np.int64(4096), "gamma": np.float64(0.25)})
+    assert type(cfg.steps) is int and type(cfg.gamma) is float  # saved as plain JSON numbers
+    assert type(load_config(None, {"shaping": 1}).shaping) is int  # as before: not made 1.0
+    for bad, words in (({"steps": 2048.7}, "not a whole number"),
+                       ({"steps": np.float64(2048.0)}, "not a whole number"),
+                       ({"players": True}, "true/false is not a number"),
+                       ({"players": np.bool_(True)}, "true/false is not a number"),
+                       ({"learning_rate": float("nan")}, "finite"),
+                       ({"seed": 10**4000}, "seed: "),
+                       ({"out": ["x"] * 10**5}, "out: list of 100000 items")):
+        with pytest.raises(ConfigError, match=words) as err:
+            load_config(None, bad)
+        _short_and_clean(str(err.value))
+
+
+def _finished_state(players=2, seed=1):
+    state = MedurisGame(players).new_initial_state()
+    rng = random.Random(seed)
+    resolve_chance(state, rng)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+        resolve_chance(state, rng)
+    return state
+
+
+STATE = _finished_state()
+RECORD = GameRecord.from_state(STATE, ["greedy", "random"], seed=1).to_json()
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _with(text: str, key: str, value: str) -> str:
+    """``text`` (compact JSON) with the value of the first ``"key":`` replaced by raw JSON."""
+    doc = json.loads(text)
+    doc_text = json.dumps(doc, separators=(",", ":"))
+    head, sep, tail = doc_text.partition(f'"{key}":')
+    assert sep, key
+    rest = json.JSONDecoder().raw_decode(tail)[1]
+    return head + sep + value + tail[rest:]
+
+
+HOSTILE_JSON = {  # name: (text of a record / of a state file, words the message must hold)
+    "deep": (lambda t: t[:-1] + ',"x":' + DEEP + "}", "nested 100001 levels deep"),
+    "deep_alone": (lambda t: DEEP, "nested 100000 levels deep"),
+    "deep_objects": (lambda t: '{"a":' * 50_000 + "1" + "}" * 50_000, "levels deep"),
+    "max_turns": (lambda t: _with(t, "max_turns", "1" + "0" * 100), "beyond 64 bits"),
+    "max_turns_4300": (lambda t: _with(t, "max_turns", "9" * 5000), "(5000 digits)"),
+    "max_turns_2_64": (lambda t: _with(t, "max_turns", str(2**64)), "beyond 64 bits"),
+    "max_turns_2_62": (lambda t: _with(t, "max_turns", str(2**62)), "max_turns"),
+    "negative": (lambda t: _with(t, "num_players", str(-(2**70))), "beyond 64 bits"),
+    "nan": (lambda t: _with(t, "max_turns", "NaN"), "NaN is not a number"),
+    "infinity": (lambda t: _with(t, "num_players", "-Infinity"), "-Infinity is not"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_JSON))
+def test_hostile_records_and_state_files_are_one_line_errors(name):
+    make, words = HOSTILE_JSON[name]
+    for loader, error, text in ((GameRecord.from_json, RecordError, RECORD),
+                                (load_state, StateFileError, STATE.to_json())):
+        start = time.perf_counter()
+        with pytest.raises(error, match=words) as err:
+            loader(make(text))
+        assert time.perf_counter() - start < 2
+        assert "\n" not in str(err.value) and len(str(err.value)) < 300, str(err.value)[:400]
+        assert str(err.value).startswith("record: " if error is RecordError else "state file: ")
+
+
+def test_the_bounds_leave_every_valid_file_as_it_was():
+    assert GameRecord.from_json(RECORD).to_json() == RECORD
+    assert load_state(STATE.to_json()).to_json() == STATE.to_json()
+    assert parse_json('{"a":[[[1]]],"b":"[[[[[[ not brackets {{{{","c":-9223372036854775808}',
+                      RecordError, "x") == {"a": [[[1]]], "b": "[[[[[[ not brackets {{{{",
+                                            "c": -(2**63)}
+
+
+def _meduris(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _one_line_exit_2(run) -> None:
+    assert run.returncode == 2, (run.returncode, run.stderr[-500:])
+    assert run.stderr.startswith("meduris: error: ") and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and len(run.stderr) < 300, run.stderr[:400]
+    assert run.stdout == ""
+
+
+@pytest.mark.parametrize("name", ["laughs.yaml", "dup.yaml", "float_steps.yaml", "script.py",
+                                  "binary.yaml", "big.yaml", "keys.yaml"])
+def test_cli_train_refuses_hostile_configs_in_one_line(folder, name):
+    before = _snapshot(folder)
+    start = time.perf_counter()
+    run = _meduris("train", "--config", name, "--out", "run", cwd=folder)
+    assert time.perf_counter() - start < 30  # the interpreter's start-up, not the file
+    _one_line_exit_2(run)
+    _short_and_clean(run.stderr)
+    assert _snapshot(folder) == before and not (folder / "run").exists()
+
+
+@pytest.mark.parametrize("name", ["deep", "max_turns", "max_turns_4300", "nan"])
+def test_cli_replay_refuses_deep_and_huge_records_in_one_line(tmp_path, name):
+    make, words = HOSTILE_JSON[name]
+    (tmp_path / "game.json").write_text(make(RECORD))
+    (tmp_path / "page.html").write_text("an earlier page")
+    before = _snapshot(tmp_path)
+    for args in (["replay", "game.json", "--all"],
+                 ["replay", "game.json", "--html", "page.html", "--force"]):
+        run = _meduris(*args, cwd=tmp_path)
+        _one_line_exit_2(run)
+        assert words in run.stderr
+        assert _snapshot(tmp_path) == before
