@@ -33,8 +33,10 @@ from .constants import (
 )
 from .layout import OFFSETS, STATE_SIZE
 from .state import State
+from .values import check_bool, check_int
 
 DEFAULT_MAX_TURNS = 1000
+MAX_TURNS_LIMIT = 2**31 - 1  # the state array holds it as an int32
 PLAYER_COUNTS = (2, 3, 4)  # R1
 
 
@@ -69,9 +71,13 @@ class MedurisGame:
             board JSON file, a dict, or a :class:`~meduris_env.engine.boards.Board`.
         exchange: ``"auto"`` (builds and offerings are legal when affordable after exchanges,
             which the engine makes; R15 ruling) or ``"manual"`` (exchanges are explicit actions).
-        max_turns: turn limit; reaching it ends the game as *truncated* (``0``/``None``: none).
+        max_turns: turn limit; reaching it ends the game as *truncated* (``0``/``None``: none);
+            an int up to ``MAX_TURNS_LIMIT`` (2**31 - 1, the state array's int32).
         random_start_player: make the starting player a chance event (default: seat 0, R6).
         zero_sum: how :meth:`State.returns` scores (see there).
+
+    The flags must be real bools and ``max_turns`` an int (numpy ints accepted): anything else
+    is a :class:`~meduris_env.engine.values.ValueCheckError` (also a ``ValueError``).
     """
 
     def __init__(
@@ -86,17 +92,13 @@ class MedurisGame:
         num_players = check_players(num_players)
         if exchange not in ("auto", "manual"):
             raise ValueError(f"exchange must be 'auto' or 'manual' (R15), got {exchange!r}")
-        if max_turns is None:
-            max_turns = 0
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) \
-                or max_turns < 0:
-            raise ValueError(f"max_turns must be a non-negative int or None, got {max_turns!r}")
+        self.max_turns = 0 if max_turns is None else check_int(
+            "max_turns (0 or None: no limit)", max_turns, 0, MAX_TURNS_LIMIT)
+        self.random_start_player = check_bool("random_start_player", random_start_player)
+        self.zero_sum = check_bool("zero_sum", zero_sum)
         self.num_players = int(num_players)
         self.board = load_board(board, self.num_players)
         self.exchange = exchange
-        self.max_turns = int(max_turns)
-        self.random_start_player = bool(random_start_player)
-        self.zero_sum = bool(zero_sum)
         self.workers = WORKERS[self.num_players]
         self.huts = HUTS[self.num_players]
         n = self.board.num_fields

@@ -67,6 +67,7 @@ from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
 from ..engine.state import IllegalActionError, State
+from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
@@ -121,6 +122,8 @@ class raw_env(AECEnv):
 
     # --- episode -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            seed = check_int("seed", seed, *HASHED_SEEDS)  # numpy ints too
         self._seed = seed
         if seed is not None:
             self._rng = random.Random(seed)

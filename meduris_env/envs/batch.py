@@ -67,20 +67,13 @@ from ..engine.constants import MAX_PLAYERS, NUM_ACTIONS, TERMINAL
 from ..engine.game import MedurisGame, game_from
 from ..engine.layout import O_VP, STATE_SIZE
 from ..engine.state import IllegalActionError, State
+from ..engine.values import SEED_MAX, check_int
 from . import batch_kernels as k
 from .batch_kernels import ALL_SEATS, RANDOM_SEAT, Games
 from .observation import OBS_SIZE, encode_board
 from .rewards import REWARD_MODES, check_reward_mode
 
 __all__ = ["ALL_SEATS", "RANDOM_SEAT", "MedurisBatch"]
-
-
-def _count(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
-            high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an int {span}, got {value!r}")
-    return int(value)
 
 
 class MedurisBatch:
@@ -103,12 +96,12 @@ class MedurisBatch:
                  game: MedurisGame | None = None, seed: int = 0, reward: str = "win",
                  hidden_materials: bool = False, auto_reset: bool = True, history: int = 0,
                  num_threads: int | None = None, **game_options):
-        b = self.num_games = _count("num_games", num_games, 1)
+        b = self.num_games = check_int("num_games", num_games, 1)
         if num_players is not None:
             game_options["num_players"] = num_players
         self.game = game_from(game, **game_options)
         self.reward_mode = check_reward_mode(reward)
-        self.num_threads = None if num_threads is None else _count(
+        self.num_threads = None if num_threads is None else check_int(
             "num_threads", num_threads, 1, numba.config.NUMBA_NUM_THREADS)
         self._games_buffers = Games(
             states=np.zeros((b, STATE_SIZE), dtype=np.int32),
@@ -120,7 +113,7 @@ class MedurisBatch:
             flags=np.zeros((b, 2), dtype=bool),
             counts=np.zeros((b, COUNT_COLUMNS), dtype=np.int64),
             streams=np.zeros((b, STREAM_COLUMNS), dtype=np.uint64),
-            history=np.zeros((b, _count("history", history, 0)), dtype=np.int16))
+            history=np.zeros((b, check_int("history", history, 0)), dtype=np.int16))
         g = self._games_buffers
         g.seats[:, k.MOVER] = TERMINAL
         g.seats[:, k.LEARNER] = ALL_SEATS
@@ -128,7 +121,7 @@ class MedurisBatch:
         self._fm, self._fa = self.game.field_materials, self.game.field_areas
         self._initial = self.game.new_initial_state().array.copy()
         self._settings = np.zeros(k.SETTINGS, dtype=np.int64)
-        self._settings[k.SEED] = _count("seed", seed, 0, 2**63 - 1)
+        self._settings[k.SEED] = check_int("seed", seed, 0, SEED_MAX)
         self._settings[k.REWARD_MODE] = REWARD_MODES.index(self.reward_mode)
         self._settings[k.HIDDEN] = bool(hidden_materials)
         self._settings[k.AUTO_RESET] = bool(auto_reset)
@@ -204,7 +197,7 @@ class MedurisBatch:
         """Start new episodes: of every game (with ``seed``: under a new batch seed, episodes
         counted from 0 again), or of the chosen ``games``."""
         if seed is not None:
-            self._settings[k.SEED] = _count("seed", seed, 0, 2**63 - 1)
+            self._settings[k.SEED] = check_int("seed", seed, 0, SEED_MAX)
             self.episodes[:] = -1
         idx = self._all if games is None else self._games(games)
         with self.threads():
@@ -355,7 +348,7 @@ class MedurisBatch:
 
     # --- helpers ----------------------------------------------------------------------------
     def _game(self, i) -> int:
-        return _count("game index", i, 0, self.num_games - 1)
+        return check_int("game index", i, 0, self.num_games - 1)
 
     def _games(self, games) -> np.ndarray:
         idx = np.asarray(games)

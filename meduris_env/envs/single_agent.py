@@ -45,6 +45,7 @@ from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import IllegalActionError, State
+from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observation_vector, observe_state
 from .opponents import OpponentSpec, check_opponent, opponent_label
@@ -94,6 +95,8 @@ class MedurisSingleAgentEnv(gymnasium.Env):
 
     # --- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # numpy ints too (gymnasium takes only Python ints)
+            seed = check_int("seed", seed, 0, HASHED_SEEDS[1])
         super().reset(seed=seed)
         self._seed = seed
         if seed is not None:

@@ -23,6 +23,7 @@ from gymnasium import spaces
 from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame
 from ..engine.state import IllegalActionError
+from ..engine.values import SEED_MAX, check_int
 from .batch import ALL_SEATS, RANDOM_SEAT, MedurisBatch
 from .observation import observation_high
 from .opponents import BatchOpponentSpec, Decisions, check_batch_opponent
@@ -122,7 +123,7 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
     # --- gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self._seed_next = seed
+            seed = self._seed_next = check_int("seed", seed, 0, SEED_MAX)  # numpy ints too
         if seed is not None or not self.batch.started:
             self.batch.reset(seed=self._seed_next)
             if seed is not None:

@@ -1,0 +1,133 @@
+"""The one strict checker of user-given scalars: bools, ints and floats.
+
+Contract: every option, budget or seed a user can pass as a number or a flag goes through
+:func:`check_bool`, :func:`check_int` or :func:`check_float`, which return the value as a plain
+Python ``bool``/``int``/``float`` or raise :class:`ValueCheckError` with one line naming the
+parameter, what it must be and (a short excerpt of) what it got. Nothing is coerced silently:
+
+* a bool is ``True`` or ``False`` (``numpy.bool_`` too); ``'no'``, ``0``, ``1`` or ``None`` are
+  refused (a string that reads as false would otherwise be taken as true);
+* an int is a Python or numpy integer, never a bool, a float (``2048.7`` or ``2048.0``) or a
+  string, within ``[low, high]`` whatever its size (``10**30`` is refused cleanly, never an
+  ``OverflowError``);
+* a float is any real number (ints and numpy numbers included, bools not) that is finite
+  (``nan``, ``inf`` refused) and within ``[low, high]``.
+
+:func:`parse_int` and :func:`parse_float` read the same values from text (agent names, the
+command line): ASCII digits only, so ``'1e308'``, ``'nan'``, ``'inf'``, ``'²'`` or ``'1_000'``
+are refused or bounded the same way.
+
+:class:`ValueCheckError` is a :class:`~meduris_env.engine.errors.MedurisError` and also a
+``ValueError`` and a ``TypeError``, so callers that caught either before keep working. It lives
+in the engine layer (it imports only numpy) so every layer above uses the same checks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .errors import MedurisError
+
+__all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "parse_int",
+           "parse_float", "excerpt", "SEED_MAX", "HASHED_SEEDS"]
+
+#: the largest seed the batch environments take (they keep it in an int64)
+SEED_MAX = 2**63 - 1
+#: the seeds :func:`~meduris_env.engine.seeding.derive_seed` hashes (any 64-bit word)
+HASHED_SEEDS = (-(2**63), 2**64 - 1)
+
+_EXCERPT = 40  # characters of a bad value shown in a message
+_INT_TEXT = re.compile(r"[0-9]{1,30}\Z")
+_FLOAT_TEXT = re.compile(r"(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})\Z")
+
+
+class ValueCheckError(MedurisError, ValueError, TypeError):
+    """A number or flag of the wrong type or out of its bounds (one line: name, rule, value)."""
+
+
+def excerpt(value: object) -> str:
+    """``repr(value)`` cut to a short excerpt (a message never echoes a huge value)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {len(str(abs(value)))} digits" if value.bit_length() < 4000 \
+            else "an integer of thousands of digits"
+    text = repr(value)
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT - 3] + "..."
+
+
+def _bound(x) -> str:
+    """``x`` as written in a message: big powers of two as ``2**63 - 1``."""
+    if isinstance(x, float):
+        return f"{x:g}"
+    for k in (31, 32, 63, 64):
+        for value, text in ((2**k - 1, f"2**{k} - 1"), (-(2**k), f"-2**{k}")):
+            if x == value:
+                return text
+    return str(x)
+
+
+def _span(low, high) -> str:
+    if low is not None and high is not None:
+        return f"{_bound(low)}..{_bound(high)}"
+    if low is not None:
+        return f">= {_bound(low)}"
+    return f"<= {_bound(high)}" if high is not None else "(any)"
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` if it is ``True`` or ``False`` (or a numpy bool), else a ValueCheckError."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueCheckError(f"{name} must be True or False, got {excerpt(value)}")
+
+
+def check_int(name: str, value: object, low: int | None = None, high: int | None = None
+              ) -> int:
+    """``value`` as an int if it is a Python or numpy integer (not a bool) in ``[low, high]``
+    (``None``: unbounded on that side), else a ValueCheckError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueCheckError(f"{name} must be an int {_span(low, high)}, got "
+                              f"{excerpt(value)} ({type(value).__name__})")
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ValueCheckError(f"{name} must be an int {_span(low, high)}, got {excerpt(number)}")
+    return number
+
+
+def check_float(name: str, value: object, low: float | None = None,
+                high: float | None = None) -> float:
+    """``value`` as a float if it is a finite real number (ints and numpy numbers included,
+    bools not) in ``[low, high]``, else a ValueCheckError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise ValueCheckError(f"{name} must be a finite number {_span(low, high)}, got "
+                              f"{excerpt(value)} ({type(value).__name__})")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or (low is not None and number < low) or (
+            high is not None and number > high):
+        raise ValueCheckError(f"{name} must be a finite number {_span(low, high)}, got "
+                              f"{excerpt(value)}")
+    return number
+
+
+def parse_int(name: str, text: str, low: int | None = None, high: int | None = None) -> int:
+    """The int written as ASCII digits in ``text``, checked as :func:`check_int` does."""
+    if not isinstance(text, str) or not _INT_TEXT.match(text):
+        raise ValueCheckError(f"{name} must be a whole number {_span(low, high)} written in "
+                              f"digits, got {excerpt(text)}")
+    return check_int(name, int(text), low, high)
+
+
+def parse_float(name: str, text: str, low: float | None = None,
+                high: float | None = None) -> float:
+    """The number written as ASCII digits with an optional decimal point in ``text`` (no
+    exponent, ``nan`` or ``inf``), checked as :func:`check_float` does."""
+    if not isinstance(text, str) or not _FLOAT_TEXT.match(text):
+        raise ValueCheckError(f"{name} must be a number {_span(low, high)} written in digits "
+                              f"(e.g. 0.5), got {excerpt(text)}")
+    return check_float(name, float(text), low, high)
