@@ -21,6 +21,9 @@ $(VENV)/.installed: pyproject.toml $(BOT_EXAMPLE)/pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0  # the CPU build, before anything pulls a CUDA one
 	$(PY) -m pip install -q -e ".[test,bench,train,web]"
 	$(PY) -m pip install -q -e $(BOT_EXAMPLE)
+	@echo "compiling the game kernels (once: numba caches them) ..."
+	@out=$$(mktemp -d) && $(VENV)/bin/meduris tournament $(WARM_FLAGS) --out $$out > /dev/null \
+	  && rm -rf $$out
 	touch $@
 
 $(RAY_VENV)/.installed: pyproject.toml $(BOT_EXAMPLE)/pyproject.toml
@@ -62,8 +65,15 @@ bench: install
 	$(PY) benchmarks/records.py
 	$(PY) benchmarks/web.py
 
+# The demo's results go to their own folder, replaced on every run (so it works every time and
+# never touches the results of your own tournaments in results/)
+DEMO_FLAGS := --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results/demo --force
+# the install plays a few games of the demo's agents: numba compiles (and caches) the kernels
+# then, not in the first minute of the first tournament
+WARM_FLAGS := --agents random,greedy,mcts:5,ppo --players 2 --games 12 --workers 1 --no-progress
+
 demo: install
-	$(VENV)/bin/meduris tournament --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results
+	$(VENV)/bin/meduris tournament $(DEMO_FLAGS)
 
 clean:
 	rm -rf $(VENV) $(RAY_VENV) build *.egg-info

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.loop import resolve_chance
+from meduris_env.engine.values import check_float, check_int
 from meduris_env.envs.observation import observation_vector
 
 from .base import UnknownAgentError
@@ -85,14 +86,20 @@ class AZAgent(MCTSAgent):
                  prior_temperature: float = PRIOR_TEMPERATURE,
                  rollout_weight: float | None = None, leaf_batch: int = LEAF_BATCH):
         super().__init__(name, iterations=iterations, seconds=seconds)
-        self.c_puct = c_puct
-        self.leaf_batch = leaf_batch
-        self.prior_temperature = prior_temperature
-        self.rollout_weight = rollout_weight  # None: ROLLOUT_WEIGHT without a value network
+        self.c_puct = check_float("c_puct", c_puct, 0.0, 100.0)
+        self.leaf_batch = check_int("leaf_batch", leaf_batch, 1, 1024)
+        self.prior_temperature = check_float("prior_temperature", prior_temperature, 1e-3, 1e3)
+        # None: ROLLOUT_WEIGHT without a value network
+        self.rollout_weight = None if rollout_weight is None else check_float(
+            "rollout_weight", rollout_weight, 0.0, 1.0)
         self.network = PPOAgent(name, path)  # loads (and checks) the network now
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
         self._value: dict[Path, object] = {}  # policy file -> its value network or None
         self.value_network(2)  # (checked now, as the policy is)
+
+    def check_players(self, players: int) -> None:
+        """As :meth:`agents.ppo.PPOAgent.check_players`: the policy file's player count."""
+        self.network.check_players(players)
 
     def value_network(self, players: int):
         """The value network (numpy forward) of the policy file this agent plays with in a

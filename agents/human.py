@@ -3,7 +3,8 @@ in the game's words, and input read until it names a legal action.
 
 Input: a number from the list, or an action's words (``build hut on field 12``); ``board``
 shows the board again, ``help`` the commands, ``quit`` ends the game (the record is still saved).
-Anything else is refused with the reason and asked again. The end of input counts as ``quit``.
+Anything else is refused with the reason and asked again. The end of input counts as ``quit``,
+and so does no input at all (stdin closed or unreadable: :meth:`HumanAgent.read_line`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,21 @@ class HumanAgent(Agent):
         self.out.write(text + "\n")
         self.out.flush()
 
+    def read_line(self) -> str:
+        """The next line of input; "quit" on Ctrl-C (the record is kept), and "" (the end of
+        input) when there is no input to read: stdin closed (``inp`` None, as Python makes
+        ``sys.stdin`` for a closed descriptor, ``<&-``), a closed file, or a read error."""
+        if self.inp is None or getattr(self.inp, "closed", False):
+            return ""
+        try:
+            return self.inp.readline()
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: quit, but keep the record
+            return "quit"
+        except UnicodeDecodeError:  # bytes that are no text: a line that is refused
+            return "\ufffd\n"
+        except (OSError, ValueError):  # a descriptor that cannot be read is the end of input
+            return ""
+
     def board(self, state) -> str:
         return render_text(state, None if self.open_screens else state.current_player())
 
@@ -66,10 +82,7 @@ class HumanAgent(Agent):
         while True:
             self.out.write(f"choose 1-{len(legal)} > ")
             self.out.flush()
-            try:
-                line = self.inp.readline()
-            except KeyboardInterrupt:  # Ctrl-C at the prompt: quit, but keep the record
-                line = "quit"
+            line = self.read_line()
             if not line:
                 self.say("\n(input ended)")
                 self.input_ended = True

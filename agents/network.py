@@ -18,9 +18,20 @@ inputs and hidden layer sizes, and its ``state_dict``): an MLP from the same inp
 of the game for the seat to move, in [-1, 1], trained on the policy's own games
 (:mod:`train.value`); the ``az`` search scores its leaves with it (:func:`load_value_network`).
 Files without one are policies as before.
+
+**Checked at load**: every tensor of the file (the policy's and the value network's) is finite:
+a NaN or infinite weight is refused with one line naming the file (it would crash a game or, in
+search, play silently badly). **The player count** a policy was trained for is the
+architecture's ``players`` (2, 3 or 4; written by ``meduris train`` since issue 31). Older files
+have none: one named like the shipped ones (``ppo_<n>p.pt``) counts as trained for ``n`` players,
+any other as trained for an unknown count (``players`` None: playable in any game).
+:func:`check_players` refuses a policy in a game of another player count.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -55,13 +66,51 @@ class PolicyFileError(MedurisError, ValueError):
     """A policy file that is not a weights-only Meduris policy (the message says why)."""
 
 
-def architecture(kind: str, inputs: int, net_arch: list[int]) -> dict:
+def architecture(kind: str, inputs: int, net_arch: list[int], players: int | None = None
+                 ) -> dict:
     """The description of a policy network that a policy file carries: ``kind`` ("residual":
     the greedy-residual network with ``net_arch[0]`` hidden units; "mlp": sb3's MLP with
-    ``net_arch`` layers), ``inputs`` (the feature vector's length)."""
+    ``net_arch`` layers), ``inputs`` (the feature vector's length) and, when known, ``players``
+    (the player count it was trained for)."""
     if kind not in KINDS:
         raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
-    return {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
+    arch = {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
+    if players is not None:
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise ValueError(f"players {players!r}; 2, 3 or 4")
+        arch["players"] = int(players)
+    return arch
+
+
+SHIPPED_NAME = re.compile(r"ppo_([234])p\.pt")
+
+
+def players_of(arch: dict, path) -> int | None:
+    """The player count a policy was trained for: its architecture's ``players``, else for a
+    file named like the shipped ones (``ppo_<n>p.pt``) ``n``, else None (unknown)."""
+    if arch.get("players") is not None:
+        return arch["players"]
+    named = SHIPPED_NAME.fullmatch(Path(path).name)
+    return int(named.group(1)) if named else None
+
+
+def check_players(arch: dict, path, players: int) -> None:
+    """PolicyFileError unless the policy in ``path`` (architecture ``arch``) may play a game of
+    ``players`` (its player count is that one or unknown)."""
+    trained = players_of(arch, path)
+    if trained is not None and trained != players:
+        raise PolicyFileError(f"{path} is a {trained}-player policy: it cannot play a "
+                              f"{players}-player game; use one trained for {players} players "
+                              f"(e.g. agents/models/ppo_{players}p.pt)")
+
+
+def check_finite(state_dict, path, what: str = "policy") -> None:
+    """PolicyFileError naming ``path`` when a tensor of ``state_dict`` holds NaN or inf."""
+    for key, value in state_dict.items():
+        if torch.is_tensor(value) and value.is_floating_point() and not bool(
+                torch.isfinite(value).all()):
+            raise PolicyFileError(f"{path}: its {what} weights are not all finite (NaN or inf "
+                                  f"in {key!r}); retrain or use another policy file")
 
 
 def policy_kwargs(arch: dict) -> dict:
@@ -161,6 +210,7 @@ def load_value_network(path) -> nn.Sequential | None:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise PolicyFileError(f"{path}: its value network does not fit its architecture "
                               f"({first})") from None
+    check_finite(part["state_dict"], path, "value network's")
     net.eval()
     return net
 
@@ -172,13 +222,15 @@ def load_policy_file(path):
     doc = _read_policy_file(path)
     arch = doc.get("architecture")
     try:
-        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"])
+        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"],
+                            arch.get("players"))
         policy = build_policy(arch)
         policy.load_state_dict(doc["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise PolicyFileError(f"{path}: the weights do not fit the architecture {arch!r} "
                               f"({first})") from None
+    check_finite(doc["state_dict"], path)
     policy.set_training_mode(False)
     return policy, arch
 

@@ -1,4 +1,9 @@
-"""An agent playing a trained MaskablePPO policy (sb3-contrib) on its observation vector."""
+"""An agent playing a trained MaskablePPO policy (sb3-contrib) on its observation vector.
+
+A policy file given by path (``ppo:<file>``, ``az:<budget>:<file>``) plays only games of the
+player count it was trained for (:func:`agents.network.check_players`; unknown for old files not
+named ``ppo_<n>p.pt``): :meth:`PPOAgent.check_players` refuses another count with one line, and
+the agent refuses it again at its first decision in such a game."""
 
 from __future__ import annotations
 
@@ -21,7 +26,12 @@ def shipped_model(players: int) -> Path:
 
 
 def load_policy(path: Path, name: str = "ppo"):
-    """The policy network in ``path``, a weights-only policy file (``out/policy.pt`` of
+    """The policy network in ``path`` (see :func:`load_policy_and_architecture`)."""
+    return load_policy_and_architecture(path, name)[0]
+
+
+def load_policy_and_architecture(path: Path, name: str = "ppo"):
+    """(policy network, architecture) in ``path``, a weights-only policy file (``out/policy.pt`` of
     ``meduris train``, what ships; :mod:`agents.network`). Raises UnknownAgentError saying what
     to do when the file is missing or not a policy file. Full training checkpoints (``.zip``)
     are pickles that can run code when loaded: the agent refuses them; only ``--resume`` of
@@ -39,7 +49,7 @@ def load_policy(path: Path, name: str = "ppo"):
         raise UnknownAgentError(f"agent {name!r} needs sb3-contrib: pip install -e .[train]") \
             from None
     try:
-        return load_policy_file(path)[0]
+        return load_policy_file(path)
     except PolicyFileError as err:
         raise UnknownAgentError(f"agent {name!r}: {err}") from None
 
@@ -58,17 +68,32 @@ class PPOAgent(Agent):
         super().__init__(name)
         self.path = Path(path) if path else None
         self._policies: dict[int, object] = {}  # player count -> policy (0: any count)
+        self._arch: dict | None = None  # the architecture of the policy file at ``path``
+        self.trained_players: int | None = None  # its player count (None: any, or unknown)
         if model is not None:
             self._policies[0] = model.policy
         elif self.path is not None:
-            self._policies[0] = load_policy(self.path, name)
+            self._policies[0], self._arch = load_policy_and_architecture(self.path, name)
+            from .network import players_of
+            self.trained_players = players_of(self._arch, self.path)
         else:  # check now that the 2-player model is there; the others load when needed
             self._policies[2] = load_policy(shipped_model(2), name)
         self._high: dict[int, np.ndarray] = {}
 
+    def check_players(self, players: int) -> None:
+        """UnknownAgentError (one line) when the policy file this agent was given was trained
+        for another player count than ``players`` (module docstring)."""
+        if self.trained_players not in (None, players):
+            from .network import PolicyFileError, check_players
+            try:
+                check_players(self._arch, self.path, players)
+            except PolicyFileError as err:
+                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
+
     def policy_for(self, players: int):
         """The network this agent plays with in a game of ``players``."""
         if 0 in self._policies:
+            self.check_players(players)
             return self._policies[0]
         if players not in self._policies:
             self._policies[players] = load_policy(shipped_model(players), self.name)

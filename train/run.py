@@ -62,6 +62,10 @@ def checkpoint_state(path: str | Path) -> dict:
     is wrong."""
     path = Path(path)
     meta_path = path.with_suffix(".json")
+    if path.suffix != ".zip":  # e.g. a policy.pt: not resumable, but playable
+        raise CheckpointError(f"{path} is not a checkpoint: resume from a run's checkpoint.zip "
+                              f"(e.g. {path.parent / 'checkpoint.zip'}); a policy file (.pt) "
+                              f"is not resumable: play it as ppo:{path}")
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:
@@ -89,10 +93,11 @@ def load_checkpoint(path: str | Path, env=None):
 
 # --- the run ---------------------------------------------------------------------------------
 def network_of(cfg: TrainConfig) -> dict:
-    """The policy network's architecture for this configuration (:mod:`agents.network`)."""
+    """The policy network's architecture for this configuration (:mod:`agents.network`), the
+    player count included: every policy file of the run records it."""
     from agents.features import FEATURE_SETS
     from agents.network import architecture
-    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch)
+    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch, cfg.players)
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,

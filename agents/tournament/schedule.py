@@ -81,7 +81,9 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
             f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
     for name in dict.fromkeys(entrants):
         try:
-            make_agent(name)  # (loads its model: a missing file is refused before any game)
+            agent = make_agent(name)  # (loads its model: a missing file is refused now)
+            if hasattr(agent, "check_players"):  # a policy file trained for another count
+                agent.check_players(cfg.players)
         except UnknownAgentError as err:
             raise TournamentError(str(err)) from None
     if cfg.games < 1:

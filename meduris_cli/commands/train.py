@@ -78,11 +78,23 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def interrupted_advice(args, cfg) -> str:
+    """What to do after Ctrl-C: the command resuming from the run's last checkpoint, in its
+    actual folder, or that there is none yet."""
+    folder = Path(args.resume).parent if args.resume else Path(
+        cfg.out if cfg is not None else (args.out or "runs/ppo"))
+    checkpoint = folder / "checkpoint.zip"
+    if checkpoint.is_file():
+        return f"continue from the last checkpoint with: meduris train --resume {checkpoint}"
+    return f"no checkpoint was written yet in {folder}; start again to train"
+
+
 def run(args) -> int:
     from train.config import load_config, resume_config
     from train.run import checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
+    cfg = None  # (known once the settings are read: its ``out`` is the run folder)
     try:
         if args.resume:  # the run's own settings; it continues in its own folder
             folder = Path(args.resume).parent
@@ -98,9 +110,7 @@ def run(args) -> int:
         raise UsageError(f"{err.strerror or err} ({err.filename or 'a run file'}); "
                          "check --out") from None
     except KeyboardInterrupt:
-        folder = Path(args.resume).parent if args.resume else (args.out or "the run")
-        print(f"meduris: interrupted; the last checkpoint (if any) is in {folder}"
-              " folder: continue with --resume <out>/checkpoint.zip", file=sys.stderr)
+        print(f"meduris: interrupted; {interrupted_advice(args, cfg)}", file=sys.stderr)
         return 130
     last = state["evals"][-1]["win_rate_vs_greedy"] if state["evals"] else float("nan")
     print(f"trained {state['timesteps']} steps in {state['wall_seconds']:.0f} s "
