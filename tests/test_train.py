@@ -68,7 +68,9 @@ def test_short_run_trains_checkpoints_resumes_and_plays_legally(tmp_path):
     assert resumed["timesteps"] >= 1024
     assert resumed["bc_losses"] == state["bc_losses"]  # carried over, not redone
     play_legal_games(f"ppo:{run / 'policy.pt'}")
-    play_legal_games(f"ppo:{meta['snapshots'][-1]}", players=3)  # snapshots are policy files
+    play_legal_games(f"ppo:{meta['snapshots'][-1]}")  # snapshots are policy files
+    with pytest.raises(UnknownAgentError, match="2-player policy"):  # recording the count
+        make_agent(f"ppo:{meta['snapshots'][-1]}").check_players(3)
     play_legal_games(f"az:20:{run / 'policy.pt'}")
     with pytest.raises(UnknownAgentError, match="full training checkpoint .* use the run's "
                        "policy.pt"):
