@@ -26,8 +26,10 @@ import time
 import numpy as np
 
 from meduris_env.engine.loop import resolve_chance
+from meduris_env.engine.values import ValueCheckError, check_float, check_int
 
 from .base import Agent
+from .budgets import MAX_COUNT, MAX_SECONDS
 from .heuristics import action_values, rollout_values
 
 
@@ -48,9 +50,19 @@ class MCTSAgent(Agent):
         super().__init__(name)
         if (iterations is None) == (seconds is None):
             raise ValueError("give MCTS either iterations or seconds per move")
-        self.iterations, self.seconds = iterations, seconds
-        self.exploration, self.widening = exploration, widening
-        self.rollout_depth, self.epsilon, self.value_scale = rollout_depth, epsilon, value_scale
+        # every number bounded and finite: a budget that never ends is refused here too
+        self.iterations = None if iterations is None else check_int(
+            "iterations", iterations, 1, MAX_COUNT)
+        self.seconds = None if seconds is None else check_float(
+            "seconds", seconds, 0.0, MAX_SECONDS)
+        if self.seconds == 0.0:
+            raise ValueCheckError(f"seconds must be more than 0 and at most {MAX_SECONDS:g}, "
+                                  "got 0")
+        self.exploration = check_float("exploration", exploration, 0.0, 100.0)
+        self.widening = check_float("widening", widening, 0.0, 100.0)
+        self.rollout_depth = check_int("rollout_depth", rollout_depth, 0, 1000)
+        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
+        self.value_scale = check_float("value_scale", value_scale, 1e-6, 1e6)
 
     #: after each decision: the root children's visits, ``{action: visits}`` (None for a forced
     #: move, played without search); what search distillation learns from

@@ -46,42 +46,55 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, parse_int
+
 from . import plugins
 from .base import Agent, UnknownAgentError
+from .budgets import MAX_COUNT, MAX_SECONDS
 
 
 @dataclass(frozen=True)
 class Budget:
     """A kind's search budget per move: ``<kind>:<count>`` named ``name`` (iterations,
-    simulations) with ``default``; with ``seconds`` also ``<kind>:<seconds>s``."""
+    simulations) with ``default``; with ``seconds`` also ``<kind>:<seconds>s``. Counts are
+    whole numbers 1..``maximum``, seconds finite numbers in (0, ``max_seconds``], written in
+    digits (no exponent, ``nan`` or ``inf``): a budget that never ends is refused."""
 
     name: str
     default: int
     seconds: bool = False
+    maximum: int = MAX_COUNT
+    max_seconds: float = MAX_SECONDS
 
     def parse(self, text: str, kind: str, raw: str) -> tuple[int | float, str]:
         """(amount, unit) of the budget part ``raw`` of the name ``text``; "" is the default."""
         if not raw:
             return self.default, self.name
+        try:
+            if self.seconds and raw.endswith("s"):
+                amount = parse_float("seconds", raw[:-1], 0.0, self.max_seconds)
+                if amount > 0:
+                    return amount, "seconds"
+            elif parse_int(self.name, raw, 1, self.maximum):
+                return int(raw), self.name
+        except ValueCheckError:
+            pass
         if self.seconds:
-            try:
-                if raw.endswith("s"):
-                    if float(raw[:-1]) > 0:
-                        return float(raw[:-1]), "seconds"
-                elif int(raw) > 0:
-                    return int(raw), self.name
-            except ValueError:
-                pass
-            raise UnknownAgentError(
-                f"agent {text!r}: write {kind}:<{self.name}> (e.g. {kind}:{self.default}) or "
-                f"{kind}:<seconds>s (e.g. {kind}:0.5s), a positive number")
-        if raw.isdigit() and int(raw) > 0:
-            return int(raw), self.name
-        raise UnknownAgentError(f"agent {text!r}: write {kind}:<count>, a positive whole number "
-                                f"(e.g. {kind}:{self.default})")
+            how = (f"write {kind}:<{self.name}> (e.g. {kind}:{self.default}) or "
+                   f"{kind}:<seconds>s (e.g. {kind}:0.5s), a positive number in digits: at most "
+                   f"{self.maximum} {self.name} or {self.max_seconds:g} seconds per move")
+        else:
+            how = (f"write {kind}:<count>, a positive whole number (e.g. {kind}:{self.default}), "
+                   f"at most {self.maximum}")
+        raise UnknownAgentError(f"agent {excerpt(text, 100)}: {how}")
 
     def usage(self) -> str:
         return f"<{self.name}>" + ("|<seconds>s" if self.seconds else "")
+
+    def describe(self) -> str:
+        """The budget's default and maxima, e.g. ``iterations=200 (max 10000000; 3600s)``."""
+        limit = f"max {self.maximum}" + (f"; {self.max_seconds:g}s" if self.seconds else "")
+        return f"{self.name}={self.default} ({limit})"
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def table() -> str:
     """The kinds as a text table, one line each, in the table's order."""
     lines = []
     for kind in KINDS:
-        budget = "-" if kind.budget is None else f"{kind.budget.name}={kind.budget.default}"
+        budget = "-" if kind.budget is None else kind.budget.describe()
         lines.append((kind.usage(), budget, ",".join(kind.needs) or "-",
                       "yes" if kind.web else "no", kind.summary))
     head = ("agent", "budget", "needs", "web", "summary")

@@ -48,13 +48,13 @@ class ValueCheckError(MedurisError, ValueError, TypeError):
     """A number or flag of the wrong type or out of its bounds (one line: name, rule, value)."""
 
 
-def excerpt(value: object) -> str:
-    """``repr(value)`` cut to a short excerpt (a message never echoes a huge value)."""
+def excerpt(value: object, limit: int = _EXCERPT) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a message never echoes a huge value)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
         return f"an integer of {len(str(abs(value)))} digits" if value.bit_length() < 4000 \
             else "an integer of thousands of digits"
     text = repr(value)
-    return text if len(text) <= _EXCERPT else text[:_EXCERPT - 3] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _bound(x) -> str:
