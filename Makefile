@@ -70,7 +70,7 @@ bench: install
 DEMO_FLAGS := --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results/demo --force
 # the install plays a few games of the demo's agents: numba compiles (and caches) the kernels
 # then, not in the first minute of the first tournament
-WARM_FLAGS := --agents random,greedy,mcts:5,ppo --players 2 --games 12 --workers 1 --no-progress
+WARM_FLAGS := --agents random,greedy,mcts:5,ppo --players 2 --games 12 --workers 2 --no-progress
 
 demo: install
 	$(VENV)/bin/meduris tournament $(DEMO_FLAGS)
