@@ -81,7 +81,9 @@ def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
         raise DuelError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     check_limits(cfg.move_time, cfg.game_time, names)
     for name in dict.fromkeys((cfg.a, cfg.b)):
-        make_agent(name)  # (loads its model: a missing file is refused before any game)
+        agent = make_agent(name)  # (loads its model: a missing file is refused before any game)
+        if hasattr(agent, "check_players"):  # a policy file for another player count
+            agent.check_players(2)
 
 
 def labels_of(cfg: DuelConfig) -> list[str]:

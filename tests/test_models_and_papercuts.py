@@ -234,3 +234,17 @@ def test_the_demo_runs_twice_into_the_same_folder(tmp_path):
                               text=True, timeout=300)
         assert done.returncode == 0, f"run {run}: {done.stderr}"
         assert (tmp_path / "demo" / "summary.json").is_file()
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--opponents", "ppo:agents/models/ppo_4p.pt", "--players", "2"],
+    ["play", "--opponents", "az:5:agents/models/ppo_2p.pt", "--players", "3"],
+    ["duel", "ppo:agents/models/ppo_3p.pt", "greedy"],
+])
+def test_play_and_duel_refuse_another_count_before_any_game(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.chdir(REPO)
+    record = tmp_path / "game.json"
+    extra = ["--record", str(record)] if argv[0] == "play" else ["--max-games", "2"]
+    code, out, err = run_cli(capsys, *argv, *extra)
+    assert code == 2 and "-player policy: it cannot play a" in one_line_error(err)
+    assert not record.exists() and out == ""

@@ -104,6 +104,9 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
         raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, R6)")
     try:
         bots = [make_agent(n) for n in names]
+        for bot in bots:  # a policy file trained for another player count: refused now
+            if hasattr(bot, "check_players"):
+                bot.check_players(players)
     except UnknownAgentError as err:
         raise PlayError(str(err)) from None
     set_limits(bots, move_time, game_time)
