@@ -127,7 +127,10 @@ def test_the_web_server_offers_the_web_column_only():
 
 def test_meduris_agents_lists_the_table(capsys):
     assert main(["agents"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out
+    table, _, levels = out.partition("\n\n")  # the kinds, then the levels for people
+    lines = table.splitlines()
+    assert levels.startswith("levels for people") and "level 5 (expert): az:200" in levels
     assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
     assert [line.split("  ")[0] for line in lines[1:]] == [k.usage() for k in KINDS]
     mcts = next(line for line in lines if line.startswith("mcts"))

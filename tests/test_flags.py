@@ -45,7 +45,8 @@ TESTED = {
                    "--backend", "--address", "--out", "--force", "--no-progress",
                    "--save-records", "--move-time", "--game-time"},  # (time: test_external.py)
     "play": {"--players", "--opponents", "--seat", "--seed", "--exchange", "--record",
-             "--force", "--open-screens", "--move-time", "--game-time"},
+             "--force", "--open-screens", "--move-time", "--game-time",
+             "--level"},  # (its cases: tests/test_levels.py)
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--shaping", "--bc-teacher", "--bc-games", "--eval-every",
