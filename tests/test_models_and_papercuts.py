@@ -62,8 +62,8 @@ def policy_copy(tmp_path: Path, name: str, players: int | None = None, poison=No
 
 
 # --- non-finite weights ----------------------------------------------------------------------
-@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
-@pytest.mark.parametrize("kind", ["ppo:{}", "az:5:{}"])
+@pytest.mark.parametrize("kind, bad", [("ppo:{}", math.nan), ("ppo:{}", math.inf),
+                                       ("az:5:{}", math.nan), ("az:5:{}", -math.inf)])
 def test_non_finite_policy_weights_are_refused_at_load_naming_the_file(tmp_path, bad, kind):
     path = policy_copy(tmp_path, "poisoned.pt", poison=bad)
     with pytest.raises(UnknownAgentError) as err:
