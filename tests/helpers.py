@@ -172,3 +172,15 @@ def load_benchmark(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    """``meduris *argv`` in this process: (exit status, stdout, stderr)."""
+    from meduris_cli.main import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:  # argparse's usage errors
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err

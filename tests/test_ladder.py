@@ -17,13 +17,13 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import run_cli
 
 from agents.ladder import SHIPPED, fit_ratings, open_ladder, play_anchors, play_gauntlet
 from agents.ladder.fit import orderings
 from agents.ladder.gauntlet import PROBES, gauntlet_rounds
 from agents.ladder.store import ANCHORS, game_key
 from agents.match import GameResult
-from meduris_cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["random", "mcts:5", "mcts:50"]  # small real anchors (random < mcts:5 < mcts:50)
@@ -59,15 +59,6 @@ def store_games(path: Path, games, players: int, entrant: str = ANCHORS) -> None
         for i, (agents, ranks) in enumerate(games):
             store.add(game_key(players, entrant, agents, i, 0), players, entrant,
                       result(agents, ranks))
-
-
-def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:  # argparse's usage errors
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- the fit -----------------------------------------------------------------------------------

@@ -16,24 +16,15 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from helpers import run_cli
 
 from agents import UnknownAgentError, make_agent
 from agents.network import PolicyFileError, load_policy_file, load_value_network, save_policy
 from agents.ppo import shipped_model
 from meduris_cli.commands.train import interrupted_advice
-from meduris_cli.main import main
 from meduris_env.engine.errors import MedurisError
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:  # argparse's usage errors
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str) -> str:
