@@ -191,7 +191,7 @@ def decode_answer(line: bytes, legal: list[int]) -> int:
     text = line.decode("utf-8", errors="replace").strip()
     try:
         answer = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a line nested 100,000 deep
         answer = None
     action = answer.get("action") if isinstance(answer, dict) else None
     if not isinstance(action, int) or isinstance(action, bool):
@@ -430,7 +430,7 @@ def check_hello(line: bytes) -> str:
     text = line.decode("utf-8", errors="replace").strip()
     try:
         hello = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         hello = None
     if not isinstance(hello, dict) or hello.get("type") != "hello":
         raise Forfeit(f"handshake: {text[:QUOTE]!r} is not a hello, e.g. "

@@ -45,7 +45,7 @@ def read_checkpoint_meta(path: Path, name: str = "rllib", error=None) -> dict:
                    "--out RUN` and give RUN/checkpoint")
     try:
         meta = json.loads((path / META_FILE).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         raise fail(f"{path} is not a checkpoint of train.rllib_ppo (no readable {META_FILE}); "
                    "give the checkpoint folder of a run (RUN/checkpoint)") from None
     if not isinstance(meta, dict) or meta.get("format") != META_FORMAT or not isinstance(

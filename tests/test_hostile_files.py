@@ -207,3 +207,23 @@ def test_cli_replay_refuses_deep_and_huge_records_in_one_line(tmp_path, name):
         _one_line_exit_2(run)
         assert words in run.stderr
         assert _snapshot(tmp_path) == before
+
+
+def test_every_other_json_the_project_reads_refuses_deep_nesting(tmp_path):
+    from agents.external import Forfeit, check_hello, decode_answer
+    from meduris_env import BoardError
+    from meduris_env.engine.boards import load_board
+
+    deep = tmp_path / "board.json"
+    deep.write_text(DEEP)
+    with pytest.raises(BoardError, match="nested 100000 levels deep"):
+        load_board(str(deep))
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"fields": ' + "9" * 5000 + "}")
+    with pytest.raises(BoardError, match="beyond 64 bits"):
+        load_board(str(huge))
+    for line in (DEEP.encode(), b'{"action": ' + b"[" * 100_000 + b"}"):
+        with pytest.raises(Forfeit, match="malformed"):
+            decode_answer(line, [3])
+        with pytest.raises(Forfeit, match="handshake"):
+            check_hello(line)

@@ -70,10 +70,11 @@ def _load_data(path: Path, settings: dict):
             saved = json.loads(str(f["settings"]))
             data = tuple(f[name] for name in FIELDS)
             games = int(f["games"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-        raise DistillError(f"--data {path} is not a distillation data file ({err})") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, RecursionError) as err:
+        raise DistillError(f"--data {path} is not a distillation data file "
+                           f"({str(err)[:120]})") from None
     if saved != settings:
-        raise DistillError(f"--data {path} holds games of other settings ({saved}); "
+        raise DistillError(f"--data {path} holds games of other settings ({str(saved)[:120]}); "
                            "use another file name")
     return data, games
 

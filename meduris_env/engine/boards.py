@@ -24,6 +24,7 @@ import numpy as np
 
 from .constants import MATERIALS, MAX_FIELDS, NUM_RUNE_AREAS
 from .errors import MedurisError
+from .jsonfile import read_json_file
 
 BUILTIN_BOARDS = {
     "2-3": "board-2-3-players.json",
@@ -180,8 +181,5 @@ def load_board(spec: str | Path | dict | Board | None, num_players: int = 2) -> 
         raise BoardError(
             f"board {key!r}: not a built-in board ({', '.join(BUILTIN_BOARDS)}) and no such file"
         )
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BoardError(f"board file {path}: cannot be read as JSON ({exc})") from None
+    data = read_json_file(path, BoardError, f"board file {path} cannot be read as JSON")
     return board_from_dict(data, where=f"board file {path}")
