@@ -38,16 +38,16 @@ CONFIGS = {  # name: (content, words the one-line message must hold)
     "merge.yaml": ("base: &b {steps: 5}\n<<: *b\n", "aliases"),
     "dup.yaml": ("steps: 100\nenvs: 4\nsteps: 200\n", "'steps' is given twice"),
     "dup_nested.yaml": ("opponents: {greedy: 1, greedy: 2}\n", "'greedy' is given twice"),
-    "float_steps.yaml": ("steps: 2048.7\n", "steps: 2048.7 is not a whole number"),
-    "float_whole.yaml": ("envs: 4.0\n", "envs: 4.0 is not a whole number"),
-    "bool_players.yaml": ("players: true\n", "players: True is not int"),
-    "bool_rate.yaml": ("learning_rate: false\n", "learning_rate: False"),
-    "inf_rate.yaml": ("gamma: .inf\n", "must be a finite number"),
+    "float_steps.yaml": ("steps: 2048.7\n", "steps must be an int (any), got 2048.7 (float)"),
+    "float_whole.yaml": ("envs: 4.0\n", "envs must be an int (any), got 4.0"),
+    "bool_players.yaml": ("players: true\n", "players must be an int (any), got True"),
+    "bool_rate.yaml": ("learning_rate: false\n", "learning_rate must be a finite number"),
+    "inf_rate.yaml": ("gamma: .inf\n", "gamma must be a finite number"),
     "huge_int.yaml": ("steps: 1" + "0" * 5000 + "\n", "not valid YAML"),
-    "big_int.yaml": ("steps: 1" + "0" * 1000 + "\n", "steps: 1000000"),
+    "big_int.yaml": ("steps: 1" + "0" * 1000 + "\n", "steps: an integer of 1001 digits"),
     "deep.yaml": ("steps: " + "[" * 100_000 + "\n", "not valid YAML"),
     "long_value.yaml": ("features: '" + "z" * 100_000 + "'\n", "features: 'zzz"),
-    "long_list.yaml": ("net_arch: [" + ",".join(["0"] * 20_000) + "]\n", "net_arch: list of"),
+    "long_list.yaml": ("net_arch: [" + ",".join(["0"] * 20_000) + "]\n", "net_arch: [0, 0, "),
     "script.py": (f"import os\n{SECRET}\nfor i in range(3): x = {{'a': 1}}\n", "not valid YAML"),
     "text.txt": ("just some words " * 50 + "\n", "expected a mapping of settings"),
     "keys.yaml": ("".join(f"{SECRET}_{i}: 1\n" for i in range(40)), "unknown setting(s)"),
@@ -99,13 +99,13 @@ def test_config_values_share_one_strict_checker():
     cfg = load_config(None, {"steps": np.int64(4096), "gamma": np.float64(0.25)})
     assert type(cfg.steps) is int and type(cfg.gamma) is float  # saved as plain JSON numbers
     assert type(load_config(None, {"shaping": 1}).shaping) is int  # as before: not made 1.0
-    for bad, words in (({"steps": 2048.7}, "not a whole number"),
-                       ({"steps": np.float64(2048.0)}, "not a whole number"),
-                       ({"players": True}, "true/false is not a number"),
-                       ({"players": np.bool_(True)}, "true/false is not a number"),
+    for bad, words in (({"steps": 2048.7}, "steps must be an int"),
+                       ({"steps": np.float64(2048.0)}, "steps must be an int"),
+                       ({"players": True}, "players must be an int"),
+                       ({"players": np.bool_(True)}, "players must be an int"),
                        ({"learning_rate": float("nan")}, "finite"),
-                       ({"seed": 10**4000}, "seed: "),
-                       ({"out": ["x"] * 10**5}, "out: list of 100000 items")):
+                       ({"seed": 10**4000}, "seed: an integer of thousands of digits; must be in"),
+                       ({"out": ["x"] * 10**5}, "out: ")):
         with pytest.raises(ConfigError, match=words) as err:
             load_config(None, bad)
         _short_and_clean(str(err.value))

@@ -10,7 +10,6 @@ ints accepted), then its range.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -18,7 +17,8 @@ import numpy as np
 
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PLAYER_COUNTS
-from meduris_env.engine.jsonfile import clip, excerpt
+from meduris_env.engine.jsonfile import clip
+from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
 
 
 class ConfigError(MedurisError, ValueError):
@@ -120,33 +120,25 @@ _TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponen
 
 
 def checked_value(name: str, value):
-    """The one type check of a setting: ``value`` of the kinds :data:`_TYPES` gives ``name``
-    (integers: Python or numpy ints, never bools nor floats such as 2048.7, which are refused
-    rather than truncated; numbers: finite ints or floats, numpy's too), numpy scalars made
-    Python ones; else ConfigError naming the setting with a short excerpt of the value."""
+    """The one type check of a setting, by :mod:`meduris_env.engine.values` (the project's
+    one checker): integers are Python or numpy ints, never bools nor floats such as 2048.7
+    (refused rather than truncated); numbers are finite ints or
+    floats (numpy's too; an int stays an int, as the run's checkpoint.json saves it); numpy
+    scalars become Python ones. Else a ConfigError naming the setting with a short excerpt of
+    the value."""
     kinds = _TYPES[name]
-    if isinstance(value, bool) or isinstance(value, np.bool_):
-        if bool not in kinds:
-            raise ConfigError(f"{name}: {value!r} is not {_kind_names(kinds)} (true/false "
-                              "is not a number)")
-        return value
-    if int in kinds and isinstance(value, numbers.Integral):
-        return int(value)
-    if float in kinds and isinstance(value, numbers.Real):
-        value = value if type(value) in (int, float) else float(value)
-        if not math.isfinite(value):
-            raise ConfigError(f"{name}: {value!r} must be a finite number")
-        return value
-    if int in kinds and isinstance(value, numbers.Real):
-        raise ConfigError(f"{name}: {excerpt(value)} is not a whole number (not rounded: "
-                          "give an integer)")
-    if not isinstance(value, kinds):
-        raise ConfigError(f"{name}: {excerpt(value)} is not {_kind_names(kinds)}")
+    try:
+        if kinds == _INT:
+            return check_int(name, value)  # its range: validate(), by _RANGES
+        if kinds == _NUM:
+            number = check_float(name, value)
+            return value if type(value) is int else number
+    except ValueCheckError as err:
+        raise ConfigError(str(err)) from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kinds):
+        names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+        raise ConfigError(f"{name}: {excerpt(value)} is not {names}")
     return value
-
-
-def _kind_names(kinds) -> str:
-    return " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
 
 
 # what makes sense on this kind of machine (counts) and for PPO (rates)
@@ -218,7 +210,7 @@ def _unknown_message(unknown: list, known: set) -> str:
     """One short line: the first few unknown keys (cut short), a near known name if any."""
     import difflib
 
-    shown = ", ".join(k if isinstance(k, str) and len(k) <= 24 else excerpt(k, 24)
+    shown = ", ".join(k if isinstance(k, str) and len(k) <= 24 else clip(excerpt(k), 20)
                       for k in unknown[:3])
     more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
     near = difflib.get_close_matches(str(unknown[0])[:40], sorted(known), n=1)
@@ -289,7 +281,7 @@ def _strict_loader():
                                       "must be a name") from None
                 if duplicate:
                     raise ConfigError(f"line {key_node.start_mark.line + 1}: "
-                                      f"{excerpt(key, 40)} is given twice; keep one")
+                                      f"{excerpt(key)} is given twice; keep one")
             return super().construct_mapping(node, deep)
 
     return Loader

@@ -13,8 +13,8 @@ Contract: :func:`parse_json` turns text into Python values or raises the caller'
   that converts it to a fixed-width integer); ``NaN``/``Infinity`` are refused too.
 
 :func:`read_json_file` checks the file's size before reading it, then parses as above.
-:func:`excerpt` shortens any value for a message (at most :data:`EXCERPT` characters),
-:func:`clip` any text.
+:func:`clip` shortens text for a message (at most :data:`EXCERPT` characters; values:
+:func:`meduris_env.engine.values.excerpt`).
 """
 
 from __future__ import annotations
@@ -31,19 +31,6 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
-
-
-def excerpt(value: Any, limit: int = EXCERPT) -> str:
-    """``repr(value)`` cut to ``limit`` characters (with ``...``): safe to put in a message."""
-    if isinstance(value, str) and len(value) > limit:
-        value = value[:limit + 1]  # repr of a huge string is never built
-    elif isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
-        return f"{type(value).__name__} of {len(value)} items"
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):  # ints beyond the str() digit limit, deep lists
-        return f"a {type(value).__name__}"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def clip(text: str, limit: int = EXCERPT) -> str:
