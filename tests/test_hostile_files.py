@@ -227,3 +227,12 @@ def test_every_other_json_the_project_reads_refuses_deep_nesting(tmp_path):
             decode_answer(line, [3])
         with pytest.raises(Forfeit, match="handshake"):
             check_hello(line)
+
+
+def test_a_deeply_nested_checkpoint_json_is_a_checkpoint_error(tmp_path):
+    from train.run import CheckpointError, checkpoint_state
+
+    (tmp_path / "checkpoint.zip").write_bytes(b"PK")
+    (tmp_path / "checkpoint.json").write_text(DEEP)
+    with pytest.raises(CheckpointError, match="cannot read"):
+        checkpoint_state(tmp_path / "checkpoint.zip")

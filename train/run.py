@@ -72,8 +72,8 @@ def checkpoint_state(path: str | Path) -> dict:
         meta = json.loads(meta_path.read_text())
     except FileNotFoundError:
         raise CheckpointError(f"checkpoint {path} has no {meta_path.name} beside it") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"cannot read {meta_path}: {err}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise CheckpointError(f"cannot read {meta_path}: {str(err)[:120]}") from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{meta_path} is not a run state (a JSON object)")
     return meta
