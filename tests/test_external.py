@@ -158,7 +158,7 @@ def test_a_crash_forfeits_that_game_only_and_the_bot_is_restarted_for_the_next(t
     board = capsys.readouterr().out
     header, _, *rows = board.splitlines()[:4]
     assert header.endswith("ms/move  forfeits")
-    assert {row[:6]: row.split()[-1] for row in rows} == {"random": "0", "cmd:/w": "3"}
+    assert {row[:6]: row.split()[-1] for row in rows} == {"random": "0", agent[:6]: "3"}
     assert "3 forfeit(s) (reasons in games.csv)" in board
     log = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
     assert log.count("starting") == 3  # for game 0, then for the game after each crash
