@@ -59,6 +59,12 @@ def ratings() -> dict[int, tuple[float, float, float]]:
             for lv in LEVELS}
 
 
+def as_dict(lv: Level) -> dict:
+    """A level as JSON (``meduris agents --json``, the web server's ``/api/agents``)."""
+    return {"level": lv.number, "name": lv.name, "agent": lv.agent,
+            "elo_2p": round(ratings()[lv.number][0], 1)}
+
+
 def describe(lv: Level) -> str:
     """``level 3 (club): mcts:200, rated 1003 Elo (95% 850..1150) on the 2-player ladder``."""
     elo, low, high = ratings()[lv.number]

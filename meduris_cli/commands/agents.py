@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from agents.levels import LEVELS, describe, ratings
+from agents.levels import LEVELS, as_dict, describe
 from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
 
@@ -54,9 +54,8 @@ def table() -> str:
 def run(args) -> int:
     for reason in IGNORED_ENTRY_POINTS.values():
         print(f"meduris agents: {reason}", file=sys.stderr)
-    levels = [{"level": lv.number, "name": lv.name, "agent": lv.agent,
-               "elo_2p": round(ratings()[lv.number][0], 1)} for lv in LEVELS]
     if args.json:
+        levels = [as_dict(lv) for lv in LEVELS]
         print(json.dumps({"agents": [row(kind) for kind in KINDS], "levels": levels}, indent=2))
     else:
         print(table())

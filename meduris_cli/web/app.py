@@ -252,7 +252,8 @@ def _add_game_routes(app: FastAPI, games: Games) -> None:
     # jsonable_encoder, which costs more than the move itself
     @app.get("/api/agents")
     def agents():
-        return JSONResponse({"agents": available_agents(), "levels": offered_levels()})
+        offer = available_agents()
+        return JSONResponse({"agents": offer, "levels": offered_levels(offer)})
 
     @app.get("/api/games")
     def list_games():

@@ -136,15 +136,13 @@ def available_agents() -> list[dict[str, Any]]:
     return out
 
 
-def offered_levels() -> list[dict[str, Any]]:
-    """The difficulty levels (:mod:`agents.levels`) whose agent the server offers, each with its
-    rating on the shipped 2-player ladder."""
-    from agents.levels import LEVELS, ratings
+def offered_levels(agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The difficulty levels (:mod:`agents.levels`) whose agent is among ``agents`` (what
+    :func:`available_agents` offers), each with its rating on the shipped 2-player ladder."""
+    from agents.levels import LEVELS, as_dict
 
-    offered = {a["name"] for a in available_agents()}
-    return [{"level": lv.number, "name": lv.name, "agent": lv.agent,
-             "elo_2p": round(ratings()[lv.number][0], 1)}
-            for lv in LEVELS if lv.agent.partition(":")[0] in offered]
+    offered = {a["name"] for a in agents}
+    return [as_dict(lv) for lv in LEVELS if lv.agent.partition(":")[0] in offered]
 
 
 def check_opponent(name: Any, players: int) -> str:
