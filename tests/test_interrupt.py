@@ -24,14 +24,15 @@ def start(*args) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def interrupt_when(proc: subprocess.Popen, ready, timeout: float = 240) -> tuple[int, str, list]:
+def interrupt_when(proc: subprocess.Popen, ready, timeout: float = 240,
+                   poll: float = 0.2) -> tuple[int, str, list]:
     """Wait until ``ready()`` (the command is at work), press Ctrl-C, and return the exit
     status, stderr and the command's child processes that were alive before the signal."""
     deadline = time.monotonic() + timeout
     while not ready():
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the command never got to work"
-        time.sleep(0.2)
+        time.sleep(poll)
     children = psutil.Process(proc.pid).children(recursive=True)
     os.killpg(proc.pid, signal.SIGINT)
     try:
@@ -47,7 +48,9 @@ def assert_stopped(children: list) -> None:
     assert not alive, f"worker processes left running: {alive}"
 
 
-def test_ctrl_c_stops_a_tournament_and_its_workers_and_keeps_the_earlier_results(tmp_path):
+@pytest.mark.parametrize("processes", [1, 3], ids=["while-workers-start", "while-playing"])
+def test_ctrl_c_stops_a_tournament_and_its_workers_and_keeps_the_earlier_results(tmp_path,
+                                                                                 processes):
     out = tmp_path / "results"
     out.mkdir()
     (out / "games.csv").write_text("an earlier tournament's games\n")
@@ -56,10 +59,13 @@ def test_ctrl_c_stops_a_tournament_and_its_workers_and_keeps_the_earlier_results
     proc = start("tournament", "--agents", "mcts:300,mcts:300", "--games", "40", "--workers",
                  "2", "--out", str(out), "--force")
 
-    def playing() -> bool:  # multiprocessing's resource tracker and both workers spawned
-        return len(psutil.Process(proc.pid).children(recursive=True)) >= 3
+    # 1: the resource tracker is up and the pool is being made (the workers mid-start must not
+    # print a traceback, nor the progress bar come back after the last line); 3: it and both
+    # workers are up
+    def playing() -> bool:
+        return len(psutil.Process(proc.pid).children(recursive=True)) >= processes
 
-    code, err, children = interrupt_when(proc, playing)
+    code, err, children = interrupt_when(proc, playing, poll=0.005)
     lines = err.strip().splitlines()
     assert code == 130, (code, err)
     assert lines[-1] == "meduris: interrupted; nothing was written", err

@@ -31,9 +31,11 @@ def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
     them (``pool.terminate``) and says what was kept, instead of every worker printing a
     KeyboardInterrupt traceback. Ctrl-C sends SIGINT to the whole process group, even while
     the workers start: SIGINT is blocked while the pool is made (the workers inherit the
-    blocked mask and ignore SIGINT before unblocking it; a Ctrl-C meanwhile reaches the parent
-    as soon as it unblocks). Spawn, not fork: a forked child of a process that has used torch
-    can deadlock."""
+    blocked mask and ignore SIGINT before unblocking it). The mask is the main thread's only,
+    so a SIGINT may still reach the process through another thread (tqdm's monitor, say):
+    meanwhile the parent's handler only notes it, and the pool, once whole (every worker has
+    its start-up data, so none dies with a traceback), is stopped and KeyboardInterrupt
+    raised. Spawn, not fork: a forked child of a process that has used torch can deadlock."""
     import multiprocessing as mp
     import signal
     from multiprocessing import resource_tracker
@@ -41,17 +43,23 @@ def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
     # the pool starts multiprocessing's resource tracker if it is not running yet, and that
     # start unblocks SIGINT when it is done: start it first
     resource_tracker.ensure_running()
+    noted: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pool = None
     try:
         pool = mp.get_context("spawn").Pool(processes, _start_worker, (initializer, initargs))
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C meanwhile: raised now
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C meanwhile: noted now
+        if noted:
+            raise KeyboardInterrupt
         return pool
     except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         if pool is not None:
             pool.terminate()
         raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, handler)
 
 
 def _start_worker(initializer, initargs: tuple) -> None:
@@ -98,16 +106,17 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         from tqdm import tqdm
         bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
     results: list[GameResult | None] = [None] * games
-    if cfg.backend == "ray":
-        outcomes, stop = _ray_outcomes(cfg, labels, todo)
-    elif cfg.workers == 1:
-        init_worker(cfg, labels)
-        outcomes = map(play_task, todo)
-        stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
-    else:
-        pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
-        outcomes, stop = pool.imap_unordered(play_task, todo, chunksize=1), pool.terminate
-    try:
+    stop = None
+    try:  # (Ctrl-C may come while the workers start: the bar is closed whatever happens)
+        if cfg.backend == "ray":
+            outcomes, stop = _ray_outcomes(cfg, labels, todo)
+        elif cfg.workers == 1:
+            init_worker(cfg, labels)
+            outcomes = map(play_task, todo)
+            stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
+        else:
+            pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
+            outcomes, stop = pool.imap_unordered(play_task, todo, chunksize=1), pool.terminate
         for index, result in outcomes:
             results[index] = result
             if bar is not None:
