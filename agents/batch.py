@@ -83,9 +83,15 @@ def make_batch_opponent(spec: str, players: int = 2):
     if batch == "greedy":
         return BatchGreedy()
     if batch == "policy":
-        from .ppo import load_policy, shipped_model
+        from .network import PolicyFileError, check_players
+        from .ppo import load_policy_and_architecture, shipped_model
         path = Path(parsed.parameter) if parsed.parameter else shipped_model(players)
-        return BatchPolicy(load_policy(path, spec), name=spec)
+        policy, arch = load_policy_and_architecture(path, spec)
+        try:  # (a policy of another player count would read the wrong inputs in silence)
+            check_players(arch, path, players)
+        except PolicyFileError as err:
+            raise UnknownAgentError(f"agent {spec!r}: {err}") from None
+        return BatchPolicy(policy, name=spec)
     batched = [form for k in KINDS if k.batch
                for form in (k.name, *([f"{k.name}:<{k.file}>"] if k.file else []))]
     raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are "

@@ -145,6 +145,19 @@ def test_the_mismatch_is_refused_at_the_first_decision_too(tmp_path):
         play_game(MedurisGame(2), [make_agent(f"ppo:{path}"), make_agent("random")], seed=0)
 
 
+@pytest.mark.parametrize("recorded, name", [(4, "mine.pt"), (None, "ppo_3p.pt")])
+def test_a_batch_opponent_of_another_player_count_is_refused(tmp_path, recorded, name):
+    """The vector env's and the league's batched opponents (``agents.batch``) check too."""
+    from agents.batch import make_batch_opponent
+
+    path = policy_copy(tmp_path, name, players=recorded)
+    trained = recorded or 3
+    with pytest.raises(UnknownAgentError, match=f"{trained}-player policy: it cannot play a "
+                                                "2-player game"):
+        make_batch_opponent(f"ppo:{path}", players=2)
+    assert make_batch_opponent(f"ppo:{path}", players=trained).name == f"ppo:{path}"
+
+
 # --- play with stdin closed ------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["devnull", "closed"])
 def test_play_with_stdin_closed_saves_the_record_and_exits_1(tmp_path, how):
