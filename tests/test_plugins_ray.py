@@ -4,9 +4,11 @@ folder outside the project, a module found through PYTHONPATH and an installed e
 rebuilt by name inside the Ray actors and play the same games as on the process pool; a bad
 plug-in is one line before Ray starts."""
 
+import csv
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import ray  # noqa: F401  (this file runs where Ray is installed)
@@ -18,8 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 BOTS = HIGHEST = PLUGINS
 
 
-def meduris(*args, cwd, pythonpath):
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+def meduris(*args, cwd, pythonpath, env=None):
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(pythonpath)}
     return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
@@ -71,3 +73,32 @@ def test_ray_actors_get_the_parents_sys_path_and_folder(tmp_path, monkeypatch):
     cfg = TournamentConfig(names, games=2, workers=1, backend="ray")
     results, _ = run_tournament(cfg)
     assert sorted(r.agents for r in results) == [names, names[::-1]]
+
+
+def test_cmd_bots_play_and_forfeit_the_same_games_on_ray_and_leave_no_process(tmp_path):
+    """``cmd:`` agents started inside Ray actors: the same games (and the same forfeits, the
+    reason in games.csv) as on the process pool, and no bot process left after the run."""
+    from test_external import FAULTY, bots_left
+
+    mark = uuid.uuid4().hex
+    bot = f"cmd:{sys.executable} {REPO / 'examples/random_bot.py'}"
+    crashing = f"{FAULTY} crash"
+    common = ["tournament", "--agents", f"{bot},{crashing},random", "--players", "2",
+              "--games", "6", "--seed", "4", "--no-progress", "--workers", "2",
+              "--move-time", "5"]
+    env = {"MEDURIS_BOT_MARK": mark}
+    by_process = meduris(*common, "--out", str(tmp_path / "p"), cwd=tmp_path,
+                         pythonpath=tmp_path, env=env)
+    by_ray = meduris(*common, "--backend", "ray", "--out", str(tmp_path / "r"), cwd=tmp_path,
+                     pythonpath=tmp_path, env=env)
+    assert by_process.returncode == 0, by_process.stderr
+    assert by_ray.returncode == 0, by_ray.stderr
+    games = (tmp_path / "r" / "games.csv").read_text()
+    assert games == (tmp_path / "p" / "games.csv").read_text()
+    with open(tmp_path / "r" / "games.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    crashed = [r for r in rows if r["seat1_agent"] == crashing]  # (it crashes at seat 1)
+    assert len(crashed) == 2 and all(r["end_reason"] == "forfeit" and r["forfeit_seat"] == "1"
+                                     and r["forfeit"].startswith("crashed") for r in crashed)
+    assert all(r["forfeit"] == "" for r in rows if r not in crashed)
+    assert bots_left(mark, within=10) == []
