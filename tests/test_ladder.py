@@ -313,6 +313,21 @@ def test_bad_input_is_one_line(argv, message, tmp_path, small_ladder, capsys):
     assert not (tmp_path / "l.sqlite").exists()  # nothing created by a refused command
 
 
+def test_anchors_without_random_add_games_to_links_of_a_ladder_that_has_random(small_ladder,
+                                                                               tmp_path, capsys):
+    """More games for some links (e.g. the strongest anchors') need not repeat random's."""
+    db = tmp_path / "copy.sqlite"
+    db.write_bytes(small_ladder.read_bytes())
+    code, out, err = run_cli(capsys, "ladder", "anchors", "--anchors", "mcts:5,mcts:50",
+                             "--games", "10", "--db", str(db), "--workers", "1", "--no-progress")
+    assert code == 0, err
+    assert "2 games played (8 stored before" in out
+    with open_ladder(db, read_only=True) as store:
+        games = store.games(2)
+    assert len(games) == 18
+    assert sum(set(g.agents) == {"mcts:5", "mcts:50"} for g in games) == 10
+
+
 def test_a_db_that_is_another_sqlite_file_or_not_sqlite_is_refused_and_left_alone(tmp_path,
                                                                                   capsys):
     other = tmp_path / "other.sqlite"

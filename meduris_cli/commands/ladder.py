@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 from agents.ladder import (
     DEFAULT_ANCHORS,
@@ -167,13 +168,18 @@ def anchor_list(args) -> list[str]:
     if any(not n for n in names) or len(set(names)) != len(names):
         raise LadderError(f"--anchors {args.anchors!r}: write distinct agent names separated "
                           "by commas, weakest first, e.g. random,greedy,mcts:50")
-    if "random" not in names:
-        raise LadderError(f"--anchors {args.anchors!r}: the anchors must include random (the "
-                          "agent rated 0)")
     if len(names) < args.players:
         raise LadderError(f"--anchors: {args.players} players need at least {args.players} "
                           f"anchors, got {len(names)}")
     return names
+
+
+def rated_zero(db: str, players: int) -> bool:
+    """Whether the ladder in ``db`` (if there is one) has ``random`` among its anchors."""
+    if not Path(db).is_file():
+        return False
+    with open_ladder(db, read_only=True) as store:
+        return "random" in store.anchors(players)
 
 
 def run_anchors(args) -> int:
@@ -181,6 +187,11 @@ def run_anchors(args) -> int:
     check_agents(names)
     links = len(names) - args.players + 1
     per = -(-args.games // args.players) * args.players
+    if "random" not in names and not rated_zero(args.db, args.players):
+        # (a subset, e.g. more games for some links, is fine once random is on the ladder)
+        raise LadderError(f"--anchors {args.anchors!r}: the anchors must include random (the "
+                          f"agent rated 0) while {args.db} has no {args.players}-player games "
+                          "of it")
     with open_ladder(args.db) as store:
         done = play_and_fit(args, store, links * per, "anchors", lambda update, bar: play_anchors(
             store, names, args.players, args.games, args.seed, workers(args), update))
