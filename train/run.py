@@ -15,8 +15,15 @@
    (``out/tb``) and ``out/eval.csv``, and the policy of the best evaluation (against
    ``best_against``) is kept as ``out/best.pt``.
 4. Every ``checkpoint_every`` steps: ``out/checkpoint.zip`` and ``out/checkpoint.json`` (steps,
-   snapshots, evaluation history, config), each written to a temporary file and renamed.
-   ``--resume out/checkpoint.zip`` continues from there to ``steps``.
+   snapshots, evaluation history, config), each written to a temporary file and renamed, the
+   zip first; the json names the zip it belongs to (``"checkpoint": {"sha256", "timesteps"}``).
+   ``--resume out/checkpoint.zip`` continues from there to ``steps``; a zip that is not the one
+   its json names (another run's, another step's, a damaged one) is refused in one line before
+   anything is written (:func:`checkpoint_state`). A json of an older version (no
+   ``"checkpoint"`` field) is accepted when its step count equals the zip's.
+   PPO trains whole rollouts (``n_steps`` x ``envs`` steps): ``steps`` is rounded up to the next
+   whole rollout (:func:`planned_steps`), said in one line before training, and the progress bar
+   counts to the rounded total.
 5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network's weights and
    architecture alone, what the ``ppo`` agent ships and loads; :mod:`agents.network`) and
    ``out/learning_curve.png``.
@@ -28,12 +35,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
+import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.jsonfile import parse_json, read_json_file
+from meduris_env.engine.values import excerpt
 from meduris_env.records.atomic import atomic_replace
 
 from .config import TrainConfig
@@ -57,9 +68,72 @@ def save_json(data: dict, path: Path) -> None:
     atomic_replace(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=2) + "\n"))
 
 
+def zip_digest(path: Path) -> str:
+    """The SHA-256 of a checkpoint file (what its checkpoint.json records)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def zip_timesteps(path: Path) -> int:
+    """The step count sb3 saved in a checkpoint.zip (its ``data`` member, JSON, read without
+    unpickling anything); CheckpointError when it is not a whole sb3 zip."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("data")
+            if info.file_size > 16 * 1024 * 1024:
+                raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint "
+                                      "(its data is too large)")
+            data = parse_json(archive.read(info), CheckpointError,
+                              f"cannot load {path} as a MaskablePPO checkpoint")
+    except (OSError, zipfile.BadZipFile, KeyError, EOFError, ValueError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (not a whole "
+                              f"sb3 zip: {str(err)[:80]})") from None
+    steps = data.get("num_timesteps") if isinstance(data, dict) else None
+    if type(steps) is not int:
+        raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (no step count)")
+    return steps
+
+
+def save_checkpoint(model, state: dict, out: Path) -> None:
+    """``out/checkpoint.zip``, then ``out/checkpoint.json`` naming it (its digest and steps)."""
+    save_model(model, out / "checkpoint.zip")
+    state["checkpoint"] = {"sha256": zip_digest(out / "checkpoint.zip"),
+                           "timesteps": int(model.num_timesteps)}
+    save_json(state, out / "checkpoint.json")
+
+
+def check_pair(path: Path, meta_path: Path, meta: dict) -> None:
+    """A checkpoint.zip and its checkpoint.json belong together (module docstring, 4), else a
+    one-line CheckpointError naming the fix."""
+    fix = ("resume from a checkpoint.zip together with the checkpoint.json written with it "
+           "(a run killed while checkpointing leaves no whole pair: start it again)")
+    named = meta.get("checkpoint")
+    if named is None:  # an older version's run: the step counts must agree
+        steps, saved = zip_timesteps(path), meta.get("timesteps")
+        if steps != saved:
+            raise CheckpointError(f"{path} holds {steps} steps but {meta_path.name} says "
+                                  f"{excerpt(saved)}: they are not one checkpoint; {fix}")
+        return
+    if not isinstance(named, dict) or not isinstance(named.get("sha256"), str):
+        raise CheckpointError(f"{meta_path}: its \"checkpoint\" field is not a digest and a "
+                              "step count")
+    if zip_digest(path) != named["sha256"]:
+        if not zipfile.is_zipfile(path):
+            raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (not a "
+                                  f"whole zip file: damaged or cut short); {fix}")
+        raise CheckpointError(f"{path} is not the checkpoint {meta_path.name} was written with "
+                              f"(that one: {excerpt(named.get('timesteps'))} steps; this one: "
+                              f"{zip_timesteps(path)}); {fix}")
+
+
 def checkpoint_state(path: str | Path) -> dict:
-    """The run state saved beside a checkpoint (``checkpoint.json``); CheckpointError says what
-    is wrong."""
+    """The run state saved beside a checkpoint (``checkpoint.json``), checked to belong to the
+    zip (:func:`check_pair`); CheckpointError says what is wrong."""
     path = Path(path)
     meta_path = path.with_suffix(".json")
     if path.suffix != ".zip":  # e.g. a policy.pt: not resumable, but playable
@@ -68,14 +142,12 @@ def checkpoint_state(path: str | Path) -> dict:
                               f"is not resumable: play it as ppo:{path}")
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except FileNotFoundError:
-        raise CheckpointError(f"checkpoint {path} has no {meta_path.name} beside it") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        raise CheckpointError(f"cannot read {meta_path}: {str(err)[:120]}") from None
+    if not meta_path.is_file():
+        raise CheckpointError(f"checkpoint {path} has no {meta_path.name} beside it")
+    meta = read_json_file(meta_path, CheckpointError, f"cannot read {meta_path}")
     if not isinstance(meta, dict):
         raise CheckpointError(f"{meta_path} is not a run state (a JSON object)")
+    check_pair(path, meta_path, meta)
     return meta
 
 
@@ -92,6 +164,24 @@ def load_checkpoint(path: str | Path, env=None):
 
 
 # --- the run ---------------------------------------------------------------------------------
+def planned_steps(cfg: TrainConfig, done: int = 0) -> int:
+    """The step count PPO will reach from ``done``: ``cfg.steps`` rounded up to whole
+    rollouts of ``n_steps`` x ``envs`` steps (sb3 stops after the rollout that reaches it)."""
+    rollout = cfg.n_steps * cfg.envs
+    if cfg.steps <= done:
+        return done
+    return done + -(-(cfg.steps - done) // rollout) * rollout
+
+
+def rounding_note(cfg: TrainConfig, done: int = 0) -> str | None:
+    """The line saying ``steps`` is rounded up (:func:`planned_steps`), or None when not."""
+    total = planned_steps(cfg, done)
+    if total <= max(cfg.steps, done):
+        return None
+    return (f"note: {cfg.steps} steps rounded up to {total} (whole rollouts of {cfg.envs} envs "
+            f"x {cfg.n_steps} steps)")
+
+
 def network_of(cfg: TrainConfig) -> dict:
     """The policy network's architecture for this configuration (:mod:`agents.network`), the
     player count included: every policy file of the run records it."""
@@ -122,7 +212,12 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         state["config"] = cfg.to_dict()  # (what the run goes on with: resume_config's)
         for path in state["snapshots"]:
             venv.add_snapshot(path)
+        note = rounding_note(cfg, model.num_timesteps)
     else:
+        note = rounding_note(cfg)
+    if note and report is not None:
+        report(note)
+    if not resume:
         model = _new_model(cfg, venv, arch, state, progress, report)
     start_wall = run_start - state["wall_seconds"]
     remaining = cfg.steps - model.num_timesteps
@@ -188,7 +283,7 @@ def _periodic(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall
     class Periodic(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.bar = bar(cfg.steps, "PPO steps", progress)
+            self.bar = bar(planned_steps(cfg, model.num_timesteps), "PPO steps", progress)
             self.bar.update(model.num_timesteps)
             self.last = {"eval": model.num_timesteps, "ckpt": model.num_timesteps,
                          "snap": model.num_timesteps}
@@ -224,8 +319,7 @@ def _periodic(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall
         def _checkpoint(self):
             state["timesteps"] = self.model.num_timesteps
             state["wall_seconds"] = time.perf_counter() - start_wall
-            save_model(self.model, out / "checkpoint.zip")
-            save_json(state, out / "checkpoint.json")
+            save_checkpoint(self.model, state, out)
 
         def _on_training_end(self) -> None:
             self._checkpoint()
@@ -248,8 +342,7 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
     _write_eval_csv(out, state["evals"], cfg)
     save_model(model, out / "model.zip")
     save_policy(model.policy, arch, out / "policy.pt")
-    save_json(state, out / "checkpoint.json")
-    save_model(model, out / "checkpoint.zip")
+    save_checkpoint(model, state, out)
     plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players,
                         cfg.best_against)
     venv.close()
