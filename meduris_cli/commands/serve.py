@@ -1,6 +1,10 @@
 """``meduris serve``: the web app to play against the built-in agents and shipped models in a
 browser (:mod:`meduris_cli.web`). Before it listens it checks the port, the games database and
-that fastapi and uvicorn are installed, each error one line (:class:`ServeError`)."""
+that fastapi and uvicorn are installed, each error one line (:class:`ServeError`). A ``--db``
+that is not a games database of this server (not SQLite, another application's, other tables
+or columns, a newer schema version) is refused before anything is written to it, the file
+unchanged (:func:`meduris_cli.web.store.database_problem`). ``--max-running`` bounds the
+running games stored (default :data:`meduris_cli.web.store.MAX_RUNNING`)."""
 
 from __future__ import annotations
 
@@ -27,6 +31,9 @@ def add_parser(sub) -> None:
     p.add_argument("--port", type=int_in(1, 65535), default=8000, help="port (default 8000)")
     p.add_argument("--db", default="games.sqlite",
                    help="SQLite file holding the games (default games.sqlite; created if missing)")
+    p.add_argument("--max-running", type=int_in(1, 10**6), default=1000, metavar="N",
+                   help="running games stored at most; a new game beyond them is refused "
+                   "(default 1000; finished games do not count)")
     p.set_defaults(func=run)
 
 
@@ -48,6 +55,7 @@ def run(args) -> int:
         import uvicorn
 
         from ..web.app import create_app
+        from ..web.store import DatabaseRefused
     except ImportError as err:
         raise ServeError(f"meduris serve needs fastapi and uvicorn ({err}); install them with "
                          "pip install fastapi uvicorn") from None
@@ -60,7 +68,10 @@ def run(args) -> int:
         raise ServeError(f"cannot listen on {args.host}:{args.port} "
                          f"({err.strerror or err}); choose another --port or --host") from None
     try:
-        app = create_app(db)
+        app = create_app(db, max_running=args.max_running)
+    except DatabaseRefused as err:
+        raise ServeError(f"--db {str(db)!r} is not a games database ({err.problem}); choose "
+                         "another file") from None
     except sqlite3.DatabaseError as err:
         raise ServeError(f"--db {str(db)!r} is not a games database ({err}); choose another "
                          "file") from None

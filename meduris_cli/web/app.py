@@ -18,8 +18,17 @@ Routes (the shapes are in docs/web.md):
 =======================================  ===================================================
 
 Nothing else is served: the four files (those three and the replay's page) are fixed names
-read from the package, never a path from the request. Every refusal is a 4xx JSON object
-``{"error": reason}`` and changes nothing.
+read from the package, never a path from the request.
+
+Every error is a JSON object ``{"error": reason, "status": code}`` (one line, values shown as
+short excerpts), never text: a refusal (4xx) changes nothing. Bodies are read by
+:func:`read_body`: ``Content-Type: application/json`` (else 415), at most :data:`MAX_BODY`
+bytes (413, refused by :class:`Guard` before they are read), parsed by the project's bounded
+reader :func:`meduris_env.engine.jsonfile.parse_json` (at most :data:`MAX_DEPTH` levels, 64-bit
+integers, no NaN: else 422) and then checked field by field. A stored game that no longer
+replays is 409 (:class:`.store.DamagedGame`); too many running games 503. Anything unforeseen
+is caught by :class:`Guard`: its traceback goes to the server log (logger ``meduris.web``) and
+the answer is 500 JSON naming the exception's class.
 
 Requests of different games never wait for each other (no lock is shared by all games); those
 of one game are served one at a time, under the game's own lock (:mod:`.store`).
@@ -28,6 +37,7 @@ of one game are served one at a time, under the game's own lock (:mod:`.store`).
 from __future__ import annotations
 
 import json
+import logging
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,14 +45,16 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
 
 from .store import (
+    MAX_RUNNING,
     GameConfig,
     Games,
     LiveGame,
@@ -54,6 +66,8 @@ from .store import (
 )
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
+MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)
+LOG = logging.getLogger("meduris.web")
 INSTANT = ("random", "greedy")  # opponents fast enough to play on the event loop
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -82,6 +96,27 @@ class Move(BaseModel):
 
 def _error(status: int, reason: str) -> JSONResponse:
     return JSONResponse({"error": reason, "status": status}, status_code=status)
+
+
+class BodyError(WebError):
+    """A request body that is not the JSON asked for (422)."""
+
+    def __init__(self, reason: str):
+        super().__init__(422, reason)
+
+
+async def read_body(request: Request, model: type[BaseModel]) -> Any:
+    """The request's JSON body as ``model``: a WebError (415, 422) with one line otherwise."""
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise WebError(415, f"the body must be JSON sent with Content-Type: application/json, "
+                       f"got {clip(kind, 40)!r}")
+    data = parse_json(await request.body(), BodyError, "the body", max_bytes=MAX_BODY,
+                      max_depth=MAX_DEPTH)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise BodyError(_validation_reason(exc.errors())) from None
 
 
 class Guard:
@@ -136,27 +171,45 @@ class Guard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send_secure)
+        started = False
+
+        async def send_tracked(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send_secure(message)
+
+        try:
+            await self.app(scope, replay, send_tracked)
+        except Exception as exc:  # the catch-all: the traceback to the log, 500 JSON out
+            LOG.exception("internal error answering %s %s", scope.get("method"),
+                          scope.get("path"))
+            if not started:
+                reason = (f"internal error ({type(exc).__name__}); the server's log has the "
+                          "details")
+                await _error(500, reason)(scope, receive, send_secure)
 
 
-def _validation_reason(exc: RequestValidationError) -> str:
-    errors = exc.errors()
+def _validation_reason(errors) -> str:
+    """The first of pydantic's ``errors`` in one short line."""
     if not errors:
         return "malformed request"
     e = errors[0]
     if e.get("type") == "json_invalid":
         return "the body is not valid JSON"
     loc = [str(x) for x in e.get("loc", ()) if x != "body"]
-    where = ".".join(loc)
-    msg = e.get("msg", "invalid")
+    where = clip(".".join(loc), 60)
+    msg = clip(str(e.get("msg", "invalid")), 120)
     return f"{where}: {msg}" if where else f"body: {msg}"
 
 
-def create_app(db_path: str | Path, keep: int = 256) -> FastAPI:
-    """The app, storing its games in the SQLite file ``db_path`` (created if missing). Games
-    already in the file are resumed when asked for. ``keep``: games held in memory."""
+def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNNING
+               ) -> FastAPI:
+    """The app, storing its games in the SQLite file ``db_path`` (created if missing; a file
+    that is not a games database is refused: :class:`.store.DatabaseRefused`). Games already in
+    the file are resumed when asked for. ``keep``: games held in memory; ``max_running``:
+    running games stored at most (one more is refused, 503)."""
     store = Store(db_path)
-    games = Games(store, keep=keep)
+    games = Games(store, keep=keep, max_running=max_running)
     app = FastAPI(title="Meduris", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.games = games
     app.state.store = store
@@ -188,7 +241,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     def _bad_request(request: Request, exc: RequestValidationError):
-        return _error(422, _validation_reason(exc))
+        return _error(422, _validation_reason(exc.errors()))
 
 
 def _add_page_routes(app: FastAPI) -> None:
@@ -260,7 +313,8 @@ def _add_game_routes(app: FastAPI, games: Games) -> None:
         return JSONResponse({"games": store.list()})
 
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame):
+    async def new_game(request: Request):
+        body = await read_body(request, NewGame)
         config = check_config(body.players, body.opponents, body.seat, body.seed)
 
         def work():
@@ -279,7 +333,8 @@ def _add_game_routes(app: FastAPI, games: Games) -> None:
         return await _run(g.config, work)
 
     @app.post("/api/games/{game_id}/actions")
-    async def act(game_id: str, body: Move):
+    async def act(game_id: str, request: Request):
+        body = await read_body(request, Move)
         g = games.get(game_id)
 
         def work():

@@ -9,6 +9,26 @@ next decision are inserted, and the game's step count is moved on (only if it st
 move started from), before the reply is sent. With ``synchronous=NORMAL`` a committed move
 survives the server being killed or restarted; a power cut may lose the last moves of a game.
 
+**Recognition.** A games database is marked (``PRAGMA application_id`` :data:`APPLICATION_ID`,
+``PRAGMA user_version`` :data:`SCHEMA_VERSION`). :func:`database_problem` inspects a file before
+anything is written to it (read-only): a missing or empty file, a marked one of this schema
+version, or an unmarked one whose tables are exactly this schema's (written before the mark
+existed: adopted, i.e. marked) are used; anything else (not SQLite, another application's mark,
+a newer schema version, other tables or columns) is refused by :class:`Store` with
+:class:`DatabaseRefused`, the file left byte-identical.
+
+**Stored rows are input.** What a game's rows hold is checked when the game is read
+(:meth:`Store.load`: the config through the bounded JSON reader
+:func:`meduris_env.engine.jsonfile.parse_json` and the strict checkers of
+:mod:`meduris_env.engine.values`, the moves numbered 0..n-1, then replayed with each seat
+checked); a game whose rows were tampered with is refused with :class:`DamagedGame` (409, the
+reason) and the other games keep working. Opponent names read back are checked as a request's
+are (:func:`check_opponent`) before an agent is built, so no stored name reaches a file.
+
+**Running games are bounded**: :meth:`Store.create` refuses a new running game (503) when
+``max_running`` are running already (finished games do not count), counted in the transaction
+that stores it.
+
 **Resuming** is replaying: :meth:`Games.get` rebuilds a game that is not in memory by applying
 its stored actions to a fresh state, each checked for the seat recorded. Everything a game does
 is determined by its seed: the chance outcomes that follow an action at step ``k`` (history
@@ -32,6 +52,7 @@ all games except the store's, held for one SQLite statement or transaction.
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import secrets
@@ -49,16 +70,23 @@ from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
 from meduris_env.engine.constants import CHANCE, NUM_ACTIONS
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.engine.loop import play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
+from meduris_env.engine.values import ValueCheckError, check_int, excerpt
 from meduris_env.envs.observation import observe_state
-from meduris_env.records.record import GameRecord, RecordError
+from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
 MAX_SEED = 2**63 - 1
+MAX_RUNNING = 1000  # running games a server stores by default (meduris serve --max-running)
+APPLICATION_ID = 0x4D445253  # PRAGMA application_id of a games database ("MDRS")
+SCHEMA_VERSION = 1  # PRAGMA user_version of the schema below
+MAX_CONFIG = 4096  # characters of a stored config (one is about 100)
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -89,6 +117,27 @@ class WebError(MedurisError):
         self.reason = reason
 
 
+class DamagedGame(WebError):
+    """A stored game whose rows were changed outside the server: it cannot be replayed (409)."""
+
+    def __init__(self, game_id: str, reason: str):
+        super().__init__(409, f"game {game_id} is damaged in the store and cannot be shown or "
+                         f"played: {reason}")
+
+
+class StoredDataError(MedurisError, ValueError):
+    """A stored value that does not read back (the message names it); becomes a DamagedGame."""
+
+
+class DatabaseRefused(MedurisError):
+    """A database file that is not a games database of this server; ``problem`` says why."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(f"{str(path)!r} is not a games database ({problem})")
+        self.path = path
+        self.problem = problem
+
+
 # --- configs and opponents ------------------------------------------------------------------
 @dataclass(frozen=True)
 class GameConfig:
@@ -106,10 +155,25 @@ class GameConfig:
         return json.dumps(asdict(self), separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str) -> GameConfig:
-        d = json.loads(text)
-        return cls(players=d["players"], seat=d["seat"], opponents=tuple(d["opponents"]),
-                   seed=d["seed"])
+    def from_json(cls, text: Any) -> GameConfig:
+        """The config stored as ``text``, every field checked; else a StoredDataError."""
+        d = parse_json(text, StoredDataError, "its config", max_bytes=MAX_CONFIG, max_depth=4)
+        keys = {"players", "seat", "opponents", "seed"}
+        if not isinstance(d, dict) or set(d) != keys:
+            raise StoredDataError("its config is not an object with players, seat, opponents "
+                                  "and seed")
+        try:
+            players = check_int("its config's players", d["players"], 2, 4)
+            seat = check_int("its config's seat", d["seat"], 0, players - 1)
+            seed = check_int("its config's seed", d["seed"], 0, MAX_SEED)
+        except ValueCheckError as err:
+            raise StoredDataError(str(err)) from None
+        opponents = d["opponents"]
+        if (not isinstance(opponents, list) or len(opponents) != players - 1
+                or not all(isinstance(n, str) and 0 < len(n) <= 40 for n in opponents)):
+            raise StoredDataError(f"its config's opponents are not {players - 1} agent names: "
+                                  f"{excerpt(opponents)}")
+        return cls(players=players, seat=seat, opponents=tuple(opponents), seed=seed)
 
 
 def available_agents() -> list[dict[str, Any]]:
@@ -153,7 +217,8 @@ def check_opponent(name: Any, players: int) -> str:
     from agents.registry import BY_NAME
 
     if not isinstance(name, str) or not name.strip():
-        raise WebError(400, f"an opponent is an agent name such as 'greedy', got {name!r}")
+        raise WebError(400, "an opponent is an agent name such as 'greedy', got "
+                       f"{excerpt(name)}")
     name = name.strip()
     if len(name) > 40:
         raise WebError(400, "an opponent name has at most 40 characters")
@@ -183,7 +248,7 @@ def check_opponent(name: Any, players: int) -> str:
 def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConfig:
     """A valid GameConfig from request values, or a WebError (400) naming the problem."""
     if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
-        raise WebError(400, f"players {players!r}: Meduris is played by 2, 3 or 4 (R1)")
+        raise WebError(400, f"players {excerpt(players)}: Meduris is played by 2, 3 or 4 (R1)")
     if isinstance(opponents, str):
         opponents = [opponents] * (players - 1)
     if not isinstance(opponents, list):
@@ -193,11 +258,11 @@ def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConf
                        f"{len(opponents)}")
     names = tuple(check_opponent(n, players) for n in opponents)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
-        raise WebError(400, f"seat {seat!r}: seats are 0..{players - 1} (seat 0 starts, R6)")
+        raise WebError(400, f"seat {excerpt(seat)}: seats are 0..{players - 1} (seat 0 starts, R6)")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise WebError(400, f"seed {seed!r}: a whole number 0..{MAX_SEED}, or null")
+        raise WebError(400, f"seed {excerpt(seed)}: a whole number 0..{MAX_SEED}, or null")
     return GameConfig(players=players, seat=seat, opponents=names, seed=seed)
 
 
@@ -240,8 +305,12 @@ class LiveGame:
     def agent(self, seat: int) -> Agent:
         if seat not in self._agents:
             name = self.labels[seat]
-            try:
+            try:  # checked as a request's name is: a stored name may have been tampered with
+                check_opponent(name, self.config.players)
                 self._agents[seat] = make_agent(name)
+            except WebError as err:
+                raise WebError(409, f"the opponent at seat {seat} cannot play: "
+                               f"{err.reason}") from None
             except UnknownAgentError as err:  # e.g. a model removed since the game began
                 raise WebError(409, f"the opponent at seat {seat} cannot play: {err}") from None
         return self._agents[seat]
@@ -293,18 +362,110 @@ class LiveGame:
 
 
 # --- storage ----------------------------------------------------------------------------------
+def schema_shape(db: sqlite3.Connection) -> tuple:
+    """What a database holds, comparable with another's: its objects (type, name, table) and
+    each table's columns (name, type, not null, default, primary key)."""
+    objects = sorted(db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall())
+    columns = {name: [tuple(r[1:]) for r in db.execute("SELECT * FROM pragma_table_info(?)",
+                                                       (name,))]
+               for kind, name, _ in objects if kind == "table"}
+    return objects, columns
+
+
+def our_shape() -> tuple:
+    """:func:`schema_shape` of a database holding :data:`SCHEMA` only."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return schema_shape(db)
+    finally:
+        db.close()
+
+
+def shape_difference(found: tuple, wanted: tuple) -> str:
+    """In words, how the tables ``found`` differ from ours (``wanted``)."""
+    tables = sorted(found[1])
+    for name in wanted[1]:
+        if name in found[1] and found[1][name] != wanted[1][name]:
+            cols = ", ".join(str(c[0]) for c in found[1][name])
+            return f"its table {name!r} has other columns: {clip(cols, 120)}"
+    if set(tables) != set(wanted[1]):
+        return clip(f"its tables are {', '.join(map(repr, tables))}", 160) + \
+            ", not 'games' and 'moves'"
+    return "it holds other indexes, views or triggers than a games database"
+
+
+def database_problem(path: str | Path) -> str | None:
+    """Why the file at ``path`` cannot be the games database, or None: it is missing or empty,
+    or marked as ours with a schema version this code knows, or unmarked with exactly our
+    tables (then it is adopted). Reads the file only (read-only SQLite), never writes it."""
+    path = Path(path)
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        return None
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError as err:
+        return f"cannot read it: {err.strerror or err}"
+    if head != SQLITE_HEADER:
+        return "not an SQLite database"
+    # read-only; without a write-ahead log beside it, as immutable, so that no -wal or -shm
+    # file is left beside another application's database
+    wal = path.with_name(path.name + "-wal").exists()
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{'mode=ro' if wal else 'immutable=1'}",
+                             uri=True)
+        try:
+            app_id = db.execute("PRAGMA application_id").fetchone()[0]
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            found = schema_shape(db)
+        finally:
+            db.close()
+    except sqlite3.Error as err:
+        return f"SQLite cannot read it: {clip(str(err), 120)}"
+    if app_id not in (0, APPLICATION_ID):
+        return f"it belongs to another application: application_id {app_id:#x}"
+    if app_id == APPLICATION_ID and version > SCHEMA_VERSION:
+        return (f"its schema version {version} is newer than version {SCHEMA_VERSION}, the "
+                "newest this meduris-rl knows; upgrade meduris-rl")
+    if app_id == 0 and version != 0:
+        return f"it is another application's: user_version {version}"
+    if not found[0]:
+        return None
+    wanted = our_shape()
+    return None if found == wanted else shape_difference(found, wanted)
+
+
+def plain_scalar(value: Any) -> bool:
+    """Whether a value read from SQLite is one JSON writes as it is (not bytes, not inf)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int))
+
+
+def too_many_running(running: int, limit: int) -> WebError:
+    return WebError(503, f"{running} games are running, the most this server holds "
+                    f"(--max-running {limit}); finish some, or restart the server with a larger "
+                    "--max-running")
+
+
 class Store:
-    """The SQLite file (WAL mode). One connection, used under a lock."""
+    """The SQLite file (WAL mode). One connection, used under a lock. A file that is not a
+    games database is refused before it is written (:class:`DatabaseRefused`)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        problem = database_problem(self.path)
+        if problem:
+            raise DatabaseRefused(self.path, problem)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                    isolation_level=None, timeout=10.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._db.executescript(SCHEMA + f"PRAGMA application_id = {APPLICATION_ID};\n"
+                               f"PRAGMA user_version = {SCHEMA_VERSION};\n")
 
     def journal_mode(self) -> str:
         with self._lock:
@@ -314,13 +475,26 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def running(self) -> int:
+        """The number of running games stored."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'"
+                                    ).fetchone()[0]
+
     def create(self, game_id: str, config: GameConfig, moves: list[tuple[int, int]],
-               status: str, result: dict) -> None:
+               status: str, result: dict, max_running: int | None = None) -> None:
+        """Store a new game; a WebError (503) if it is running and ``max_running`` games are
+        running already (counted in the same transaction)."""
         now = time.time()
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                if status == "running" and max_running is not None:
+                    running = db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'"
+                                         ).fetchone()[0]
+                    if running >= max_running:
+                        raise too_many_running(running, max_running)
                 db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (game_id, config.to_json(), len(moves), status, json.dumps(result),
                             now, now))
@@ -353,27 +527,53 @@ class Store:
                 raise
 
     def load(self, game_id: str) -> tuple[GameConfig, list[tuple[int, int]]] | None:
+        """A stored game's config and moves ``(action, seat)``, None if there is none; a
+        DamagedGame if its rows do not read back (the moves are replayed by the caller)."""
         with self._lock:
             row = self._db.execute("SELECT config, steps FROM games WHERE id = ?",
                                    (game_id,)).fetchone()
             if row is None:
                 return None
-            moves = self._db.execute("SELECT action, seat FROM moves WHERE game = ? "
+            moves = self._db.execute("SELECT step, action, seat FROM moves WHERE game = ? "
                                      "ORDER BY step", (game_id,)).fetchall()
-        if len(moves) != row[1]:
-            raise RuntimeError(f"game {game_id}: {len(moves)} moves stored, {row[1]} expected")
-        return GameConfig.from_json(row[0]), [(int(a), int(s)) for a, s in moves]
+        try:
+            config = GameConfig.from_json(row[0])
+        except StoredDataError as err:
+            raise DamagedGame(game_id, str(err)) from None
+        if row[1] != len(moves):
+            raise DamagedGame(game_id, f"{len(moves)} moves stored, {excerpt(row[1])} counted")
+        for k, (step, action, seat) in enumerate(moves):
+            if not (step == k and all(isinstance(v, int) and not isinstance(v, bool)
+                                      and -2**31 <= v < 2**31 for v in (action, seat))):
+                raise DamagedGame(game_id, f"its move {k} is not (step {k}, an action id, a "
+                                  f"seat): {excerpt((step, action, seat))}")
+        return config, [(a, s) for _, a, s in moves]
 
     def list(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest ``limit`` games; a game whose config or result does not read back is
+        listed with ``damaged``: the reason (its config and result null)."""
         with self._lock:
             rows = self._db.execute("SELECT id, config, steps, status, result, created, updated "
                                     "FROM games ORDER BY updated DESC LIMIT ?",
                                     (limit,)).fetchall()
         out = []
         for gid, config, steps, status, result, created, updated in rows:
-            out.append({"id": gid, "config": json.loads(config), "steps": steps,
-                        "status": status, "result": json.loads(result) if result else None,
-                        "created": created, "updated": updated})
+            entry = {"id": gid, "config": None, "steps": steps, "status": status,
+                     "result": None, "created": created, "updated": updated}
+            odd = [k for k, v in entry.items() if not plain_scalar(v)]
+            try:
+                if odd:
+                    for k in odd:
+                        entry[k] = None
+                    raise StoredDataError(f"its {', '.join(odd)} not a number or text")
+                entry["config"] = asdict(GameConfig.from_json(config))
+                entry["result"] = (parse_json(result, StoredDataError, "its result",
+                                              max_bytes=MAX_CONFIG, max_depth=4)
+                                   if result else None)
+            except StoredDataError as err:
+                entry["config"] = entry["result"] = None
+                entry["damaged"] = str(err)
+            out.append(entry)
         return out
 
     def ids(self) -> list[str]:
@@ -385,15 +585,20 @@ class Games:
     """The games of one server: the store plus the games in memory (the most recently used
     ``keep`` of them; others are resumed from the store when asked for)."""
 
-    def __init__(self, store: Store, keep: int = 256):
+    def __init__(self, store: Store, keep: int = 256, max_running: int = MAX_RUNNING):
         self.store = store
         self.keep = keep
+        self.max_running = max_running  # running games stored at most (a new one is refused)
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._lock = threading.Lock()  # for _live and _loading only, never for engine work
         self._loading: dict[str, threading.Lock] = {}  # game id -> held while it is resumed
 
     def create(self, config: GameConfig) -> tuple[LiveGame, list[dict[str, Any]]]:
-        """A new game, played up to the human's first decision and stored."""
+        """A new game, played up to the human's first decision and stored; a WebError (503)
+        if ``max_running`` games are running already."""
+        running = self.store.running()
+        if running >= self.max_running:  # before any work (counted again when it is stored)
+            raise too_many_running(running, self.max_running)
         game_id = secrets.token_hex(8)
         g = LiveGame(game_id, config)
         for seat in range(config.players):  # build the opponents now: a bad one fails here
@@ -409,7 +614,7 @@ class Games:
         g.steps = len(moves)
         g.log = log
         self.store.create(game_id, config, moves, "finished" if g.finished else "running",
-                          g.result())
+                          g.result(), max_running=self.max_running)
         self._remember(g)
         return g, log
 
@@ -445,14 +650,15 @@ class Games:
                 ) -> LiveGame:
         g = LiveGame(game_id, config)
         # the stored actions, replayed as a game record's are (each checked for its seat)
-        record = GameRecord(game=g.game, actions=[a for a, _ in moves],
-                            seats=[s for _, s in moves], agents=g.labels, seed=config.seed)
         with g.lock:
             try:
+                record = GameRecord(game=g.game, actions=[a for a, _ in moves],
+                                    seats=[s for _, s in moves], agents=g.labels,
+                                    seed=config.seed)
                 states = list(record.states())
-            except RecordError as err:
-                raise RuntimeError(f"game {game_id}: the stored moves do not replay: "
-                                   f"{err}") from None
+            except MedurisError as err:  # RecordError: an illegal move, a wrong seat, ...
+                raise DamagedGame(game_id, f"its moves do not replay: "
+                                  f"{clip(str(err), 200)}") from None
             state = g.state = states[-1]
             g.log = [g._entry(st, k, s, a) for k, (st, (a, s)) in
                      enumerate(zip(states[1:], moves, strict=True))]
@@ -481,9 +687,10 @@ class Games:
         stored, and returned as the new log entries and the new view. Any refusal (WebError)
         leaves the game unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise WebError(422, f"action must be an action id (an integer), got {action!r}")
+            raise WebError(422, f"action must be an action id (an integer), got {excerpt(action)}")
         if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
-            raise WebError(422, f"step must be an integer (the game's step count), got {step!r}")
+            raise WebError(422, "step must be an integer (the game's step count), got "
+                           f"{excerpt(step)}")
         with g.lock:
             seat = g.config.seat
             if g.finished:
