@@ -30,6 +30,7 @@ from .engine import (
     load_state,
 )
 from .engine.errors import MedurisError
+from .engine.scoring import score_breakdown
 from .envs import (
     OBS_FIELDS,
     OBS_SIZE,
@@ -49,7 +50,7 @@ __all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActio
            "MedurisVectorEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",
            "decode_observation", "derive_seed", "env", "load_board", "load_state",
-           "observe_state", "parallel_env", "raw_env"]
+           "observe_state", "parallel_env", "raw_env", "score_breakdown"]
 
 # gymnasium.make("meduris_env/Meduris-v0", num_players=..., opponents=...) builds the wrapper;
 # gymnasium.make_vec("meduris_env/Meduris-v0", num_envs=1024, ...) the batch vector env
