@@ -7,7 +7,8 @@ PY := $(VENV)/bin/python
 RAY_VENV ?= .venv-ray
 RAY_PY := $(RAY_VENV)/bin/python
 RAY_TESTS := tests/test_rllib.py tests/test_ray.py tests/test_env_single_agent.py \
-             tests/test_env_aec.py tests/test_env_pettingzoo.py tests/test_plugins_ray.py
+             tests/test_env_aec.py tests/test_env_pettingzoo.py tests/test_plugins_ray.py \
+             tests/test_ray_address_ray.py
 RAY_VECTOR_TESTS := tests/test_batch.py -k "vector_env or sb3 or make_vec or self_play"
 
 .PHONY: install ray browser test demo bench clean

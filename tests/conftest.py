@@ -10,7 +10,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 # Ray and RLlib live in their own environment (RLlib pins gymnasium 1.2.2): `make test` runs
 # these files there (.venv-ray); an environment without Ray does not collect them.
 collect_ignore = [] if importlib.util.find_spec("ray") else ["test_rllib.py", "test_ray.py",
-                                                               "test_plugins_ray.py"]
+                                                               "test_plugins_ray.py",
+                                                               "test_ray_address_ray.py"]
 
 
 # Headless Chromium for the browser tests (the HTML replay, `meduris serve`), one per module.

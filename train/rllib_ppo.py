@@ -25,7 +25,7 @@ What it does:
   seat (``--per-seat``: modules ``"player_0"`` ..). The learner runs in the driver process;
   ``--env-runners`` EnvRunner actors sample (default: one per CPU of the Ray cluster, so the
   sampling scales with the cluster).
-* **Ray**: ``--address`` joins a running cluster (checked with a short TCP connect first);
+* **Ray**: ``--address`` joins a running cluster (checked within seconds to be a Ray head);
   without it a local Ray is started and shut down at the end. Every node needs the project
   installed (``pip install -e '.[ray]'``): the EnvRunners import the environment's module.
 * **Checkpoints**: after every iteration ``out/checkpoint`` holds ``Algorithm.save_to_path``'s
@@ -158,7 +158,7 @@ def build_config(players: int, num_env_runners: int, seed: int = 0, shared: bool
 
 # --- Ray and checkpoints -----------------------------------------------------------------------
 def check_ray(address: str | None) -> None:
-    """Before any work: Ray is installed, and a given cluster address answers a TCP connect."""
+    """Before any work: Ray is installed, and a given cluster address answers as Ray."""
     try:
         import ray.rllib  # noqa: F401  (the EnvRunners and the learner need it)
     except ImportError:

@@ -153,21 +153,64 @@ def check_ray(address: str | None) -> None:
         raise RayError(problem)
 
 
+# Ray's head (its GCS, and the Ray Client server of ray://) speaks gRPC: HTTP/2 without TLS,
+# whose server answers a client's connection preface with a SETTINGS frame at once
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+PROBE_SECONDS = 3.0  # the connect, then the answer: what a Ray head does in milliseconds
+
+
 def ray_address_problem(address: str | None, target: str | None = None) -> str | None:
-    """Why a Ray cluster address will not do (malformed, or nothing answers a TCP connect at
-    ``target``, by default the address itself), or None; no address or ``auto`` always does."""
+    """Why a Ray cluster address will not do, or None; no address or ``auto`` always does.
+
+    Decided within seconds, without importing ray: the address is ``host:port``; something
+    answers a TCP connect at ``target`` (by default the address itself); and it answers as a
+    gRPC server does (an HTTP/2 SETTINGS frame in reply to HTTP/2's connection preface), which
+    a plain TCP server, an HTTP/1 server or anything else that is not Ray's head does not. A
+    cluster with TLS (``RAY_USE_TLS=1``) is only connected to, not probed."""
     if not address or address == "auto":
         return None
+    import os
     import socket
     host, _, port = (target or address).rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
         return f"--address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
+    fix = "start one with `ray start --head` there, or leave out --address to use a local Ray"
     try:
-        socket.create_connection((host, int(port)), timeout=3).close()
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS)
     except OSError as err:
-        return (f"cannot reach a Ray cluster at {address} ({err.strerror or err}); start one "
-                "with `ray start --head` there, or leave out --address to use a local Ray")
+        return f"cannot reach a Ray cluster at {address} ({err.strerror or err}); {fix}"
+    if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+        conn.close()
+        return None
+    with conn:
+        reply = grpc_reply(conn)
+    if reply is None:
+        return (f"something at {address} accepts connections but does not answer as a Ray "
+                f"cluster does (no gRPC reply within {PROBE_SECONDS:.0f} s): is it the Ray head "
+                f"node's port (ray start prints it)? {fix}")
+    if len(reply) < 9 or reply[3] != 4:  # not the header of an HTTP/2 SETTINGS frame
+        said = "closed the connection" if not reply else f"answered {reply[:9]!r}"
+        return (f"something at {address} is not a Ray cluster (it {said}, not gRPC): is it the "
+                f"Ray head node's port (ray start prints it)? {fix}")
     return None
+
+
+def grpc_reply(conn) -> bytes | None:
+    """The first 9 bytes (fewer if the peer closes) a server sends after HTTP/2's preface on
+    ``conn``, or None when it says nothing within the connection's timeout."""
+    reply = b""
+    try:
+        conn.sendall(HTTP2_PREFACE)
+        while len(reply) < 9:
+            chunk = conn.recv(9 - len(reply))
+            if not chunk:
+                break
+            reply += chunk
+    except TimeoutError:
+        return reply or None
+    except OSError:  # reset by the peer
+        return reply
+    return reply
 
 
 def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
