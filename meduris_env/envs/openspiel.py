@@ -5,13 +5,14 @@ Importing this module (or :mod:`meduris_env.openspiel`) registers the python gam
 ``evaluate_bots``, CFR-free tree search, ``random_sim_test``) play the same game as the rest of
 the project.
 
-==================  ==========================================================================
-parameter           meaning
-==================  ==========================================================================
-``players``         2, 3 or 4 (R1), default 2
-``exchange``        ``"auto"`` (default) or ``"manual"`` (R15)
-``max_turns``       turn limit, default 1000; reaching it ends the game (0: none)
-==================  ==========================================================================
+====================  ========================================================================
+parameter             meaning
+====================  ========================================================================
+``players``           2, 3 or 4 (R1), default 2
+``exchange``          ``"auto"`` (default) or ``"manual"`` (R15)
+``max_turns``         turn limit, default 1000; reaching it ends the game (0: none)
+``hidden_materials``  default ``False``; ``True``: an opponent's split of chips is private (R2)
+====================  ========================================================================
 
 * **Players and chance.** ``current_player()`` is the engine's (``CHANCE`` -1 and ``TERMINAL``
   -4 are OpenSpiel's own values). Chance is explicit (``EXPLICIT_STOCHASTIC``): bonus chips (R4),
@@ -19,11 +20,32 @@ parameter           meaning
   0, so outcome ``k`` is the engine's id ``C_DIE + k`` (``max_chance_outcomes()`` = 154).
 * **Actions** are the engine's 241 ids (``num_distinct_actions()``), legal ones ascending.
 * **Returns** are the engine's zero-sum result (R26): winners share +1, losers -1; a game cut
-  at ``max_turns`` is scored on its standings. Utility in [-1, 1], sum 0.
-* **Observations** are the environments' vector (1470 floats, :mod:`.observation`; the
-  observer first, then the others clockwise); the string is the board as text. The game is
-  declared perfect-information: like the environments' default, the observation shows every
-  player's materials.
+  at ``max_turns`` is scored on its standings (``State.returns()``; the environments pay nothing
+  at a cut unless ``truncation_reward="standings"``, see :mod:`.rewards`). Utility in [-1, 1],
+  sum 0.
+* **Information.** Every action and chance outcome is seen by every player. With
+  ``hidden_materials=False`` (default) the game is ``PERFECT_INFORMATION``, as the environments'
+  default: every observation shows every player's chips. With ``hidden_materials=True`` it is
+  declared ``IMPERFECT_INFORMATION``: an observation shows each opponent's chips only as a total,
+  as the environments do with the same option (one encoder, :mod:`.observation`). A player with
+  perfect recall can still work every split out of the public history (takes, payments and
+  exchanges are public), so hidden materials model a player who sees only the table.
+* **Observer** (``make_py_observer(iig_obs_type)``, pyspiel's ``IIGObservationType``), as
+  OpenSpiel's own python games do (``tic_tac_toe.py``, ``kuhn_poker.py``, ``observation.py``):
+
+  - ``perfect_recall=True`` (the information state): the string is the public action history
+    (``history_str()``) when ``public_info``, else ``""`` (all information is public or, hidden
+    chips, follows from it); no tensor, so ``provides_information_state_tensor`` is False.
+  - ``perfect_recall=False``, ``public_info=True`` (the default observation, OpenSpiel's
+    ``observation_tensor``/``observation_string``): the environments' vector (1470 floats,
+    observer first, then the others clockwise) and the board as text. Whose chips are shown by
+    kind: ``private_info=SINGLE_PLAYER`` (default) the observer's, and every player's unless
+    ``hidden_materials``; ``ALL_PLAYERS`` every player's; ``NONE`` with ``hidden_materials``
+    nobody's (only totals), without it every player's (they are public then).
+  - ``perfect_recall=False``, ``public_info=False`` (private information only): with
+    ``hidden_materials`` the shown chips' split (``SINGLE_PLAYER``: the observer's, a 4-float
+    tensor; ``ALL_PLAYERS``: every seat's, 4 x 4, observer first; ``NONE``: nothing); without
+    it nothing is private (an empty tensor and string).
 * **Serialisation** is OpenSpiel's default, the action history.
 """
 
@@ -33,16 +55,31 @@ import numpy as np
 import pyspiel
 
 from ..engine.actions import action_to_string
-from ..engine.constants import C_DIE, NUM_ACTIONS, NUM_CHANCE_OUTCOMES
+from ..engine.constants import (
+    C_DIE,
+    MATERIALS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_CHANCE_OUTCOMES,
+    NUM_MATERIALS,
+)
 from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.text import render_text
-from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, encode_observation
+from ..engine.values import check_bool
+from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, observation_vector
 
 SHORT_NAME = "python_meduris"
 # per turn at most: the die, a "+1"/"-1" round, the turn action, the offerings of a ring of huts,
 # and between any two decisions up to 36 manual exchanges (each returns 2 chips net of 72)
 _SETUP = 6 + 1 + 8
 _PER_TURN_DECISIONS = 1 + 4 + 1 + 48
+_PARAMETERS = {"players": 2, "exchange": "auto", "max_turns": DEFAULT_MAX_TURNS,
+               "hidden_materials": False}
+_PRIVATE = pyspiel.PrivateInfoType
+# as OpenSpiel's C++ games without one (a python game would silently return [])
+_NO_INFO_STATE_TENSOR = ("python_meduris has no information state tensor "
+                         "(provides_information_state_tensor is False); use "
+                         "information_state_string or observation_tensor")
 
 
 def _max_game_length(max_turns: int) -> int:
@@ -50,47 +87,60 @@ def _max_game_length(max_turns: int) -> int:
     return _SETUP + turns * (1 + _PER_TURN_DECISIONS * 37) + 48 * 37
 
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Meduris (python, meduris-rl engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification={"players": 2, "exchange": "auto", "max_turns": DEFAULT_MAX_TURNS},
-)
+def _game_type(information) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=SHORT_NAME,
+        long_name="Meduris (python, meduris-rl engine)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=information,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=4,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_PARAMETERS,
+    )
+
+
+_GAME_TYPE = _game_type(pyspiel.GameType.Information.PERFECT_INFORMATION)
+_GAME_TYPE_HIDDEN = _game_type(pyspiel.GameType.Information.IMPERFECT_INFORMATION)
 
 
 class MedurisOpenSpielGame(pyspiel.Game):
-    """The pyspiel game; ``self.game`` is the engine's :class:`MedurisGame`."""
+    """The pyspiel game; ``self.game`` is the engine's :class:`MedurisGame` and
+    ``self.hidden_materials`` whether opponents' splits are private."""
 
     def __init__(self, params=None):
-        params = dict(params or {})
-        players = int(params.get("players", 2))
-        exchange = str(params.get("exchange", "auto"))
-        max_turns = int(params.get("max_turns", DEFAULT_MAX_TURNS))
-        self.game = MedurisGame(players, exchange=exchange, max_turns=max_turns)
+        params = {**_PARAMETERS, **dict(params or {})}
+        self.game = MedurisGame(params["players"], exchange=params["exchange"],
+                                max_turns=params["max_turns"])
+        self.hidden_materials = check_bool("hidden_materials", params["hidden_materials"])
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            num_players=players, min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
-            max_game_length=_max_game_length(self.game.max_turns))
-        super().__init__(_GAME_TYPE, info, {"players": players, "exchange": exchange,
-                                            "max_turns": max_turns})
+            num_players=self.game.num_players, min_utility=-1.0, max_utility=1.0,
+            utility_sum=0.0, max_game_length=_max_game_length(self.game.max_turns))
+        game_type = _GAME_TYPE_HIDDEN if self.hidden_materials else _GAME_TYPE
+        super().__init__(game_type, info, {
+            "players": self.game.num_players, "exchange": self.game.exchange,
+            "max_turns": self.game.max_turns, "hidden_materials": self.hidden_materials})
 
     def new_initial_state(self):
         return MedurisOpenSpielState(self)
 
+    def information_state_tensor_shape(self):
+        raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
+
+    def information_state_tensor_size(self):
+        raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"python_meduris observers take no parameters, got {params}")
-        return MedurisObserver(self.game)
+        return MedurisObserver(self.game, self.hidden_materials, iig_obs_type)
 
 
 class MedurisOpenSpielState(pyspiel.State):
@@ -121,29 +171,71 @@ class MedurisOpenSpielState(pyspiel.State):
     def returns(self) -> list[float]:
         return self.state.returns().tolist()
 
+    def information_state_tensor(self, player=None):
+        raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
+
     def __str__(self) -> str:
         return render_text(self.state)
 
 
-class MedurisObserver:
-    """The environments' observation vector as OpenSpiel's observation tensor."""
+_PMAT_START = OBS_OFFSETS["player_materials"][0]
+_PHID_START = OBS_OFFSETS["player_materials_hidden"][0]
 
-    def __init__(self, game: MedurisGame):
+
+class MedurisObserver:
+    """OpenSpiel's PyObserver for one ``iig_obs_type`` (see the module docstring): ``tensor``
+    (or ``None``), ``dict`` its named views, ``set_from`` / ``string_from``."""
+
+    def __init__(self, game: MedurisGame, hidden_materials: bool, iig_obs_type=None):
         self.game = game
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        iig = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        self.perfect_recall = iig.perfect_recall
+        self.public = iig.public_info
+        # whose split of chips is shown: "all", "own" (the observer's) or "none"
+        if not hidden_materials or iig.private_info == _PRIVATE.ALL_PLAYERS:
+            self.shown = "all"
+        else:
+            self.shown = "own" if iig.private_info == _PRIVATE.SINGLE_PLAYER else "none"
+        self.private_only = not self.perfect_recall and not self.public
         self.dict = {}
-        for name, shape, _, _ in OBS_FIELDS:
-            start = OBS_OFFSETS[name][0]
-            size = int(np.prod(shape)) if shape else 1
-            self.dict[name] = self.tensor[start:start + size].reshape(shape or (1,))
+        if self.perfect_recall:
+            self.tensor = None
+        elif self.public:
+            self.tensor = np.zeros(OBS_SIZE, np.float32)
+            for name, shape, _, _ in OBS_FIELDS:
+                start = OBS_OFFSETS[name][0]
+                size = int(np.prod(shape)) if shape else 1
+                self.dict[name] = self.tensor[start:start + size].reshape(shape or (1,))
+        else:
+            rows = {"all": MAX_PLAYERS, "own": 1, "none": 0}[self.shown] if hidden_materials else 0
+            self.tensor = np.zeros(rows * NUM_MATERIALS, np.float32)
+            self.dict["player_materials"] = self.tensor.reshape(rows, NUM_MATERIALS)
 
     def set_from(self, state: MedurisOpenSpielState, player: int) -> None:
-        s = state.state
-        encode_observation(s.array, self.game.field_materials, self.game.field_areas, player,
-                           False, self.tensor)
+        if self.tensor is None:
+            return
+        vector = observation_vector(state.state, player, self.shown != "all")
+        if self.shown == "none":  # the observer's own split hidden as well
+            vector[_PMAT_START:_PMAT_START + NUM_MATERIALS] = 0.0
+            vector[_PHID_START] = 1.0
+        if self.public:
+            self.tensor[:] = vector
+        else:
+            self.tensor[:] = vector[_PMAT_START:_PMAT_START + self.tensor.size]
 
     def string_from(self, state: MedurisOpenSpielState, player: int) -> str:
-        return render_text(state.state)
+        if self.perfect_recall:
+            return state.history_str() if self.public else ""
+        viewer = {"all": None, "own": player, "none": -1}[self.shown]
+        if self.public:
+            return render_text(state.state, viewer)
+        if self.tensor.size == 0:
+            return ""
+        rows = self.dict["player_materials"]
+        return " ".join(
+            f"p{(player + r) % self.game.num_players}:" + ",".join(
+                f"{name} {int(k)}" for name, k in zip(MATERIALS, row, strict=True))
+            for r, row in enumerate(rows[:self.game.num_players]))
 
 
 pyspiel.register_game(_GAME_TYPE, MedurisOpenSpielGame)
