@@ -26,9 +26,13 @@ observer first, then the others clockwise). The mask is all zero for agents that
 **Rewards** ``reward="win" | "score" | "dense"`` (:mod:`meduris_env.envs.rewards`).
 
 **Termination** when the game ends by the rules (R22-R26); **truncation** when ``max_turns``
-turns have been played. With ``max_cycles=k`` each agent makes at most k decisions: after
-its k-th it is truncated, and the environment plays its seat (random legal actions from the
-seeded RNG) while the others finish theirs, as PettingZoo's ``max_cycles_test`` expects.
+turns have been played: ``truncation_reward="none"`` (default) pays no terminal reward then,
+``"standings"`` pays the scheme's terminal reward on the standings at the cut (in ``"win"``, the
+engine's ``State.returns()``). The final infos' ``winner`` is R26's ranking either way (the
+standings at a cut, as the game record's ``winners``). With ``max_cycles=k`` each agent makes
+at most k decisions: after its k-th it is truncated, and the environment plays its seat
+(random legal actions from the seeded RNG) while the others finish theirs, as PettingZoo's
+``max_cycles_test`` expects.
 Chance (bonus chips R4, the die R7) is sampled inside the environment from ``reset(seed=...)``;
 the same seed and actions give the same game, bit for bit.
 
@@ -39,6 +43,7 @@ Arguments:
     exchange: ``"auto"`` (the engine makes 3-for-1 exchanges, R15) or ``"manual"``.
     max_turns: turn limit (truncation); ``None`` for none. Default 1000.
     reward: see above.
+    truncation_reward: ``"none"`` (default) or ``"standings"``, see above.
     max_cycles: optional cap on each agent's decisions (PettingZoo convention; see above).
     hidden_materials: opponents' chips behind their screens show only as a total (R2).
     render_mode: ``"human"`` (print the board), ``"ansi"`` (return it as text), ``"rgb_array"``.
@@ -70,7 +75,7 @@ from ..engine.state import IllegalActionError, State
 from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
-from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
+from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
 from .spaces import LegalActionSpace
 
 
@@ -85,7 +90,8 @@ class raw_env(AECEnv):
                 "render_fps": 1}
 
     def __init__(self, num_players: int | None = None, *, game: MedurisGame | None = None,
-                 reward: str = "win", max_cycles: int | None = None,
+                 reward: str = "win", truncation_reward: str = "none",
+                 max_cycles: int | None = None,
                  hidden_materials: bool = False, render_mode: str | None = None,
                  **game_options):
         super().__init__()
@@ -93,6 +99,7 @@ class raw_env(AECEnv):
             game_options["num_players"] = num_players
         self.game = game_from(game, **game_options)
         self.reward_mode = check_reward_mode(reward)
+        self.truncation_reward = check_truncation_reward(truncation_reward)
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(
                 max_cycles, (int, np.integer)) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a positive int or None, got {max_cycles!r}")
@@ -220,14 +227,11 @@ class raw_env(AECEnv):
         """Set terminations/truncations and the terminal rewards once the game has ended."""
         state = self.state
         if state.current_player() == TERMINAL:
-            if state.end_reason == END_TRUNCATED:
-                for a in live:
-                    self.truncations[a] = True
-            else:
-                bonus = terminal_rewards(state, self.reward_mode).tolist()
-                for a in live:
-                    self.rewards[a] += bonus[self._seat_of[a]]
-                    self.terminations[a] = True
+            flags = self.truncations if state.end_reason == END_TRUNCATED else self.terminations
+            bonus = final_rewards(state, self.reward_mode, self.truncation_reward).tolist()
+            for a in live:
+                self.rewards[a] += bonus[self._seat_of[a]]
+                flags[a] = True
         for a in self.agents:
             if (self.terminations[a] or self.truncations[a]) and not self.infos[a]:
                 self.infos[a] = self._final_info(self._seat_of[a])
@@ -243,8 +247,7 @@ class raw_env(AECEnv):
     def _final_info(self, seat: int) -> dict:
         state = self.state
         return {"vp": int(state.vp[seat]),
-                "winner": state.is_terminal() and not state.is_truncated()
-                and seat in state.winners()}
+                "winner": state.is_terminal() and seat in state.winners()}
 
     # --- observing -----------------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -7,8 +7,21 @@
 * ``"dense"``: after every step, each seat's change in VP divided by :data:`SCORE_SCALE`
   (negative when an offering is refused, R19), plus the ``"score"`` margin at the end.
 
-A game cut off by the turn limit (truncation) has no result, so it pays no terminal reward; in
-``"dense"`` the VP changes up to the cut are still paid.
+**A game cut at ``max_turns``** (truncation, R22 ruling) is scored in one of two ways, chosen by
+``truncation_reward`` (:data:`TRUNCATION_REWARDS`; one default, ``"none"``, everywhere):
+
+* ``"none"`` (default): the cut is not an outcome, so no terminal reward is paid; the step
+  reports ``truncated=True, terminated=False`` (gymnasium and PettingZoo: a learner bootstraps
+  from the last observation). In ``"dense"`` the VP changes up to the cut are still paid.
+* ``"standings"``: the terminal reward of the scheme is paid on the standings at the cut, as if
+  the game had ended there (``"win"``: R26's ranking of the position, the engine's
+  ``State.returns()``); the flags stay ``truncated=True, terminated=False``.
+
+The engine (``State.returns()``), OpenSpiel's ``returns()`` (a python game has no truncation: its
+terminal needs utilities) and a game record's ``result`` (``winners``) always score a cut game on
+its standings, which is what ``"standings"`` pays in the ``"win"`` scheme. The AEC and single-agent
+environments take ``truncation_reward``; the batch, vector and RLlib environments pay
+``"none"``.
 """
 
 from __future__ import annotations
@@ -18,8 +31,10 @@ from numba import njit
 
 from ..engine.kernel import win_returns
 from ..engine.layout import O_NP, O_VP
+from ..engine.values import ValueCheckError, excerpt
 
 REWARD_MODES = ("win", "score", "dense")
+TRUNCATION_REWARDS = ("none", "standings")
 WIN, SCORE, DENSE = 0, 1, 2  # mode codes for the kernels (index into REWARD_MODES)
 SCORE_SCALE = 50.0  # VP; a typical decisive margin, keeps "score"/"dense" rewards near [-1, 1]
 
@@ -29,6 +44,14 @@ def check_reward_mode(reward: str) -> str:
         raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, "
                          f"got {reward!r}")
     return reward
+
+
+def check_truncation_reward(truncation_reward: str) -> str:
+    if truncation_reward not in TRUNCATION_REWARDS:
+        raise ValueCheckError(f"truncation_reward must be one of "
+                         f"{', '.join(map(repr, TRUNCATION_REWARDS))}, got "
+                         f"{excerpt(truncation_reward)}")
+    return truncation_reward
 
 
 @njit(cache=True)
@@ -53,3 +76,12 @@ def terminal_rewards(state, reward: str) -> np.ndarray:
     out = np.zeros(state.game.num_players)
     terminal_reward_kernel(state.array, REWARD_MODES.index(reward), out)
     return out
+
+
+def final_rewards(state, reward: str, truncation_reward: str = "none") -> np.ndarray:
+    """Per-seat reward paid when ``state`` has just ended: :func:`terminal_rewards` when it
+    ended by the rules; when it was cut at ``max_turns``, zeros with ``truncation_reward``
+    ``"none"`` and :func:`terminal_rewards` of the position with ``"standings"``."""
+    if state.is_truncated() and truncation_reward == "none":
+        return np.zeros(state.game.num_players)
+    return terminal_rewards(state, reward)

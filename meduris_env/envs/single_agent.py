@@ -16,7 +16,9 @@ This is the environment for stable-baselines3 / sb3-contrib's ``MaskablePPO``:
 * **reward**: ``"win"``, ``"score"`` or ``"dense"`` for the learning seat
   (:mod:`meduris_env.envs.rewards`); in ``"dense"`` the VP changes during the opponents'
   decisions are paid with the learner's next step;
-* **episode**: one game; ``terminated`` when it ends by the rules, ``truncated`` at ``max_turns``.
+* **episode**: one game; ``terminated`` when it ends by the rules, ``truncated`` at ``max_turns``
+  (``truncation_reward``: ``"none"``, the default, pays no terminal reward at the cut;
+  ``"standings"`` pays it on the standings there, as :mod:`meduris_env.envs.rewards` says).
 
 Opponents: one per other seat (a list, in seat order from the learner clockwise) or one shared by
 all. Each is ``"random"`` (built in: uniform over legal actions, from the env's seeded RNG), an
@@ -49,7 +51,7 @@ from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observation_vector, observe_state
 from .opponents import OpponentSpec, check_opponent, opponent_label
-from .rewards import SCORE_SCALE, check_reward_mode, terminal_rewards
+from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
 from .spaces import LegalActionSpace
 
 
@@ -61,7 +63,8 @@ class MedurisSingleAgentEnv(gymnasium.Env):
     def __init__(self, num_players: int | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
                  seat: int | str = 0, *, game: MedurisGame | None = None, reward: str = "win",
-                 hidden_materials: bool = False, render_mode: str | None = None,
+                 truncation_reward: str = "none", hidden_materials: bool = False,
+                 render_mode: str | None = None,
                  **game_options):
         if num_players is not None:
             game_options["num_players"] = num_players
@@ -72,6 +75,7 @@ class MedurisSingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
         self.seat_option = seat
         self.reward_mode = check_reward_mode(reward)
+        self.truncation_reward = check_truncation_reward(truncation_reward)
         self.hidden_materials = bool(hidden_materials)
         self.render_mode = check_render_mode(render_mode)
         self.set_opponents(opponents)
@@ -136,11 +140,10 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         state = self.state
         terminated = truncated = False
         if state.is_terminal():
-            if state.end_reason == END_TRUNCATED:
-                truncated = True
-            else:
-                terminated = True
-                reward += float(terminal_rewards(state, self.reward_mode)[self.seat])
+            truncated = state.end_reason == END_TRUNCATED
+            terminated = not truncated
+            reward += float(final_rewards(state, self.reward_mode,
+                                          self.truncation_reward)[self.seat])
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, terminated, truncated, self._info()
