@@ -5,17 +5,31 @@
  *
  *   MedurisBoard.render(container, view, opts)  draws `view` into `container` (replacing what
  *       was there) and returns the <svg>. opts (all optional):
- *         onAction(id, entry)  a legal action was chosen (clicked, or picked from a menu)
+ *         onAction(id, entry)  a legal action was chosen (clicked, tapped twice, Enter/Space,
+ *                              or picked from a menu)
  *         onRefuse(text)       something was clicked that is not a legal action now
- *         onHover(text)        the words of what is under the pointer ("" when nothing)
- *       Without onAction the board is a picture only (the replay).
+ *         onHover(text)        the words of what is under the pointer, tapped or focused ("" when
+ *                              nothing)
+ *         marks                target keys ("field:12", "plain:2") to mark as just touched by
+ *                              the opponents (an orange ring and a "!" badge)
+ *         layout               "wide" (1060 wide: ring left, plains and players right) or
+ *                              "narrow" (420 wide, stacked, larger type and hit areas: phones);
+ *                              default: "narrow" when the container is under 640 px wide
+ *         focus                true: focus the first legal target once drawn (keyboard play)
+ *       Without onAction the board is a picture only (the replay, or while opponents think).
  *   MedurisBoard.applyPatch(view, patch)  applies a view_patch ({"a.b.3": value}) in place.
  *   MedurisBoard.expand(base, patches)    [base, base+patch1, ...]: the views of a replay.
+ *   MedurisBoard.offerLabel(entry)        an offering's button text: its effect in VP.
  *
  * Clickable: a field (build), a plain (place a worker), a worker (move it), a supply (take),
  * your own material (return), an offering choice; several actions on one target open a menu.
- * Every legal target has class "legal" and data-target (see view.py); its <title> holds the
- * action's words.
+ * Every legal target has class "legal", data-target (see view.py), tabindex 0, role "button"
+ * and its action's words as aria-label and <title>; Enter or Space plays it (or opens its menu,
+ * whose items take Enter/Space, arrows and Escape), arrow keys move between targets. A touch
+ * tap selects a target and shows its words; a second tap plays it. Each target holds an
+ * invisible hit area (class "hit") of at least 32 px on a 390 px wide phone. Materials and die
+ * faces carry their initials (Wd, Wl, Cu, St), buildings, workers and rune stones their
+ * owner's seat number: nothing is told by colour alone.
  */
 (function (global) {
   "use strict";
@@ -25,22 +39,37 @@
     probe.innerHTML = "<svg></svg>";
     return probe.firstChild.namespaceURI;
   })();
-  const W = 1060, H = 640;
   const SEAT = ["#d62728", "#1f77b4", "#e6be14", "#2ca02c"];
+  const SEAT_INK = ["#ffffff", "#ffffff", "#1e1e1e", "#ffffff"];
   const MAT = ["#855e34", "#eee8d5", "#cd7832", "#969696"];
   const MAT_INK = ["#ffffff", "#1e1e1e", "#1e1e1e", "#1e1e1e"];
-  const INK = "#1e1e1e", BG = "#f6f1e4", CHIP = "#7828a0", LEGAL = "#128a3a";
+  const MAT_INITIAL = ["Wd", "Wl", "Cu", "St"];
+  const INK = "#1e1e1e", BG = "#f6f1e4", CHIP = "#7828a0", LEGAL = "#128a3a", MARK = "#e8590c";
   const CHIP_LABEL = ["", "+2", "F", "D"];
-  const OFFER_LABEL = ["nothing", "first", "second", "both", "druid chip"];
-  const CX = 290, CY = 345, RING = 232;
-  const STYLE =
-    "text{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;fill:" + INK + "}" +
-    ".small{font-size:12px}.tiny{font-size:10px;fill:#666}.big{font-size:16px;font-weight:600}" +
-    ".mid{font-size:14px}.legal{cursor:pointer}.hl{fill:none;stroke:" + LEGAL + ";stroke-width:3;" +
-    "stroke-dasharray:5 3;pointer-events:none}.legal:hover .hl{stroke-dasharray:none;" +
-    "stroke-width:4}.btn rect{fill:#fff;stroke:" + LEGAL + ";stroke-width:2}.btn:hover rect{" +
-    "fill:#e3f4e8}.menu rect.item{fill:#fff;stroke:#bbb}.menu g:hover rect.item{fill:#e3f4e8}" +
-    "[data-target]{cursor:pointer}.picture [data-target]{cursor:default}";
+  const LAYOUTS = {
+    wide: {W: 1060, H: 640, CX: 290, CY: 345, RING: 232, PX: 575, PDY: 0, HIT: 0, BTN: 26,
+           TY: 424, font: {tiny: 10, small: 12, mid: 14, big: 16}, status: true},
+    narrow: {W: 420, CX: 210, CY: 232, RING: 168, PX: 6, PDY: 400, HIT: 37, BTN: 38,
+             TY: 0, font: {tiny: 13, small: 13, mid: 15, big: 17}, status: false},
+  };
+
+  function style(L) {
+    const f = L.font;
+    return "text{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;fill:" + INK + "}" +
+      ".small{font-size:" + f.small + "px}.tiny{font-size:" + f.tiny + "px;fill:#555}" +
+      ".big{font-size:" + f.big + "px;font-weight:600}.mid{font-size:" + f.mid + "px}" +
+      ".legal{cursor:pointer;outline:none}.hl{fill:none;stroke:" + LEGAL + ";stroke-width:3;" +
+      "stroke-dasharray:5 3;pointer-events:none}.legal:hover .hl,.selected .hl{stroke-dasharray:none;" +
+      "stroke-width:4}.legal:focus .hl,.legal:focus-visible .hl{stroke:#000;stroke-width:5;" +
+      "stroke-dasharray:none}.btn rect.face{fill:#fff;stroke:" + LEGAL + ";stroke-width:2}" +
+      ".btn:hover rect.face{fill:#e3f4e8}.btn:focus rect.face{stroke:#000;stroke-width:4}" +
+      ".menu rect.item{fill:#fff;stroke:#bbb}.menu g:hover rect.item{fill:#e3f4e8}" +
+      ".menu-item{outline:none}.menu-item:focus rect.item{stroke:#000;stroke-width:3}" +
+      ".hit{fill:#fff;fill-opacity:0}.mark{fill:none;stroke:" + MARK + ";stroke-width:3;" +
+      "pointer-events:none}.badge{font-weight:700;fill:" + MARK + "}" +
+      "[data-target]{cursor:pointer}.picture [data-target]{cursor:default}" +
+      ".mat-initial{font-weight:600;pointer-events:none}";
+  }
 
   function el(tag, attrs, parent, text) {
     const node = document.createElementNS(NS, tag);
@@ -50,14 +79,14 @@
     return node;
   }
   function title(node, text) { el("title", {}, node, text); }
-  function fieldXY(f, n, radius) {
-    const a = 2 * Math.PI * (f + 0.5) / n - Math.PI / 2;  // field 0 just right of the river
-    return [CX + radius * Math.cos(a), CY + radius * Math.sin(a)];
-  }
   function seatName(view, s) {
     const label = view.seats[s].label;
     const you = view.viewer === s ? " (you)" : "";
     return label === "seat " + s ? "seat " + s + you : "seat " + s + " " + label + you;
+  }
+  function offerLabel(entry) {
+    // "offer both wool and stone (+3 VP: the settlement's size, R19)" -> "both wool and stone (+3 VP)"
+    return entry.words.replace(/^offer /, "").replace(/(:[^)]*|, R\d+)\)$/, ")");
   }
 
   function applyPatch(view, patch) {
@@ -79,310 +108,448 @@
     return out;
   }
 
-  function render(container, view, opts) {
-    opts = opts || {};
-    const interactive = typeof opts.onAction === "function";
-    const mats = view.names.materials;
-    const byTarget = new Map();
+  // the drawing context of one render: the view, the layout, the targets
+  function Ctx(view, opts, L) {
+    this.view = view; this.opts = opts; this.L = L;
+    this.interactive = typeof opts.onAction === "function";
+    this.mats = view.names.materials;
+    this.marks = new Set(opts.marks || []);
+    this.byTarget = new Map();
     for (const a of view.legal || []) {
-      if (!byTarget.has(a.target)) byTarget.set(a.target, []);
-      byTarget.get(a.target).push(a);
+      if (!this.byTarget.has(a.target)) this.byTarget.set(a.target, []);
+      this.byTarget.get(a.target).push(a);
     }
-    const svg = el("svg", {viewBox: "0 0 " + W + " " + H, role: "img",
-                           class: interactive ? "board" : "board picture",
-                           "aria-label": "Meduris board: " + view.status});
-    svg.dataset.turn = view.turn;
-    svg.dataset.toMove = view.to_move;
-    svg.dataset.legal = (view.legal || []).length;
-    el("style", {}, svg, STYLE);
-    el("rect", {x: 0, y: 0, width: W, height: H, fill: BG}, svg);
-    el("text", {x: 16, y: 28, class: "big", id: "board-status"}, svg, view.status);
-
-    // marks a target element: legal (highlight, words on hover) or not
-    function target(node, key, describe, hl) {
-      node.setAttribute("data-target", key);
-      const acts = byTarget.get(key);
-      if (acts && interactive) {
-        node.classList.add("legal");
-        node.setAttribute("data-words", acts.map(a => a.words).join("\n"));
-        title(node, acts.map(a => a.words).join("\n"));
-        if (hl) hl();
-      } else if (describe) {
-        title(node, describe);
-      }
-      return node;
+  }
+  // marks a target element: legal (highlight, words, focusable) or not; hit(): its hit area
+  Ctx.prototype.target = function (node, key, describe, hl, mark) {
+    node.setAttribute("data-target", key);
+    const acts = this.byTarget.get(key);
+    if (acts && this.interactive) {
+      const words = acts.map(a => a.words);
+      node.classList.add("legal");
+      node.setAttribute("data-words", words.join("\n"));
+      node.setAttribute("tabindex", "0");
+      node.setAttribute("role", "button");
+      node.setAttribute("aria-label", acts.length > 1 ?
+        (describe ? describe + ": " : "") + words.join(", or ") + " (opens a menu)" : words[0]);
+      title(node, words.join("\n"));
+      if (hl) hl();
+    } else if (describe) {
+      title(node, describe);
     }
+    if (mark && this.marks.has(key)) mark();
+    return node;
+  };
 
-    // --- the ring ------------------------------------------------------------------------
-    const b = view.board, n = b.fields;
+  function drawRing(svg, c) {
+    const v = c.view, L = c.L, b = v.board, n = b.fields, mats = c.mats, f0 = L.font;
+    const {CX, CY, RING} = L;
     const r = Math.min(22, Math.floor(Math.PI * RING / n) - 3);
+    const xy = (f, radius) => {
+      const a = 2 * Math.PI * (f + 0.5) / n - Math.PI / 2;  // field 0 just right of the river
+      return [CX + radius * Math.cos(a), CY + radius * Math.sin(a)];
+    };
     el("line", {x1: CX, y1: CY - RING - 42, x2: CX, y2: CY - RING + 42, stroke: "#4682c8",
                 "stroke-width": 6}, svg);
-    el("text", {x: CX, y: CY - RING - 48, "text-anchor": "middle", class: "tiny"}, svg,
-       "great river");
+    el("text", {x: CX, y: L.status ? CY - RING - 48 : CY - RING + 60, "text-anchor": "middle",
+                class: "tiny"}, svg, "great river");
     for (let f = 0; f < n; f++) {
-      const [x, y] = fieldXY(f, n, RING);
+      const [x, y] = xy(f, RING);
       const m = b.materials[f];
       const area = b.area_names[b.areas[f]] || "";
       const letter = String.fromCharCode(97 + b.areas[f]);
-      const occ = view.occupant[f], owner = view.owner[f], chip = view.chip[f];
+      const occ = v.occupant[f], owner = v.owner[f], chip = v.chip[f];
       let desc = "field " + f + " (" + mats[m[0]] + "/" + mats[m[1]] + "), rune area " +
                  letter + " (" + area + ")";
-      if (occ) desc += ": " + (occ === 1 ? "hut" : "temple") + " of " + seatName(view, owner);
-      else if (chip) desc += ": bonus chip " + view.names.chips[chip];
+      if (occ) desc += ": " + (occ === 1 ? "hut" : "temple") + " of " + seatName(v, owner);
+      else if (chip) desc += ": bonus chip " + v.names.chips[chip];
       const g = el("g", {class: "field", "data-field": f}, svg);
+      if (L.HIT) el("circle", {cx: x, cy: y, r: L.HIT / 2, class: "hit"}, g);
       el("path", {d: "M" + x + " " + (y - r) + "A" + r + " " + r + " 0 0 0 " + x + " " + (y + r) + "Z",
                   fill: MAT[m[0]], stroke: INK}, g);
       el("path", {d: "M" + x + " " + (y - r) + "A" + r + " " + r + " 0 0 1 " + x + " " + (y + r) + "Z",
                   fill: MAT[m[1]], stroke: INK}, g);
       if (chip) el("circle", {cx: x, cy: y, r: r + 3, fill: "none", stroke: CHIP, "stroke-width": 3}, g);
-      const s = r * 0.55;
-      if (occ === 1) {
-        el("rect", {x: x - s, y: y - s, width: 2 * s, height: 2 * s, fill: SEAT[owner], stroke: INK,
-                    class: "hut", "data-owner": owner}, g);
-      } else if (occ === 2) {
-        el("polygon", {points: [x, y - s * 1.3, x - s * 1.2, y + s, x + s * 1.2, y + s].join(" "),
-                       fill: SEAT[owner], stroke: INK, class: "temple", "data-owner": owner}, g);
+      const s = r * 0.62;
+      if (occ === 1 || occ === 2) {
+        if (occ === 1) el("rect", {x: x - s, y: y - s, width: 2 * s, height: 2 * s, fill: SEAT[owner],
+                                   stroke: INK, class: "hut", "data-owner": owner}, g);
+        else el("polygon", {points: [x, y - s * 1.4, x - s * 1.3, y + s, x + s * 1.3, y + s].join(" "),
+                            fill: SEAT[owner], stroke: INK, class: "temple", "data-owner": owner}, g);
+        el("text", {x: x, y: y + (occ === 1 ? 4.5 : 6), "text-anchor": "middle", class: "small owner",
+                    style: "fill:" + SEAT_INK[owner] + ";font-weight:700"}, g, String(owner));
       } else if (chip) {
-        el("text", {x: x, y: y + 5, "text-anchor": "middle", class: "mid", fill: CHIP,
+        el("text", {x: x, y: y + 5, "text-anchor": "middle", class: "mid",
                     style: "fill:" + CHIP + ";font-weight:700"}, g, CHIP_LABEL[chip]);
+      } else {
+        // the two materials by their initials (left half, right half), not by colour alone
+        // (squeezed to the half's width on phones, the letters keep their height)
+        const fs = L.HIT ? f0.tiny : 9;
+        for (const [k, dx] of [[0, -r * 0.48], [1, r * 0.48]])
+          el("text", {x: x + dx, y: y + fs * 0.35, "text-anchor": "middle", class: "mat-initial",
+                      textLength: L.HIT ? r * 0.88 : null, lengthAdjust: L.HIT ? "spacingAndGlyphs" : null,
+                      style: "font-size:" + fs + "px;fill:" + MAT_INK[m[k]]}, g, MAT_INITIAL[m[k]]);
       }
-      if (view.druid.field === f) {
+      if (v.druid.field === f) {
         el("circle", {cx: x + r * 0.62, cy: y - r * 0.62, r: Math.max(5, r * 0.36), fill: INK,
                       class: "druid"}, g);
       }
-      target(g, "field:" + f, desc, () => el("circle", {cx: x, cy: y, r: r + 6, class: "hl"}, g));
-      const [ox, oy] = fieldXY(f, n, RING + r + 13);
+      c.target(g, "field:" + f, desc, () => el("circle", {cx: x, cy: y, r: r + 5, class: "hl"}, g),
+               () => { el("circle", {cx: x, cy: y, r: r + 8, class: "mark"}, g); });
+      const [ox, oy] = xy(f, RING + r + (L.HIT ? 12 : 13));
       el("text", {x: ox, y: oy + 4, "text-anchor": "middle", class: "small"}, svg, String(f));
-      const [ix, iy] = fieldXY(f, n, RING - r - 11);
+      const [ix, iy] = xy(f, RING - r - 11);
       el("text", {x: ix, y: iy + 4, "text-anchor": "middle", class: "tiny"}, svg, letter);
     }
-    // the druid's stone fields (R5) and the rune stones (R12) in the centre
+    drawCentre(svg, c);
+  }
+
+  // the druid's stone fields (R5) and the rune stones (R12) in the centre of the ring
+  function drawCentre(svg, c) {
+    const v = c.view, L = c.L, b = v.board, {CX, CY} = L;
     for (let k = 0; k < 3; k++) {
       const x = CX - 44 + 44 * k, y = CY - 40;
       el("rect", {x: x - 15, y: y - 15, width: 30, height: 30, fill: "#c8c8c8", stroke: INK}, svg);
-      if (view.druid.field < 0 && view.druid.stone === k + 1)
+      if (v.druid.field < 0 && v.druid.stone === k + 1)
         el("circle", {cx: x, cy: y, r: 9, fill: INK, class: "druid"}, svg);
     }
-    if (view.druid.field < 0 && view.druid.stone === 0)
+    if (v.druid.field < 0 && v.druid.stone === 0)
       el("circle", {cx: CX, cy: CY - 78, r: 9, fill: INK, class: "druid"}, svg);
     el("text", {x: CX, y: CY - 2, "text-anchor": "middle", class: "tiny"}, svg, "druid stones");
-    el("text", {x: CX, y: CY + 36, "text-anchor": "middle", class: "tiny"}, svg, "rune stones");
-    const na = b.area_names.length;
+    el("text", {x: CX, y: CY + 30, "text-anchor": "middle", class: "tiny"}, svg,
+       "rune stones (holder's seat below)");
+    const na = b.area_names.length, step = L.HIT ? 24 : 26;
     for (let k = 0; k < na; k++) {
-      const x = CX - (na - 1) * 13 + 26 * k, y = CY + 56;
-      const holder = view.runes[k];
+      const x = CX - (na - 1) * step / 2 + step * k, y = CY + 50;
+      const holder = v.runes[k];
       const g = el("g", {class: "rune"}, svg);
       el("circle", {cx: x, cy: y, r: 11, fill: holder >= 0 ? SEAT[holder] : "#fff", stroke: INK}, g);
-      el("text", {x: x, y: y + 4, "text-anchor": "middle", class: "small"}, g,
+      el("text", {x: x, y: y + 4, "text-anchor": "middle", class: "small",
+                  style: holder >= 0 ? "fill:" + SEAT_INK[holder] : null}, g,
          String.fromCharCode(97 + k));
+      el("text", {x: x, y: y + 27, "text-anchor": "middle", class: "tiny"}, g,
+         holder >= 0 ? String(holder) : "–");
       title(g, "rune stone of area " + String.fromCharCode(97 + k) + " (" + b.area_names[k] + "): " +
-            (holder >= 0 ? seatName(view, holder) : "not taken"));
+            (holder >= 0 ? seatName(v, holder) : "not taken"));
     }
+  }
 
-    // --- the high plains: worker stacks and supply -------------------------------------------
-    const PX = 575, PW = 96;
-    el("text", {x: PX, y: 62, class: "small"}, svg, "high plains (workers bottom to top)");
+  // the high plains: worker stacks (bottom to top) and supply
+  function drawPlains(svg, c) {
+    const v = c.view, L = c.L, mats = c.mats, PX = L.PX, PW = 96;
+    const pg = el("g", {class: "plains", transform: "translate(0," + L.PDY + ")"}, svg);
+    el("text", {x: PX, y: 62, class: "small"}, pg, "high plains (workers bottom to top)");
     for (let p = 0; p < 4; p++) {
       const x = PX + p * (PW + 8);
-      const g = el("g", {class: "plain", "data-plain": p}, svg);
+      const g = el("g", {class: "plain", "data-plain": p}, pg);
       el("rect", {x: x, y: 72, width: PW, height: 150, fill: "#fff", "fill-opacity": 0.45,
                   stroke: "#ccc", rx: 6}, g);
       el("rect", {x: x, y: 72, width: PW, height: 24, fill: MAT[p], stroke: INK, rx: 4}, g);
       el("text", {x: x + PW / 2, y: 89, "text-anchor": "middle", class: "mid",
                   style: "fill:" + MAT_INK[p]}, g, mats[p]);
       for (let lv = 0; lv < 3; lv++) {
-        const cy = 196 - 33 * lv;
-        el("circle", {cx: x + PW / 2, cy: cy, r: 14, fill: "none", stroke: "#bbb",
+        el("circle", {cx: x + PW / 2, cy: 196 - 33 * lv, r: 14, fill: "none", stroke: "#bbb",
                       "stroke-dasharray": "3 3"}, g);
       }
-      target(g, "plain:" + p, "the " + mats[p] + " plain",
-             () => el("rect", {x: x - 3, y: 69, width: PW + 6, height: 156, rx: 8, class: "hl"}, g));
+      c.target(g, "plain:" + p, "the " + mats[p] + " plain",
+               () => el("rect", {x: x - 3, y: 69, width: PW + 6, height: 156, rx: 8, class: "hl"}, g),
+               () => { el("rect", {x: x - 6, y: 66, width: PW + 12, height: 162, rx: 9, class: "mark"}, g);
+                       el("text", {x: x + PW - 8, y: 114, class: "mid badge", "text-anchor": "middle"}, g, "!"); });
       for (let lv = 0; lv < 3; lv++) {
-        const owner = view.stacks[p][lv];
+        const owner = v.stacks[p][lv];
         if (owner < 0) continue;
         const cy = 196 - 33 * lv;
-        const w = el("g", {class: "worker", "data-owner": owner}, svg);
+        const w = el("g", {class: "worker", "data-owner": owner}, pg);
+        if (L.HIT) el("circle", {cx: x + PW / 2, cy: cy, r: 18, class: "hit"}, w);
         el("circle", {cx: x + PW / 2, cy: cy, r: 14, fill: SEAT[owner], stroke: INK}, w);
-        target(w, "worker:" + p + ":" + lv, "worker of " + seatName(view, owner) + " on the " +
-               mats[p] + " plain, level " + lv,
-               () => el("circle", {cx: x + PW / 2, cy: cy, r: 18, class: "hl"}, w));
+        el("text", {x: x + PW / 2, y: cy + 5, "text-anchor": "middle", class: "small",
+                    style: "fill:" + SEAT_INK[owner] + ";font-weight:700"}, w, String(owner));
+        c.target(w, "worker:" + p + ":" + lv, "worker of " + seatName(v, owner) + " on the " +
+                 mats[p] + " plain, level " + lv,
+                 () => el("circle", {cx: x + PW / 2, cy: cy, r: 18, class: "hl"}, w));
       }
-      const sg = el("g", {class: "supply"}, svg);
+      const sg = el("g", {class: "supply"}, pg);
+      if (L.HIT) el("rect", {x: x + 4, y: 226, width: PW - 8, height: L.HIT, class: "hit"}, sg);
       el("rect", {x: x + 8, y: 230, width: PW - 16, height: 26, rx: 4, fill: MAT[p], stroke: INK}, sg);
       el("text", {x: x + PW / 2, y: 248, "text-anchor": "middle", class: "small",
-                  style: "fill:" + MAT_INK[p]}, sg, "supply " + view.supply[p]);
-      target(sg, "supply:" + p, view.supply[p] + " " + mats[p] + " in the supply",
-             () => el("rect", {x: x + 4, y: 226, width: PW - 8, height: 34, rx: 6, class: "hl"}, sg));
+                  style: "fill:" + MAT_INK[p]}, sg, "supply " + v.supply[p]);
+      c.target(sg, "supply:" + p, v.supply[p] + " " + mats[p] + " in the supply",
+               () => el("rect", {x: x + 4, y: 226, width: PW - 8, height: 34, rx: 6, class: "hl"}, sg));
     }
+    return pg;
+  }
 
-    // --- the die and the decision due ----------------------------------------------------------
-    const die = el("g", {class: "die"}, svg);
+  // the die, the decision due and the buttons for actions without a place on the board
+  function drawDecision(pg, c) {
+    const v = c.view, L = c.L, mats = c.mats, PX = L.PX, W = L.W;
+    const die = el("g", {class: "die"}, pg);
     el("rect", {x: PX, y: 272, width: 48, height: 48, rx: 8, fill: "#fff", stroke: INK,
                 "stroke-width": 2}, die);
-    const face = view.die;
+    const face = v.die;
     const fi = face === null ? -1 : mats.indexOf(face);
-    if (fi >= 0) el("rect", {x: PX + 9, y: 281, width: 30, height: 30, rx: 4, fill: MAT[fi], stroke: INK}, die);
-    else el("text", {x: PX + 24, y: 303, "text-anchor": "middle", class: "big"}, die,
-            face === null ? "–" : face);
+    if (fi >= 0) {
+      el("rect", {x: PX + 9, y: 281, width: 30, height: 30, rx: 4, fill: MAT[fi], stroke: INK}, die);
+      el("text", {x: PX + 24, y: 301, "text-anchor": "middle", class: "small die-face",
+                  style: "fill:" + MAT_INK[fi] + ";font-weight:700"}, die, MAT_INITIAL[fi]);
+    } else el("text", {x: PX + 24, y: 303, "text-anchor": "middle", class: "big die-face"}, die,
+              face === null ? "–" : face);
     title(die, face === null ? "the die is not rolled yet this turn" : "the die shows " + face + " (R7)");
-    el("text", {x: PX + 24, y: 334, "text-anchor": "middle", class: "tiny"}, svg, "die");
-    let line = "";
-    const d = view.decision;
-    const extra = [];  // a second line: the first must fit beside the die
-    if (view.terminal) line = "game over: " + view.end_reason;
+    el("text", {x: PX + 24, y: 336, "text-anchor": "middle", class: "tiny"}, pg,
+       face === null ? "die" : "die: " + face);
+    const d = v.decision, lines = [];
+    if (v.terminal) lines.push("game over: " + v.end_reason);
     else if (d) {
-      line = seatName(view, d.seat) + ": " + d.kind;
-      if (d.kind === "offering") {
-        line += " for the hut on field " + d.field;
-        extra.push("a settlement of " + d.size);
-      }
-    } else line = view.phase;
-    el("text", {x: PX + 60, y: 290, class: "mid", id: "board-decision"}, svg, line);
-    if (view.finale) extra.push("finale: " + view.finale.turns_left + " turn(s) left");
-    if (view.final_circuit) extra.push("the druid's final circuit");
-    if (extra.length) el("text", {x: PX + 60, y: 310, class: "small"}, svg, extra.join("; "));
-    // offering choices (R19, R20) and other actions without a place on the board
-    const offers = (view.legal || []).filter(a => a.kind === "offer");
-    const others = (view.legal || []).filter(a => a.kind === "exchange");
-    let bx = PX + 60;
-    if (interactive) {
-      const bm = d && d.field >= 0 ? b.materials[d.field] : null;
-      for (const a of offers) {
-        let label = OFFER_LABEL[a.choice];
-        if (bm && (a.choice === 1 || a.choice === 2)) label = mats[bm[a.choice - 1]];
-        const w = 14 + 7.2 * label.length;
-        const g = el("g", {class: "btn offer"}, svg);
-        el("rect", {x: bx, y: 318, width: w, height: 26, rx: 5}, g);
-        el("text", {x: bx + w / 2, y: 336, "text-anchor": "middle", class: "small"}, g, label);
-        target(g, a.target, null, null);
-        bx += w + 6;
-      }
-      if (others.length) {
-        const g = el("g", {class: "btn exchange"}, svg);
-        el("rect", {x: bx, y: 318, width: 90, height: 26, rx: 5}, g);
-        el("text", {x: bx + 45, y: 336, "text-anchor": "middle", class: "small"}, g, "exchange…");
-        target(g, "exchange", null, null);
-      }
+      const what = d.kind + (d.kind === "offering" ? " for the hut on field " + d.field : "");
+      if (L.HIT) lines.push(seatName(v, d.seat) + ":", what);
+      else lines.push(seatName(v, d.seat) + ": " + what);
+      if (d.kind === "offering") lines.push("a settlement of " + d.size);
+    } else lines.push(v.phase);
+    if (v.finale) lines.push("finale: " + v.finale.turns_left + " turn(s) left");
+    if (v.final_circuit) lines.push("the druid's final circuit");
+    lines.forEach((t, i) => el("text", {x: PX + 60, y: 288 + 17 * i, class: i ? "small" : "mid",
+                                        id: i ? null : "board-decision"}, pg, t));
+    if (!c.interactive) return 0;
+    // offering choices (R19, R20) say their effect; exchange (R15) opens a menu
+    const buttons = (v.legal || []).filter(a => a.kind === "offer")
+      .map(a => [a.target, offerLabel(a), "btn offer"]);
+    if ((v.legal || []).some(a => a.kind === "exchange")) buttons.push(["exchange", "exchange…", "btn exchange"]);
+    let bx = L.HIT ? PX : PX + 60, by = L.HIT ? 288 + 17 * lines.length + 4 : 346;
+    const x0 = bx, cw = L.font.small * 0.6;
+    for (const [key, label, cls] of buttons) {
+      const w = 18 + cw * label.length;
+      if (bx + w > W - 4 && bx > x0) { bx = x0; by += L.BTN + 6; }
+      const g = el("g", {class: cls}, pg);
+      el("rect", {x: bx, y: by, width: w, height: L.BTN, rx: 5, class: "face"}, g);
+      el("text", {x: bx + w / 2, y: by + L.BTN / 2 + 4, "text-anchor": "middle", class: "small"}, g, label);
+      c.target(g, key, null, null);
+      bx += w + 6;
     }
+    return buttons.length ? by + L.BTN : 0;
+  }
 
-    // --- the players: VP, materials (behind screens), pieces left, rune stones --------------
-    const TY = 372;
-    const cols = [["", 0], ["seat", 26], ["VP", 160], [mats[0], 201], [mats[1], 243],
-                  [mats[2], 285], [mats[3], 327], ["huts", 372], ["temples", 420],
-                  ["runes", 466]];
-    const TX = PX - 4;
+  // the players: VP, materials (behind screens), pieces left, rune stones
+  function drawSeats(svg, c, TY) {
+    const v = c.view, L = c.L, mats = c.mats, narrow = !!L.HIT;
+    const TX = narrow ? 6 : L.PX - 4, rowH = narrow ? 70 : 34;
+    const matX = m => narrow ? TX + 48 * m : TX + 185 + 42 * m;
+    const cols = narrow ? [["huts", 226], ["temples", 296], ["runes", 368]]
+                        : [["huts", 372], ["temples", 420], ["runes", 466]];
+    if (!narrow) {
+      for (const [label, dx] of [["seat", 26], ["VP", 160]].concat(mats.map((m, k) => [m, 201 + 42 * k])))
+        el("text", {x: TX + dx, y: TY, class: "small", "text-anchor": dx >= 160 ? "middle" : "start"}, svg, label);
+      el("text", {x: TX + 396, y: TY - 16, class: "tiny", "text-anchor": "middle"}, svg, "left to build");
+    }
     for (const [label, dx] of cols)
-      el("text", {x: TX + dx, y: TY, class: "small", "text-anchor": dx >= 160 ? "middle" : "start"},
-         svg, label);
-    el("text", {x: TX + 396, y: TY - 16, class: "tiny", "text-anchor": "middle"}, svg,
-       "left to build");
-    for (let s = 0; s < view.players; s++) {
-      const seat = view.seats[s];
-      const y = TY + 14 + 34 * s;
+      el("text", {x: TX + dx, y: TY + (narrow ? 6 : 0), class: "small", "text-anchor": "middle"}, svg, label);
+    if (narrow) el("text", {x: TX, y: TY + 6, class: "small"}, svg, "materials (left to build:)");
+    for (let s = 0; s < v.players; s++) {
+      const seat = v.seats[s], y = TY + 14 + rowH * s;
       const row = el("g", {class: "seat", "data-seat": s}, svg);
-      if (view.to_move === s)
-        el("rect", {x: TX - 6, y: y - 3, width: 494, height: 30, rx: 5, fill: "#fff",
-                    stroke: SEAT[s], "stroke-width": 2}, row);
-      el("rect", {x: TX, y: y + 3, width: 18, height: 18, fill: SEAT[s], stroke: INK}, row);
-      const won = view.terminal && view.winners.indexOf(s) >= 0 ? " ★" : "";
-      let name = seatName(view, s);
-      if (name.length > 22) name = name.slice(0, 21) + "…";
-      el("text", {x: TX + 26, y: y + 16, class: "small"}, row, name + won);
-      el("text", {x: TX + 160, y: y + 17, class: "mid", "text-anchor": "middle",
-                  style: "font-weight:600"}, row, String(seat.vp));
-      if (seat.materials) {
-        for (let m = 0; m < 4; m++) {
-          const cell = el("g", {class: "mat"}, row);
-          el("rect", {x: TX + 185 + 42 * m, y: y + 1, width: 32, height: 22, rx: 4, fill: MAT[m],
-                      stroke: INK, "stroke-opacity": 0.4}, cell);
-          el("text", {x: TX + 201 + 42 * m, y: y + 17, class: "mid", "text-anchor": "middle",
-                      style: "fill:" + MAT_INK[m]}, cell, String(seat.materials[m]));
-          if (s === view.viewer)
-            target(cell, "mat:" + m, "your " + mats[m] + ": " + seat.materials[m],
-                   () => el("rect", {x: TX + 182 + 42 * m, y: y - 2, width: 38, height: 28, rx: 6,
-                                     class: "hl"}, cell));
-          else title(cell, seat.materials[m] + " " + mats[m]);
-        }
-      } else {
-        const screen = el("g", {class: "screen"}, row);
-        el("rect", {x: TX + 185, y: y + 1, width: 158, height: 22, rx: 4, fill: "#ddd6c4"}, screen);
-        el("text", {x: TX + 264, y: y + 16, class: "small", "text-anchor": "middle"}, screen,
-           seat.total + " behind the screen");
-        title(screen, "behind the screen: you see how many, not which");
-      }
-      el("text", {x: TX + 372, y: y + 17, class: "mid", "text-anchor": "middle"}, row,
-         String(seat.huts_left));
-      el("text", {x: TX + 420, y: y + 17, class: "mid", "text-anchor": "middle"}, row,
-         String(seat.temples_left));
-      el("text", {x: TX + 466, y: y + 17, class: "mid", "text-anchor": "middle"}, row,
-         String(seat.runes));
+      if (v.to_move === s)
+        el("rect", {x: TX - 5, y: y - 3, width: narrow ? L.W - 2 * TX + 10 : 494, height: rowH - 4,
+                    rx: 5, fill: "#fff", stroke: SEAT[s], "stroke-width": 2}, row);
+      el("rect", {x: TX, y: y + 1, width: 22, height: 22, fill: SEAT[s], stroke: INK}, row);
+      const won = v.terminal && v.winners.indexOf(s) >= 0 ? " ★" : "";
+      let name = seatName(v, s);
+      if (name.length > (narrow ? 30 : 20)) name = name.slice(0, narrow ? 29 : 19) + "…";
+      el("text", {x: TX + 28, y: y + 17, class: "small"}, row, name + won);
+      el("text", {x: narrow ? L.W - 10 : TX + 160, y: y + 17, class: "mid",
+                  "text-anchor": narrow ? "end" : "middle", style: "font-weight:600"}, row,
+         narrow ? seat.vp + " VP" : String(seat.vp));
+      el("text", {x: TX + 11, y: y + 17, "text-anchor": "middle", class: "small",
+                  style: "fill:" + SEAT_INK[s] + ";font-weight:700"}, row, String(s));
+      const y2 = narrow ? y + 28 : y;
+      drawMaterials(row, c, s, seat, matX, y2);
+      cols.forEach(([, dx], k) => el("text", {x: TX + dx, y: y2 + 17, class: "mid", "text-anchor": "middle"},
+        row, String([seat.huts_left, seat.temples_left, seat.runes][k])));
     }
-    if (b.reconstructed)
-      el("text", {x: 16, y: H - 12, class: "tiny"}, svg, "board: " + b.name);
+    return TY + 14 + rowH * v.players;
+  }
 
-    // --- clicks: act, open a menu, or say why not ----------------------------------------------
-    let menu = null;
-    function closeMenu() { if (menu) { menu.remove(); menu = null; } }
-    function openMenu(acts, node) {
-      closeMenu();
-      const box = node.getBBox();
-      const width = Math.max(...acts.map(a => 20 + 7 * a.words.length));
-      const height = 22 * acts.length + 8;
-      const x = Math.max(4, Math.min(W - width - 4, box.x + box.width / 2 - width / 2));
-      const y = box.y + box.height + height + 4 < H ? box.y + box.height + 4 : Math.max(4, box.y - height - 4);
-      menu = el("g", {class: "menu"}, svg);
-      el("rect", {x: x, y: y, width: width, height: height, rx: 6, fill: "#fafafa", stroke: INK,
-                  filter: "drop-shadow(0 2px 3px rgba(0,0,0,.3))"}, menu);
-      acts.forEach((a, i) => {
-        const g = el("g", {"data-action": a.id, class: "menu-item"}, menu);
-        el("rect", {x: x + 4, y: y + 4 + 22 * i, width: width - 8, height: 20, rx: 3, class: "item"}, g);
-        el("text", {x: x + 10, y: y + 18 + 22 * i, class: "small"}, g, a.words);
-      });
+  function drawMaterials(row, c, s, seat, matX, y) {
+    const v = c.view, L = c.L, mats = c.mats, cw = L.HIT ? 44 : 32;
+    if (!seat.materials) {
+      const screen = el("g", {class: "screen"}, row);
+      const x0 = matX(0), w = matX(3) + cw - x0;
+      el("rect", {x: x0, y: y + 1, width: w, height: 22, rx: 4, fill: "#ddd6c4"}, screen);
+      el("text", {x: x0 + w / 2, y: y + 16, class: "small", "text-anchor": "middle"}, screen,
+         seat.total + " behind the screen");
+      title(screen, "behind the screen: you see how many, not which");
+      return;
     }
-    if (interactive) {
-      svg.addEventListener("click", ev => {
-        const item = ev.target.closest("[data-action]");
-        if (item) {
-          const id = Number(item.getAttribute("data-action"));
-          const entry = (view.legal || []).find(a => a.id === id);
-          closeMenu();
-          opts.onAction(id, entry);
-          return;
-        }
-        const node = ev.target.closest("[data-target]");
-        closeMenu();
-        if (!node) return;
-        const key = node.getAttribute("data-target");
-        const acts = byTarget.get(key) || [];
-        if (acts.length === 1) opts.onAction(acts[0].id, acts[0]);
-        else if (acts.length > 1) openMenu(acts, node);
-        else if (typeof opts.onRefuse === "function") {
-          let why;
-          if (view.terminal) why = "the game is over";
-          else if (view.viewer === null || view.to_move !== view.viewer) why = "it is not your turn";
-          else why = "it is not a legal action now (" + (d ? d.kind : view.phase) + " is due)";
-          const what = node.querySelector("title");
-          opts.onRefuse((what ? what.textContent : key) + ": " + why);
-        }
-      });
-      if (typeof opts.onHover === "function") {
-        svg.addEventListener("mouseover", ev => {
-          const node = ev.target.closest("[data-words], [data-action]");
-          if (!node) { opts.onHover(""); return; }
-          if (node.hasAttribute("data-action")) {
-            const id = Number(node.getAttribute("data-action"));
-            const entry = (view.legal || []).find(a => a.id === id);
-            opts.onHover(entry ? entry.words : "");
-          } else opts.onHover(node.getAttribute("data-words"));
-        });
-        svg.addEventListener("mouseleave", () => opts.onHover(""));
-      }
+    for (let m = 0; m < 4; m++) {
+      const cell = el("g", {class: "mat"}, row), x = matX(m);
+      if (L.HIT && s === v.viewer) el("rect", {x: x - 2, y: y - 7, width: cw + 4, height: L.HIT, class: "hit"}, cell);
+      el("rect", {x: x, y: y + 1, width: cw, height: 22, rx: 4, fill: MAT[m], stroke: INK,
+                  "stroke-opacity": 0.4}, cell);
+      el("text", {x: x + cw / 2, y: y + 17, class: "small", "text-anchor": "middle",
+                  style: "fill:" + MAT_INK[m]}, cell, (L.HIT ? MAT_INITIAL[m] + " " : "") + seat.materials[m]);
+      if (s === v.viewer)
+        c.target(cell, "mat:" + m, "your " + mats[m] + ": " + seat.materials[m],
+                 () => el("rect", {x: x - 3, y: y - 2, width: cw + 6, height: 28, rx: 6, class: "hl"}, cell));
+      else title(cell, seat.materials[m] + " " + mats[m]);
     }
+  }
+
+  function drawLegend(svg, c, y) {
+    el("text", {x: c.L.PX, y: y, class: "tiny"}, svg,
+       c.mats.map((m, k) => MAT_INITIAL[k] + " " + m).join(" · ") + " · a–i: rune areas");
+  }
+
+  function render(container, view, opts) {
+    opts = opts || {};
+    const name = opts.layout || ((container.clientWidth || 1060) < 640 ? "narrow" : "wide");
+    const L = LAYOUTS[name] || LAYOUTS.wide;
+    const c = new Ctx(view, opts, L);
+    const svg = el("svg", {class: c.interactive ? "board" : "board picture", role: "group",
+                           "aria-label": "Meduris board: " + view.status});
+    svg.dataset.turn = view.turn;
+    svg.dataset.toMove = view.to_move;
+    svg.dataset.legal = (view.legal || []).length;
+    svg.dataset.layout = name;
+    el("style", {}, svg, style(L));
+    const bg = el("rect", {x: 0, y: 0, width: L.W, height: L.H || 0, fill: BG}, svg);
+    if (L.status) el("text", {x: 16, y: 28, class: "big", id: "board-status"}, svg, view.status);
+    drawRing(svg, c);
+    const pg = drawPlains(svg, c);
+    const buttonsEnd = drawDecision(pg, c);
+    let H = L.H;
+    if (L.HIT) {
+      const top = L.PDY + Math.max(buttonsEnd, 288 + 17 * 3) + 30;
+      const end = drawSeats(svg, c, top);
+      drawLegend(svg, c, end + 14);
+      H = end + 26;
+    } else {
+      drawSeats(svg, c, L.TY);
+      drawLegend(svg, c, L.H - 12);
+      if (view.board.reconstructed)
+        el("text", {x: 16, y: L.H - 30, class: "tiny"}, svg, "board: " + view.board.name);
+    }
+    svg.setAttribute("viewBox", "0 0 " + L.W + " " + H);
+    bg.setAttribute("height", H);
+    if (c.interactive) wire(svg, c);
     container.replaceChildren(svg);
+    if (c.interactive && opts.focus) {
+      const first = svg.querySelector(".legal[tabindex]");
+      if (first) first.focus();
+    }
     return svg;
   }
 
+  // --- clicks, taps and keys: act, open a menu, or say why not ---------------------------------
+  function wire(svg, c) {
+    const v = c.view, opts = c.opts, L = c.L;
+    let menu = null, menuOwner = null, selected = null, pointer = "mouse";
+    const words = node => node.getAttribute("data-words") || "";
+    const hover = text => { if (typeof opts.onHover === "function") opts.onHover(text); };
+    function closeMenu(refocus) {
+      if (!menu) return;
+      menu.remove(); menu = null;
+      if (refocus && menuOwner) menuOwner.focus();
+    }
+    function bbox(node) {  // the node's box in the svg's coordinates (groups may be moved)
+      const b = node.getBBox(), m = svg.getScreenCTM().inverse().multiply(node.getScreenCTM());
+      return {x: b.x * m.a + m.e, y: b.y * m.d + m.f, width: b.width * m.a, height: b.height * m.d};
+    }
+    function openMenu(acts, node, byKey) {
+      closeMenu(false);
+      menuOwner = node;
+      const box = bbox(node), W = L.W, H = Number(svg.getAttribute("viewBox").split(" ")[3]);
+      const rowH = L.HIT ? 40 : 22, cw = L.font.small * 0.58;
+      const width = Math.min(W - 8, Math.max(...acts.map(a => 20 + cw * a.words.length)));
+      const height = rowH * acts.length + 8;
+      const x = Math.max(4, Math.min(W - width - 4, box.x + box.width / 2 - width / 2));
+      const y = box.y + box.height + height + 4 < H ? box.y + box.height + 4 : Math.max(4, box.y - height - 4);
+      menu = el("g", {class: "menu", role: "menu"}, svg);
+      el("rect", {x: x, y: y, width: width, height: height, rx: 6, fill: "#fafafa", stroke: INK,
+                  filter: "drop-shadow(0 2px 3px rgba(0,0,0,.3))"}, menu);
+      acts.forEach((a, i) => {
+        const g = el("g", {"data-action": a.id, class: "menu-item", role: "menuitem", tabindex: "0",
+                           "aria-label": a.words}, menu);
+        el("rect", {x: x + 4, y: y + 4 + rowH * i, width: width - 8, height: rowH - 2, rx: 3, class: "item"}, g);
+        el("text", {x: x + 10, y: y + rowH / 2 + 8 + rowH * i, class: "small"}, g, a.words);
+      });
+      if (byKey) menu.querySelector(".menu-item").focus();
+    }
+    function play(id) {
+      const entry = (v.legal || []).find(a => a.id === id);
+      closeMenu(false);
+      opts.onAction(id, entry);
+    }
+    function refuse(node, key) {
+      if (typeof opts.onRefuse !== "function") return;
+      const d = v.decision;
+      let why;
+      if (v.terminal) why = "the game is over";
+      else if (v.viewer === null || v.to_move !== v.viewer) why = "it is not your turn";
+      else why = "it is not a legal action now (" + (d ? d.kind : v.phase) + " is due)";
+      const what = node.querySelector("title");
+      opts.onRefuse((what ? what.textContent : key) + ": " + why);
+    }
+    // a target chosen (click, tap, Enter or Space): play it, open its menu, or refuse it
+    function choose(node, byKey) {
+      const key = node.getAttribute("data-target");
+      const acts = c.byTarget.get(key) || [];
+      if (acts.length === 1) play(acts[0].id);
+      else if (acts.length > 1) openMenu(acts, node, byKey);
+      else refuse(node, key);
+    }
+    svg.addEventListener("pointerdown", ev => { pointer = ev.pointerType || "mouse"; });
+    svg.addEventListener("click", ev => {
+      const item = ev.target.closest("[data-action]");
+      if (item) { play(Number(item.getAttribute("data-action"))); return; }
+      const node = ev.target.closest("[data-target]");
+      closeMenu(false);
+      if (!node) return;
+      // touch: the first tap selects and shows the words, the second plays
+      if (pointer === "touch" && node.classList.contains("legal") && node !== selected &&
+          (c.byTarget.get(node.getAttribute("data-target")) || []).length === 1) {
+        if (selected) selected.classList.remove("selected");
+        selected = node;
+        node.classList.add("selected");
+        hover(words(node) + " (tap again to play)");
+        return;
+      }
+      choose(node, false);
+    });
+    svg.addEventListener("keydown", ev => {
+      const item = ev.target.closest ? ev.target.closest("[data-action]") : null;
+      const node = ev.target.closest ? ev.target.closest("[data-target]") : null;
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        if (item) play(Number(item.getAttribute("data-action")));
+        else if (node) choose(node, true);
+      } else if (ev.key === "Escape") {
+        closeMenu(true);
+      } else if (ev.key.startsWith("Arrow")) {
+        const list = Array.from(svg.querySelectorAll(menu ? ".menu-item" : ".legal[tabindex]"));
+        if (!list.length) return;
+        ev.preventDefault();
+        const at = list.indexOf(item || node);
+        const delta = ev.key === "ArrowRight" || ev.key === "ArrowDown" ? 1 : -1;
+        list[(at + delta + list.length) % list.length].focus();
+      }
+    });
+    svg.addEventListener("focusin", ev => {
+      const node = ev.target.closest("[data-words]");
+      const item = ev.target.closest("[data-action]");
+      if (item) hover(item.getAttribute("aria-label"));
+      else if (node) hover(words(node));
+    });
+    if (typeof opts.onHover === "function") {
+      svg.addEventListener("mouseover", ev => {
+        if (pointer === "touch") return;
+        const node = ev.target.closest("[data-words], [data-action]");
+        if (!node) { hover(""); return; }
+        if (node.hasAttribute("data-action")) {
+          const entry = (v.legal || []).find(a => a.id === Number(node.getAttribute("data-action")));
+          hover(entry ? entry.words : "");
+        } else hover(words(node));
+      });
+      svg.addEventListener("mouseleave", () => { if (pointer !== "touch") hover(""); });
+    }
+  }
+
   global.MedurisBoard = {render: render, applyPatch: applyPatch, expand: expand,
-                         SEAT_COLOURS: SEAT, MATERIAL_COLOURS: MAT};
+                         offerLabel: offerLabel, SEAT_COLOURS: SEAT, MATERIAL_COLOURS: MAT};
 })(window);

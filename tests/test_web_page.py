@@ -1,0 +1,277 @@
+"""The page of ``meduris serve`` as players use it (issue 30), in headless Chromium.
+
+Against today's server (uvicorn in a thread, see test_web_browser.py): a whole 2-player game
+against greedy played by keyboard only; a phone (390x844, touch): no horizontal scroll, every
+tap target at least 32 px and every label at least 11 px (measured from the DOM), taps that
+show a hint before they play, the log folded away; materials, die faces and owners readable
+without colour; offering buttons that name their VP effect; the end table's breakdown adding
+up to the final scores. The live part of the API contract (the event stream, "thinking", a
+409 with the game) is served to the page by Playwright routes until the server speaks it.
+No console errors or failed requests anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from test_web_browser import Server, open_page, start_game, step_of
+
+from meduris_cli.web import store
+from meduris_env import score_breakdown
+
+INITIALS = {"Wd", "Wl", "Cu", "St"}
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    """Today's server; a finished game's result carries its "breakdown" as the contract says
+    (the one-line change to store.game_result, made here when the store lacks it)."""
+    plain = store.game_result
+
+    def with_breakdown(state):
+        result = plain(state)
+        if "breakdown" not in result and result["terminal"]:
+            result["breakdown"] = score_breakdown(state)
+        return result
+
+    monkeypatch.setattr(store, "game_result", with_breakdown)
+    s = Server(tmp_path / "games.sqlite")
+    yield s
+    s.stop()
+
+
+def wait_for_step_after(page, before: int) -> None:
+    page.wait_for_function(f"() => document.body.dataset.busy === '0' && "
+                           f"Number(document.body.dataset.step) > {before}", timeout=30000,
+                           polling=20)
+
+
+def active(page) -> dict:
+    return page.evaluate("""() => { const a = document.activeElement;
+        return {id: a.id, target: a.getAttribute('data-target'), role: a.getAttribute('role'),
+                label: a.getAttribute('aria-label'), item: a.classList.contains('menu-item'),
+                legal: a.classList.contains('legal')}; }""")
+
+
+def tab_to_board(page) -> dict:
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        now = active(page)
+        if now["legal"]:
+            return now
+    raise AssertionError("Tab never reached a legal target on the board")
+
+
+def offer_texts(page) -> list[str]:
+    return page.locator("#board .btn.offer text").all_text_contents()
+
+
+def check_breakdown_table(page) -> None:
+    """The end table: sources x seats, each seat's column adding up to its final score."""
+    view = page.evaluate("state.game.view")
+    rows = page.locator("#breakdown-table tr")
+    sources = rows.evaluate_all("rs => rs.slice(1).map(r => r.dataset.source)")
+    assert sources == ["start", "bonus", "offerings", "runes", "temples", "total"]
+    table = [[int(x) for x in rows.nth(k).locator("td").all_text_contents()[1:]]
+             for k in range(1, rows.count())]
+    scores = [s["vp"] for s in view["seats"]]
+    assert table[-1] == scores
+    assert [sum(col) for col in zip(*table[:-1], strict=True)] == scores
+    assert page.locator("#end-table tr").count() == 1 + len(scores)  # the screens lifted
+    assert page.is_visible("#replay-link") and page.is_visible("#record-link")
+
+
+def test_a_whole_two_player_game_against_greedy_played_by_keyboard_only(browser, server):
+    page, problems = open_page(browser, server.url)
+    for _ in range(12):  # the setup form by keyboard: Tab to the seed, type it, Enter
+        page.keyboard.press("Tab")
+        if active(page)["id"] == "seed":
+            break
+    assert active(page)["id"] == "seed"
+    page.keyboard.type("11")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.body.dataset.gameId && "
+                           "document.body.dataset.busy === '0'")
+    focused = tab_to_board(page)
+    assert focused["role"] == "button" and focused["label"]
+    ring = page.evaluate("""() => getComputedStyle(
+        document.activeElement.querySelector('.hl')).stroke""")
+    assert ring == "rgb(0, 0, 0)"  # the focus ring: the green dashes turn solid black
+    rng, moves, offers = random.Random(11), 0, []
+    while page.evaluate("document.body.dataset.status") == "running":
+        before = step_of(page)
+        if not active(page)["legal"]:
+            tab_to_board(page)
+        offers += offer_texts(page)
+        targets = page.locator("#board .legal[tabindex]").count()
+        for _ in range(rng.randrange(targets)):
+            page.keyboard.press(rng.choice(["ArrowRight", "ArrowDown"]))
+        assert active(page)["legal"] and active(page)["label"]
+        page.keyboard.press(rng.choice(["Enter", " "]))
+        if active(page)["item"]:  # a menu: its items by arrows too
+            for _ in range(rng.randrange(page.locator("#board .menu-item").count())):
+                page.keyboard.press("ArrowDown")
+            page.keyboard.press("Enter")
+        wait_for_step_after(page, before)
+        moves += 1
+        assert moves < 400
+    assert offers and all(re.search(r"\([+-]\d+ VP\)$", t) for t in offers), offers
+    check_breakdown_table(page)
+    assert problems == []
+
+
+TEXT_SIZES = """() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const e = t.parentElement;
+    const folded = 'details:not([open]) > ol';
+    if (!t.textContent.trim() || !e || e.closest('[hidden], title, style, script, ' + folded))
+      continue;
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    const scale = e instanceof SVGElement ? e.getScreenCTM().a : 1;
+    out.push([t.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize) * scale]);
+  }
+  return out;
+}"""
+
+TAP_TARGETS = """() => {
+  const out = [];
+  const all = document.querySelectorAll(
+    '#board .legal, #board .menu-item, button, select, input, summary, a[href]');
+  for (const e of all) {
+    if (e.closest('[hidden]')) continue;
+    const hit = e.querySelector(':scope > .hit') || e;
+    const r = hit.getBoundingClientRect();
+    if (!r.width && !r.height) continue;
+    out.push([e.getAttribute('data-target') || e.id || e.textContent.trim().slice(0, 20),
+              Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10]);
+  }
+  return out;
+}"""
+
+
+def measure_phone(page) -> None:
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    small = [t for t in page.evaluate(TEXT_SIZES) if t[1] < 11]
+    assert small == [], small
+    tiny = [t for t in page.evaluate(TAP_TARGETS) if t[1] < 32 or t[2] < 32]
+    assert tiny == [], tiny
+
+
+def test_a_phone_gets_a_full_width_board_big_targets_and_taps_that_hint(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+    page, problems = open_page(context, server.url)
+    measure_phone(page)  # the setup form
+    start_game(page, players=3, opponents=("greedy", "random"), seed=5)
+    board = page.locator("#board svg").bounding_box()
+    assert board["width"] >= 370 and page.evaluate(
+        "document.querySelector('#board svg').dataset.layout") == "narrow"
+    assert page.evaluate("document.getElementById('side').open") is False  # the log folded
+    page.tap("#side summary")
+    assert page.is_visible("#log")
+    rng, seen = random.Random(5), {"offer": 0, "menu": 0}
+    for _ in range(120):
+        if all(seen.values()):
+            break
+        measure_phone(page)
+        before = step_of(page)
+        keys = sorted(set(page.eval_on_selector_all(
+            "#board .legal[data-target]", "els => els.map(e => e.getAttribute('data-target'))")))
+        key = rng.choice(keys)
+        node = page.locator(f'#board [data-target="{key}"]').first
+        node.tap()
+        if page.locator("#board .menu-item").count():
+            measure_phone(page)
+            seen["menu"] += 1
+            page.locator("#board .menu-item").first.tap()
+        else:  # the first tap only shows what it does; nothing is sent
+            assert page.text_content("#hint").endswith("(tap again to play)")
+            assert step_of(page) == before and page.evaluate("document.body.dataset.busy") == "0"
+            node.tap()
+        wait_for_step_after(page, before)
+        seen["offer"] += page.locator("#board .btn.offer").count() > 0
+    assert all(seen.values()), seen  # offering buttons and a menu were measured too
+    measure_phone(page)
+    # readable without colour: material initials on the fields and the die, owners' numbers
+    texts = set(page.locator("#board svg text").all_text_contents())
+    assert INITIALS <= texts
+    face = page.locator("#board .die-face").text_content()
+    assert face in INITIALS | {"+1", "-1", "–"}
+    owners = page.locator("#board .owner").all_text_contents()
+    assert owners and set(owners) <= {"0", "1", "2"}
+    context.close()
+    assert problems == []
+
+
+def game_body(server, game_id, **extra) -> dict:
+    body = server.get_json(f"/api/games/{game_id}")
+    body.update(extra)
+    return body
+
+
+def sse(*events) -> str:
+    return "retry: 200\n\n" + "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                                      for name, data in events)
+
+
+def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server):
+    """The client side of the contract: a "sync" with "thinking" shows the spinner and
+    disables the board; a dropped stream shows the notice until the next "sync"; a "move"
+    appends its entries and marks them; a 409 refreshes the position from its "game"."""
+    page, problems = open_page(browser, server.url)
+    game_id = start_game(page, seed=3)
+    for _ in range(3):  # some opponent moves to replay
+        before = step_of(page)
+        page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
+        if page.locator("#board .menu-item").count():
+            page.locator("#board .menu-item").first.click()
+        wait_for_step_after(page, before)
+    now = game_body(server, game_id, thinking=None)
+    last = max(k for k, e in enumerate(now["log"]) if e["who"] == "you")
+    earlier = dict(now, log=now["log"][:last + 1], step=now["log"][last]["step"] + 1,
+                   thinking={"seat": 1, "agent": "mcts:200", "since_ms": 0})
+    move = {"moves": now["log"][last + 1:], "view": now["view"], "step": now["step"],
+            "status": "running", "thinking": None}
+    assert move["moves"], "greedy answered nothing"
+    streams = [sse(("sync", earlier)), sse(("sync", earlier), ("move", move))]
+    page.route(f"**/api/games/{game_id}",
+               lambda route: route.fulfill(json=game_body(server, game_id, thinking=None)))
+    page.route(f"**/api/games/{game_id}/events",
+               lambda route: route.fulfill(status=200, content_type="text/event-stream",
+                                           body=streams.pop(0)) if streams
+               else route.fulfill(status=204))  # no more: EventSource stops reconnecting
+    page.evaluate("window.stillThisPage = true")
+    page.evaluate("location.hash = ''; location.hash = '#game=" + game_id + "'")
+    page.wait_for_function("() => document.body.dataset.thinking === '1'")
+    assert page.text_content("#status") == "mcts:200 (seat 1) is thinking..."
+    assert page.is_visible("#spinner")
+    assert page.locator("#board .legal, #board [tabindex]").count() == 0  # disabled
+    page.wait_for_function("() => !document.getElementById('notice').hidden")
+    assert page.text_content("#notice") == "connection lost, reconnecting..."
+    page.wait_for_function(f"() => Number(document.body.dataset.step) === {now['step']}")
+    assert page.evaluate("document.body.dataset.thinking") == "0"
+    assert "Your move" in page.text_content("#status")
+    assert page.locator("#log > li").count() == len(now["log"])
+    assert page.locator("#log > li.recent").count() == sum(e["seat"] >= 0 for e in move["moves"])
+    assert page.locator("#board .mark").count() >= 1  # the fields or plains they touched
+    # a stale move: the 409's game is shown at once, without a reload
+    page.wait_for_function("() => state.stream.readyState === EventSource.CLOSED")  # the 204
+    assert page.text_content("#notice") == "connection lost: reload the page to follow the game"
+    page.route(f"**/api/games/{game_id}/actions", lambda route: route.fulfill(
+        status=409, json={"error": "out of turn: the game is at step 99", "status": 409,
+                          "game": game_body(server, game_id, thinking=None)}))
+    page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
+    if page.locator("#board .menu-item").count():
+        page.locator("#board .menu-item").first.click()
+    page.wait_for_function("() => document.getElementById('message').textContent"
+                           ".startsWith('The game had moved on')")
+    assert page.evaluate("window.stillThisPage") is True
+    assert step_of(page) == now["step"]
+    # the browser's own line for the 409 it was sent on purpose; nothing else
+    assert [p for p in problems if "409" not in p] == []
