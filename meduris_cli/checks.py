@@ -93,11 +93,26 @@ def output_folder(path: str | Path, flag: str, force: bool, results: tuple[str, 
     return out
 
 
+LONG_WORD = 160  # an error message echoes at most this much of one word (a name, a number)
+
+
+def short_message(message: object) -> str:
+    """An error message as one line, each word (a run of non-blanks: an agent name, a number,
+    a path) longer than :data:`LONG_WORD` cut to an excerpt naming its length, so that a
+    5,000-character input is not echoed whole (once or twice)."""
+    words = str(message).replace("\r", " ").replace("\n", " ").split(" ")
+    return " ".join(w if len(w) <= LONG_WORD else f"{w[:100]}...({len(w):,} characters)"
+                    for w in words)
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser, with its usage errors as one line ``meduris: error: ...``."""
+    """argparse's parser, with its usage errors as one line ``meduris: error: ...`` (naming
+    the subcommand when there is one; the words shortened by :func:`short_message`)."""
 
     def error(self, message: str):
-        self.exit(2, f"meduris: error: {self.prog.partition(' ')[2] or self.prog}: {message}\n")
+        command = self.prog.partition(" ")[2]
+        where = f"{command}: " if command else ""
+        self.exit(2, f"meduris: error: {where}{short_message(message)}\n")
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -15,7 +15,7 @@ import sys
 
 from meduris_env.engine.errors import MedurisError
 
-from .checks import ArgumentParser, HelpFormatter
+from .checks import ArgumentParser, HelpFormatter, short_message
 from .commands import COMMANDS
 
 
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (MedurisError, OSError) as err:  # the one place errors of input are printed
-        print(f"meduris: error: {err}", file=sys.stderr)
+        print(f"meduris: error: {short_message(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("meduris: interrupted; nothing was written", file=sys.stderr)
