@@ -184,3 +184,19 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
         code = stop.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def play_cut_rllib_game(core, seed: int):
+    """Play the RLlib env ``core`` (reset with ``seed``) by random legal actions of a seeded
+    generator until the game ends or is cut: (env, rewards, terminated, truncated, infos) of
+    its last step (tests/test_max_turns_scoring.py and, on Ray, tests/test_rllib.py)."""
+    import numpy as np
+
+    obs, _ = core.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        (me, o), = obs.items()
+        action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+        obs, rewards, terminated, truncated, infos = core.step({me: action})
+        if terminated["__all__"] or truncated["__all__"]:
+            return core, rewards, terminated, truncated, infos

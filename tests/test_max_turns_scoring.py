@@ -17,6 +17,7 @@ the engine and OpenSpiel. What each must give (meduris_env.envs.rewards, docs/en
 import numpy as np
 import pyspiel
 import pytest
+from helpers import play_cut_rllib_game
 
 import meduris_env.openspiel  # noqa: F401  (registers python_meduris)
 from meduris_env import MedurisSingleAgentEnv, env
@@ -37,15 +38,7 @@ CHANCE_SEED = derive_seed(derive_seed(SEED), 0)
 
 
 def _play_rllib(env_class=MedurisMultiAgentCore):
-    core = env_class({"players": PLAYERS, "max_turns": MAX_TURNS})
-    obs, _ = core.reset(seed=SEED)
-    rng = np.random.default_rng(SEED)
-    while True:
-        (me, o), = obs.items()
-        action = int(rng.choice(np.flatnonzero(o["action_mask"])))
-        obs, rewards, terminated, truncated, infos = core.step({me: action})
-        if terminated["__all__"] or truncated["__all__"]:
-            return core, rewards, terminated, truncated, infos
+    return play_cut_rllib_game(env_class({"players": PLAYERS, "max_turns": MAX_TURNS}), SEED)
 
 
 @pytest.fixture(scope="module")
@@ -101,16 +94,6 @@ def test_rllib_env_reports_a_cut_as_truncated_with_no_reward(reference):
         (expected > 0).tolist()
 
 
-def test_rllib_multi_agent_env_on_ray_plays_the_same_cut():
-    pytest.importorskip("ray", reason="Ray is not installed here (.venv-ray has it; the core "
-                                      "without Ray is tested above)")
-    from meduris_env.envs.rllib import multi_agent_env_class
-
-    ray_env, rewards, terminated, truncated, _ = _play_rllib(multi_agent_env_class())
-    core, *_ = _play_rllib()
-    assert ray_env.state.history() == core.state.history()
-    assert truncated == {"__all__": True} and terminated == {"__all__": False}
-    assert set(rewards.values()) == {0.0}
 
 
 def _play_aec(actions, **kwargs):

@@ -222,3 +222,20 @@ def test_missing_ray_and_bad_checkpoints_are_one_line(tmp_path, capsys, monkeypa
     monkeypatch.setitem(sys.modules, "ray.rllib", None)  # as if Ray were not installed
     assert main(["--out", str(tmp_path)]) == 2
     assert "pip install -e '.[ray]'" in one_error_line(capsys)
+
+
+def test_rllib_multi_agent_env_on_ray_plays_a_cut_game_as_its_core_does():
+    """A game cut at max_turns (tests/test_max_turns_scoring.py, issue 31): the Ray env plays
+    the same game as the Ray-free core and reports it the same way (truncated, no reward)."""
+    from helpers import play_cut_rllib_game
+
+    from meduris_env.envs.rllib import MedurisMultiAgentCore, multi_agent_env_class
+
+    config = {"players": 3, "max_turns": 5}
+    ray_env, rewards, terminated, truncated, _ = play_cut_rllib_game(
+        multi_agent_env_class()(config), seed=11)
+    core, *_ = play_cut_rllib_game(MedurisMultiAgentCore(config), seed=11)
+    assert core.state.is_truncated()
+    assert ray_env.state.history() == core.state.history()
+    assert truncated == {"__all__": True} and terminated == {"__all__": False}
+    assert set(rewards.values()) == {0.0}
