@@ -60,15 +60,18 @@
       ".big{font-size:" + f.big + "px;font-weight:600}.mid{font-size:" + f.mid + "px}" +
       ".legal{cursor:pointer;outline:none}.hl{fill:none;stroke:" + LEGAL + ";stroke-width:3;" +
       "stroke-dasharray:5 3;pointer-events:none}.legal:hover .hl,.selected .hl{stroke-dasharray:none;" +
-      "stroke-width:4}.legal:focus .hl,.legal:focus-visible .hl{stroke:#000;stroke-width:5;" +
+      "stroke-width:4}.legal:focus-visible .hl{stroke:#000;stroke-width:5;" +
       "stroke-dasharray:none}.btn rect.face{fill:#fff;stroke:" + LEGAL + ";stroke-width:2}" +
-      ".btn:hover rect.face{fill:#e3f4e8}.btn:focus rect.face{stroke:#000;stroke-width:4}" +
+      ".btn:hover rect.face{fill:#e3f4e8}.btn:focus-visible rect.face{stroke:#000;stroke-width:4}" +
       ".menu rect.item{fill:#fff;stroke:#bbb}.menu g:hover rect.item{fill:#e3f4e8}" +
-      ".menu-item{outline:none}.menu-item:focus rect.item{stroke:#000;stroke-width:3}" +
+      ".menu-item{outline:none}.menu-item:focus-visible rect.item{stroke:#000;stroke-width:3}" +
       ".hit{fill:#fff;fill-opacity:0}.mark{fill:none;stroke:" + MARK + ";stroke-width:3;" +
       "pointer-events:none}.badge{font-weight:700;fill:" + MARK + "}" +
       "[data-target]{cursor:pointer}.picture [data-target]{cursor:default}" +
-      ".mat-initial{font-weight:600;pointer-events:none}";
+      ".mat-initial{font-weight:600;pointer-events:none}" +
+      // monospace: its "l" has a tail, so "Wl" (wool) never reads as "WI"
+      ".mat-initial,.die-face,.mat text{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}" +
+      ".board{-webkit-tap-highlight-color:transparent}";
   }
 
   function el(tag, attrs, parent, text) {
@@ -120,7 +123,8 @@
       this.byTarget.get(a.target).push(a);
     }
   }
-  // marks a target element: legal (highlight, words, focusable) or not; hit(): its hit area
+  // marks a target element: legal (highlight, words, focusable) or not; hl() draws its ring,
+  // mark() the sign that an opponent touched it
   Ctx.prototype.target = function (node, key, describe, hl, mark) {
     node.setAttribute("data-target", key);
     const acts = this.byTarget.get(key);
