@@ -84,6 +84,24 @@ def check_breakdown_table(page) -> None:
     assert page.is_visible("#replay-link") and page.is_visible("#record-link")
 
 
+def check_log_in_a_players_words(page) -> None:
+    """One line per event: a chance entry by its sentences only (no "chance: bonus chip vp on
+    field 24" beside "a bonus chip (+2 VP) is placed on field 24"), an action by its text and
+    only the events that add something ("return wool" without "seat 0 returns 1 wool")."""
+    chance = page.locator("#log > li.chance").all_text_contents()
+    assert chance and not [t for t in chance if t.startswith("chance")]
+    lines = page.evaluate("""() => Array.from(document.querySelectorAll('#log > li'), li =>
+        [li.firstChild.textContent, Array.from(li.querySelectorAll('li'), e => e.textContent)])""")
+    plain = {}
+    for head, events in lines:
+        m = re.search(r": (take|return) (\w+)$", head)
+        if m:
+            plain[head] = events
+            assert not [e for e in events if f"{m[1]}s 1 {m[2]}" in e], (head, events)
+    assert plain  # the game had such moves
+    assert len(lines) == page.evaluate("state.game.log.length")
+
+
 def test_a_whole_two_player_game_against_greedy_played_by_keyboard_only(browser, server):
     page, problems = open_page(browser, server.url)
     for _ in range(12):  # the setup form by keyboard: Tab to the seed, type it, Enter
@@ -120,6 +138,7 @@ def test_a_whole_two_player_game_against_greedy_played_by_keyboard_only(browser,
         assert moves < 400
     assert offers and all(re.search(r"\([+-]\d+ VP\)$", t) for t in offers), offers
     check_breakdown_table(page)
+    check_log_in_a_players_words(page)
     assert problems == []
 
 
