@@ -108,11 +108,13 @@ def vector_env_league() -> dict:
     from meduris_env import MedurisVectorEnv
 
     pool = ["random", make_batch_opponent("greedy", 2), make_batch_opponent("ppo", 2)]
-    env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5)
+    env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5,
+                           autoreset_mode="SAME_STEP")
     env.set_opponents(pool, weights=[0.2, 0.4, 0.4])
     rng = np.random.default_rng(0)
     league = _vector_digest(env, 5, rng)
-    self_play = _vector_digest(MedurisVectorEnv(16, 4, seat="all", reward="win", seed=9), 9, rng)
+    self_play = _vector_digest(MedurisVectorEnv(16, 4, seat="all", reward="win", seed=9,
+                                                autoreset_mode="SAME_STEP"), 9, rng)
     return {"league_2p": league, "self_play_4p": self_play}
 
 

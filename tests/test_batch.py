@@ -283,7 +283,8 @@ def test_the_vector_env_hands_every_game_to_its_learner(opponents):
     last = lambda obs, mask: np.array([np.flatnonzero(m)[-1] for m in mask])  # noqa: E731
     spec = {"random": "random", "greedy": make_batch_opponent("greedy"), "callable": last,
             "mixed": ["random", make_batch_opponent("greedy")]}[opponents]
-    env = MedurisVectorEnv(12, 3, opponents=spec, seat="random", seed=4, reward="dense")
+    env = MedurisVectorEnv(12, 3, opponents=spec, seat="random", seed=4, reward="dense",
+                           autoreset_mode="SAME_STEP")
     obs, info = env.reset(seed=4)
     seats = set()
     finished = 0
@@ -330,7 +331,7 @@ def test_the_vector_env_is_deterministic_and_does_not_reuse_returned_data():
     assert env.batch.obs.min() >= 0
     assert env.single_action_space.n == NUM_ACTIONS
     assert env.action_space.shape == (6,)
-    assert env.metadata["autoreset_mode"].name == "SAME_STEP"
+    assert env.metadata["autoreset_mode"].name == "NEXT_STEP"  # gymnasium's default
     with pytest.raises(ValueError, match="not names"):
         MedurisVectorEnv(2, opponents="greedy")
     with pytest.raises(ValueError, match="seat must be"):
@@ -338,7 +339,7 @@ def test_the_vector_env_is_deterministic_and_does_not_reuse_returned_data():
 
 
 def test_self_play_asks_every_seat_and_reports_its_rewards():
-    env = MedurisVectorEnv(8, 4, seat="all", seed=2, reward="win")
+    env = MedurisVectorEnv(8, 4, seat="all", seed=2, reward="win", autoreset_mode="SAME_STEP")
     obs, info = env.reset(seed=2)
     movers = set()
     paid = 0.0

@@ -24,7 +24,7 @@ def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> 
     if isinstance(opponent, str):
         opponent = make_batch_opponent(opponent, players)
     env = MedurisVectorEnv(games, players, opponents=opponent, seat="random", reward="win",
-                           seed=derive_seed(seed, STREAM_EVAL))
+                           seed=derive_seed(seed, STREAM_EVAL), autoreset_mode="SAME_STEP")
     me = BatchPolicy(policy)
     obs, _ = env.reset()
     batch = env.batch

@@ -41,6 +41,12 @@ it a finished game stays over (flags set, rewards 0, its actions ignored) until 
 Rewards follow :mod:`.rewards`: "win" and "score" pay at the end of a game, "dense" pays VP
 changes each step plus the "score" margin at the end; a truncated game pays no terminal reward.
 
+**Bounds.** The buffers are allocated at once, so the sizes are bounded before anything is
+allocated (a one-line :class:`~meduris_env.engine.values.ValueCheckError`, never a MemoryError
+or a swapping machine): ``num_games`` <= :data:`MAX_GAMES` (1,000,000), ``history`` <=
+:data:`MAX_HISTORY` (100,000 ids a game), and all buffers together <= :data:`MAX_BATCH_BYTES`
+(8 GiB; :func:`batch_bytes` is the estimate, about 14 KB a game without history).
+
 An illegal action raises :class:`~meduris_env.engine.state.IllegalActionError` naming the first
 offending game and changes nothing. With ``history=H`` every applied id (actions and chance
 outcomes, up to H per game) is kept in ``history[i, :history_length[i]]``; it replays through
@@ -73,14 +79,30 @@ from .batch_kernels import ALL_SEATS, RANDOM_SEAT, Games
 from .observation import OBS_SIZE, encode_board
 from .rewards import REWARD_MODES, check_reward_mode
 
-__all__ = ["ALL_SEATS", "RANDOM_SEAT", "MedurisBatch"]
+__all__ = ["ALL_SEATS", "RANDOM_SEAT", "MAX_BATCH_BYTES", "MAX_GAMES", "MAX_HISTORY",
+           "MedurisBatch", "batch_bytes"]
+
+#: the most games one batch holds
+MAX_GAMES = 1_000_000
+#: the most applied ids a batch keeps per game (``history=``)
+MAX_HISTORY = 100_000
+#: the most memory a batch's buffers may take, in bytes (8 GiB)
+MAX_BATCH_BYTES = 8 * 2**30
+
+
+def batch_bytes(num_games: int, history: int = 0) -> int:
+    """The bytes of a batch's per-game buffers (the module docstring's table)."""
+    per_game = (STATE_SIZE * 4 + 2 * OBS_SIZE * 4 + NUM_ACTIONS + k.SEAT_COLUMNS * 4
+                + MAX_PLAYERS * 4 + 2 + COUNT_COLUMNS * 8 + STREAM_COLUMNS * 8 + history * 2)
+    return num_games * per_game
 
 
 class MedurisBatch:
     """B games of one configuration in one array, stepped together (see the module docstring).
 
     Args:
-        num_games: B, the number of games.
+        num_games: B, the number of games (at most :data:`MAX_GAMES`, and the buffers at most
+            :data:`MAX_BATCH_BYTES`).
         num_players: the player count (a game option, as :class:`MedurisGame`'s).
         game: the :class:`~meduris_env.engine.game.MedurisGame` to play; or, instead, its
             options as keywords (``board``, ``exchange``, ``max_turns``, ...).
@@ -88,7 +110,8 @@ class MedurisBatch:
         reward: ``"win"``, ``"score"`` or ``"dense"`` (:mod:`.rewards`).
         hidden_materials: opponents' materials as totals only in the observations (R2).
         auto_reset: start a finished game's next episode in the same step.
-        history: keep up to this many applied ids per game (0: none).
+        history: keep up to this many applied ids per game (0: none; at most
+            :data:`MAX_HISTORY`).
         num_threads: threads for the kernels (default: numba's, one per core).
     """
 
@@ -96,7 +119,11 @@ class MedurisBatch:
                  game: MedurisGame | None = None, seed: int = 0, reward: str = "win",
                  hidden_materials: bool = False, auto_reset: bool = True, history: int = 0,
                  num_threads: int | None = None, **game_options):
-        b = self.num_games = check_int("num_games", num_games, 1)
+        history = check_int("history", history, 0, MAX_HISTORY)
+        per_game = batch_bytes(1, history)
+        b = self.num_games = check_int(  # (first the type, then the bound and its reason)
+            f"num_games (at {per_game:,} bytes a game, at most {MAX_BATCH_BYTES >> 30} GiB in all)",
+            check_int("num_games", num_games, 1), 1, min(MAX_GAMES, MAX_BATCH_BYTES // per_game))
         if num_players is not None:
             game_options["num_players"] = num_players
         self.game = game_from(game, **game_options)
@@ -113,7 +140,7 @@ class MedurisBatch:
             flags=np.zeros((b, 2), dtype=bool),
             counts=np.zeros((b, COUNT_COLUMNS), dtype=np.int64),
             streams=np.zeros((b, STREAM_COLUMNS), dtype=np.uint64),
-            history=np.zeros((b, check_int("history", history, 0)), dtype=np.int16))
+            history=np.zeros((b, history), dtype=np.int16))
         g = self._games_buffers
         g.seats[:, k.MOVER] = TERMINAL
         g.seats[:, k.LEARNER] = ALL_SEATS

@@ -8,9 +8,24 @@
 It wraps a :class:`~meduris_env.envs.vector.MedurisVectorEnv` (all its arguments are accepted,
 or pass ``venv=``): observations (B, 1470), rewards and ``dones`` for the learning seats, SB3's
 info conventions (``terminal_observation`` and ``TimeLimit.truncated`` for finished games, their
-final ``scores``). MaskablePPO reads the legal actions through ``env_method("action_masks")``;
-``action_masks()`` gives the (B, 241) array directly. ``seed(s)`` applies at the next reset.
-Importing this module needs stable-baselines3 (``pip install -e .[train]``).
+final ``scores``). The vector env runs with ``autoreset_mode=SAME_STEP`` (SB3's convention; a
+``venv=`` in another mode is refused). ``reset_infos[i]`` is game ``i``'s reset info
+(``{"seat": s}``, the learning seat of its new episode) after ``reset()`` and after each automatic
+reset, as SB3's ``DummyVecEnv`` fills it. ``seed(s)`` applies at the next reset.
+
+``get_attr`` reads the vector env's attribute (the same for every game). ``set_attr`` and
+``env_method`` reach the games where that means something, honouring ``indices``:
+
+* per game (``indices`` chooses the games, one result each): ``env_method("action_masks")``
+  (MaskablePPO reads the legal actions so; ``action_masks()`` gives the (B, 241) array
+  directly), ``env_method("state")`` (the game's engine ``State``),
+  ``env_method("opponent_of", seat)``;
+* for the whole batch (``indices`` must name every game): ``set_attr("opponents", spec)`` and
+  ``env_method("set_opponents", spec, weights=None)`` (from each game's next episode on).
+
+Anything else raises :class:`VecEnvAttributeError` (an ``AttributeError``, as SB3 expects)
+naming the attribute and what is offered. Importing this module needs stable-baselines3
+(``pip install -e .[train]``).
 """
 
 from __future__ import annotations
@@ -21,7 +36,22 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .vector import MedurisVectorEnv
+from ..engine.errors import MedurisError
+from ..engine.values import excerpt
+from .vector import AutoresetMode, AutoresetModeError, MedurisVectorEnv
+
+#: per-game methods for env_method: name -> f(vector env, game index, *args, **kwargs)
+PER_GAME_METHODS = {
+    "action_masks": lambda venv, i: venv.action_masks()[i],
+    "state": lambda venv, i: venv.batch.state(i),
+    "opponent_of": lambda venv, i, seat: venv.opponent_of(i, seat),
+}
+#: batch-wide settings: set_attr name / env_method name -> the vector env's setter
+BATCH_SETTERS = {"opponents": "set_opponents"}
+
+
+class VecEnvAttributeError(MedurisError, AttributeError):
+    """``set_attr`` / ``env_method`` of something the games do not offer (or not per game)."""
 
 
 class MedurisSB3VecEnv(VecEnv):
@@ -32,7 +62,14 @@ class MedurisSB3VecEnv(VecEnv):
     def __init__(self, venv: MedurisVectorEnv | None = None, **kwargs: Any):
         if venv is not None and kwargs:
             raise ValueError("give either venv= or the arguments of MedurisVectorEnv, not both")
-        self.venv = venv if venv is not None else MedurisVectorEnv(**kwargs)
+        if venv is None:
+            kwargs.setdefault("autoreset_mode", AutoresetMode.SAME_STEP)
+            venv = MedurisVectorEnv(**kwargs)
+        if venv.autoreset_mode is not AutoresetMode.SAME_STEP:
+            raise AutoresetModeError(
+                "MedurisSB3VecEnv needs autoreset_mode=SAME_STEP (SB3 expects the next "
+                f"episode's observation at once), got {venv.autoreset_mode.name}")
+        self.venv = venv
         super().__init__(self.venv.num_envs, self.venv.single_observation_space,
                          self.venv.single_action_space)
         self._next_seed: int | None = None
@@ -59,6 +96,7 @@ class MedurisSB3VecEnv(VecEnv):
             final_obs = info["final_obs"]
             scores = info["final_info"]["scores"]
             for i in np.flatnonzero(dones):
+                self.reset_infos[i] = {"seat": int(info["seat"][i])}  # its next episode's
                 infos[i] = {"terminal_observation": final_obs[i],
                             "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
                             "scores": scores[i].tolist()}
@@ -84,14 +122,41 @@ class MedurisSB3VecEnv(VecEnv):
         return [value for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        raise AttributeError(f"the batch's games share their settings; cannot set {attr_name!r} "
-                             "per game")
+        if attr_name not in BATCH_SETTERS:
+            raise VecEnvAttributeError(
+                f"cannot set {excerpt(attr_name)} on the games; settable: "
+                f"{', '.join(sorted(BATCH_SETTERS))}")
+        self._whole_batch(attr_name, indices)
+        getattr(self.venv, BATCH_SETTERS[attr_name])(value)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
-        if method_name == "action_masks":
-            masks = self.venv.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        raise AttributeError(f"MedurisSB3VecEnv has no per-game method {method_name!r}")
+        games = list(self._get_indices(indices))
+        if method_name in PER_GAME_METHODS:
+            call = PER_GAME_METHODS[method_name]
+            return [call(self.venv, self._index(i), *method_args, **method_kwargs)
+                    for i in games]
+        if method_name in BATCH_SETTERS.values():
+            self._whole_batch(method_name, indices)
+            getattr(self.venv, method_name)(*method_args, **method_kwargs)
+            return [None for _ in games]
+        offered = sorted([*PER_GAME_METHODS, *BATCH_SETTERS.values()])
+        raise VecEnvAttributeError(f"the games have no method {excerpt(method_name)}; env_method "
+                                   f"offers: {', '.join(offered)}")
+
+    def _whole_batch(self, name: str, indices) -> None:
+        """Refuse a batch-wide setting for only some games."""
+        chosen = {self._index(i) for i in self._get_indices(indices)}
+        if chosen != set(range(self.num_envs)):
+            raise VecEnvAttributeError(
+                f"{excerpt(name)} is shared by all {self.num_envs} games of the batch; give "
+                "indices=None (or every index), not a subset")
+
+    def _index(self, i) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or \
+                not 0 <= i < self.num_envs:
+            raise VecEnvAttributeError(f"indices must be games 0..{self.num_envs - 1}, got "
+                                       f"{excerpt(i)}")
+        return int(i)
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]

@@ -1,6 +1,7 @@
 """Thousands of games as one gymnasium ``VectorEnv``: :class:`MedurisVectorEnv`, one learning
 seat per game against opponents that act in batch, or self-play (``seat="all"``), for
-gymnasium-style trainers; :mod:`meduris_env.envs.sb3` adapts it to stable-baselines3.
+gymnasium-style trainers (gymnasium's next-step autoreset by default, or same-step);
+:mod:`meduris_env.envs.sb3` adapts it to stable-baselines3.
 
 >>> from meduris_env.envs.vector import MedurisVectorEnv
 >>> env = MedurisVectorEnv(256, num_players=2, opponents="random", seed=0)
@@ -21,14 +22,41 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine.constants import NUM_ACTIONS
+from ..engine.errors import MedurisError
 from ..engine.game import MedurisGame
+from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
 from ..engine.state import IllegalActionError
-from ..engine.values import SEED_MAX, check_int
+from ..engine.values import SEED_MAX, check_int, excerpt
 from .batch import ALL_SEATS, RANDOM_SEAT, MedurisBatch
 from .observation import observation_high
 from .opponents import BatchOpponentSpec, Decisions, check_batch_opponent
+from .spaces import LegalMultiDiscrete, NoLegalActionError
 
-__all__ = ["Decisions", "MedurisBatch", "MedurisVectorEnv"]  # (the batch: its old home too)
+__all__ = ["AutoresetMode", "AutoresetModeError", "Decisions", "MedurisBatch",
+           "MedurisVectorEnv"]  # (the batch: its old home too)
+
+AutoresetMode = gymnasium.vector.AutoresetMode
+#: the autoreset modes MedurisVectorEnv offers
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+class AutoresetModeError(MedurisError, ValueError):
+    """An ``autoreset_mode`` that is not one the vector env offers."""
+
+
+def check_autoreset_mode(value) -> AutoresetMode:
+    """``value`` (an :class:`AutoresetMode`, or its name or value as a string, any case) as
+    one of :data:`AUTORESET_MODES`, else :class:`AutoresetModeError` in one line."""
+    mode = value if isinstance(value, AutoresetMode) else None
+    if isinstance(value, str):
+        key = value.strip().upper().replace("-", "_")
+        mode = next((m for m in AutoresetMode
+                     if key in (m.name, m.value.upper(), m.name.replace("_", ""))), None)
+    if mode not in AUTORESET_MODES:
+        raise AutoresetModeError(
+            "autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP (or "
+            f"'NEXT_STEP' / 'SAME_STEP'), got {excerpt(value)}")
+    return mode
 
 
 class MedurisVectorEnv(gymnasium.vector.VectorEnv):
@@ -47,22 +75,46 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
 
     Spaces: ``single_observation_space`` is the AEC env's vector, ``single_action_space``
     ``Discrete(241)``; ``action_masks()`` is the (B, 241) mask (also ``info["action_mask"]``).
+    ``action_space.sample()`` draws a legal action for every game (from a generator seeded by
+    ``seed`` and by ``reset(seed=...)``: deterministic), or raises
+    :class:`~.spaces.NoLegalActionError` (before the first ``reset``).
     Rewards are the learner's (self-play: the seat that was asked, so a trainer gets every
-    seat's reward in ``info["rewards"]``, shape (B, num_players)). Autoreset: same-step
-    (``info["final_obs"]`` / ``info["final_info"]["scores"]`` for finished games).
+    seat's reward in ``info["rewards"]``, shape (B, num_players)).
+
+    Autoreset (``autoreset_mode=``, an :class:`AutoresetMode` or its name; also
+    ``metadata["autoreset_mode"]``, per instance):
+
+    * ``NEXT_STEP`` (**the default**, as gymnasium's own vector envs, so that gymnasium's vector
+      wrappers such as ``NormalizeObservation`` and CleanRL-style loops work as written): the
+      step that ends a game returns its last observation, reward and flags (and
+      ``info["scores"]``, masked by ``info["_scores"]``; ``info["seat"]`` the seat paid); the
+      next step ignores that game's action and returns the next episode's first observation
+      with reward 0 and both flags False. Meanwhile ``action_masks()`` (and
+      ``info["action_mask"]``) allow every action of that game, since any is accepted.
+    * ``SAME_STEP``: the step that ends a game already returns the next episode's first
+      observation, the finished one in ``info["final_obs"]`` / ``info["final_info"]``
+      (``scores``, ``seat``). This is what stable-baselines3 expects: the SB3 adapter, the
+      training league and ``train.evaluate`` pass it explicitly, so training is unchanged.
+
+    Both modes play the same episodes: for the same seed and the same actions within each
+    episode, every game's episode lengths and returns agree (the extra next-step call plays
+    nothing).
 
     The game: ``game=`` a :class:`~meduris_env.engine.game.MedurisGame`, or its options as
     keywords (``num_players``, ``board``, ``exchange``, ``max_turns``, ...); ``reward``,
     ``hidden_materials``, ``seed`` and ``num_threads`` as :class:`MedurisBatch`'s.
     """
 
-    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, num_players: int | None = None,
                  opponents: BatchOpponentSpec | Sequence[BatchOpponentSpec] = "random",
                  seat: int | str = "random", *, game: MedurisGame | None = None,
                  reward: str = "win", hidden_materials: bool = False, seed: int = 0,
-                 num_threads: int | None = None, **game_options):
+                 num_threads: int | None = None,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **game_options):
+        self.autoreset_mode = check_autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.batch = MedurisBatch(num_envs, num_players, game=game, seed=seed, reward=reward,
                                   hidden_materials=hidden_materials, num_threads=num_threads,
                                   **game_options)
@@ -88,9 +140,12 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, self.num_envs)
-        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space,
-                                                               self.num_envs)
+        self.action_space = LegalMultiDiscrete(np.full(self.num_envs, NUM_ACTIONS),
+                                               self._sample_masks)
         self._seed_next = seed
+        self._seed_action_space(self.batch.seed)
+        # NEXT_STEP: games whose last step ended an episode (their next action is ignored)
+        self._pending = np.zeros(self.num_envs, dtype=bool)
 
     def set_opponents(self, opponents: BatchOpponentSpec | Sequence[BatchOpponentSpec],
                       weights: Sequence[float] | None = None) -> None:
@@ -130,26 +185,66 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
                 self._seed_action_space(seed)
         else:
             self.batch.reset()
+        self._pending[:] = False
         self._open_episodes()
         return self.batch.obs.copy(), self._info()
 
     def step(self, actions):
+        acts = self.batch.check_actions(actions, self.num_envs)
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            return self._next_step(acts)
+        self._advance(None, acts)
+        return self._same_step_result()
+
+    def _advance(self, games: np.ndarray | None, acts: np.ndarray) -> None:
+        """Play the learners' ``acts`` in ``games`` (None: all), then the opponents until every
+        game's learner decides again (finished games restart: the batch's same-step reset)."""
         batch = self.batch
-        acts = batch.check_actions(actions, self.num_envs)
         if self._opponents_in_python:
             # the learners' actions are applied before the opponents answer: keep a copy, so
             # that an opponent's illegal answer (or error) leaves every game as it was
             before = self._save()
             try:
-                batch.play(None, acts, finish=False)
+                batch.play(games, acts, finish=False)
                 self._play_opponents()
-                batch.finish()
+                batch.finish(games)
                 self._open_episodes()  # games that restarted with an opponent to move
             except BaseException:
                 self._restore(before)
                 raise
         else:  # self-play or built-in random opponents: one fused kernel
-            batch.play(None, acts)
+            batch.play(games, acts)
+
+    def _next_step(self, acts: np.ndarray):
+        """A NEXT_STEP step: games that ended last step only show their next episode."""
+        batch = self.batch
+        pending = self._pending
+        if pending.any():
+            live = np.flatnonzero(~pending).astype(np.int64)
+            if len(live):
+                self._advance(live, acts[live])
+        else:
+            self._advance(None, acts)
+        seat = self._reward_seats().astype(np.int64)
+        rewards = batch.rewards[np.arange(self.num_envs), seat].astype(np.float32)
+        terminated = batch.terminated & ~pending  # (unplayed games keep last step's flags)
+        truncated = batch.truncated & ~pending
+        done = terminated | truncated
+        rewards[pending] = 0.0
+        obs = batch.obs.copy()
+        info = self._info()
+        info["rewards"][pending] = 0.0
+        if done.any():
+            obs[done] = batch.final_obs[done]
+            info["seat"][done] = seat[done]
+            info["scores"] = batch.final_scores[:, :batch.game.num_players].copy()
+            info["_scores"] = done.copy()
+        self._pending = done
+        info["action_mask"][done] = 1
+        return obs, rewards, terminated, truncated, info
+
+    def _same_step_result(self):
+        batch = self.batch
         seat = self._reward_seats()
         rewards = batch.rewards[np.arange(self.num_envs), seat].astype(np.float32)
         info = self._info()
@@ -168,8 +263,18 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
                 info)
 
     def action_masks(self) -> np.ndarray:
-        """The learners' legal actions, (num_envs, 241) bool (for MaskablePPO)."""
-        return self.batch.mask.astype(bool)
+        """The learners' legal actions, (num_envs, 241) bool (for MaskablePPO); with NEXT_STEP,
+        every action for a game whose episode just ended (its next action is ignored)."""
+        masks = self.batch.mask.astype(bool)
+        masks[self._pending] = True
+        return masks
+
+    def _sample_masks(self) -> np.ndarray:
+        """What ``action_space.sample()`` draws from: :meth:`action_masks`."""
+        if not self.batch.started:
+            raise NoLegalActionError("call reset() before action_space.sample(): no game has "
+                                     "started")
+        return self.action_masks()
 
     def close_extras(self, **kwargs) -> None:
         pass
@@ -200,7 +305,6 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
                 "rewards": batch.rewards[:, :n].copy()}
 
     def _seed_action_space(self, seed: int) -> None:
-        from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
         self.action_space.seed(derive_seed(seed, STREAM_ACTION_SPACE))
         self.single_action_space.seed(derive_seed(seed, STREAM_ACTION_SPACE, 1))
 
