@@ -153,7 +153,7 @@ def test_normalize_observation_and_a_cleanrl_loop_run_on_next_step():
         assert np.isfinite(obs).all() and obs.shape == (8, env.single_observation_space.shape[0])
         if "episode" in info:
             returns += info["episode"]["r"][info["_episode"]].tolist()
-    assert returns and all(r in (-1.0, 0.0, 1.0) or abs(r) <= 1.0 for r in returns)
+    assert returns and all(-1.0 <= r <= 1.0 for r in returns)  # "win": at most 1 a game
     with pytest.raises(ValueError, match="NEXT_STEP"):  # the wrapper reads the metadata
         NormalizeObservation(MedurisVectorEnv(2, 2, autoreset_mode="SAME_STEP"))
 
