@@ -234,8 +234,9 @@ def game_body(server, game_id, **extra) -> dict:
     return body
 
 
-def sse(*events) -> str:
-    return "retry: 200\n\n" + "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+def sse(*events, retry_ms: int = 200) -> str:
+    """A stream's body: the reconnection delay, then the events (the response then ends)."""
+    return f"retry: {retry_ms}\n\n" + "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
                                       for name, data in events)
 
 
@@ -258,7 +259,8 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     move = {"moves": now["log"][last + 1:], "view": now["view"], "step": now["step"],
             "status": "running", "thinking": None}
     assert move["moves"], "greedy answered nothing"
-    streams = [sse(("sync", earlier)), sse(("sync", earlier), ("move", move))]
+    # the first connection drops at once and comes back after 2 s: time to see both states
+    streams = [sse(("sync", earlier), retry_ms=2000), sse(("sync", earlier), ("move", move))]
     page.route(f"**/api/games/{game_id}",
                lambda route: route.fulfill(json=game_body(server, game_id, thinking=None)))
     page.route(f"**/api/games/{game_id}/events",
