@@ -55,7 +55,8 @@ TESTED = {
               "--snapshot-every", "--n-steps", "--batch-size", "--n-epochs", "--learning-rate",
               "--value-positions", "--value-epochs", "--out", "--force", "--resume",
               "--no-progress"},
-    "serve": {"--host", "--port", "--db"},
+    "serve": {"--host", "--port", "--db",
+              "--max-running"},  # (its cases: tests/test_web_hardening.py)
     "agents": {"--json"},
 }
 
