@@ -1,0 +1,34 @@
+"""The Druids rules engine (a pure game module, pgx / OpenSpiel style): :class:`DruidsGame`,
+:class:`DruidsState`, the action texts, the information functions (D14) and the one position
+checker. Nothing here imports environments, agents or training."""
+
+from meduris_env.engine.constants import CHANCE, TERMINAL
+
+from .actions import (
+    NUM_ACTIONS,
+    NUM_CHANCE_OUTCOMES,
+    NUM_IDS,
+    action_to_string,
+    string_to_action,
+)
+from .errors import DruidsError, IllegalActionError, StateFileError
+from .events import Event
+from .game import DEFAULT_CIRCLES, PLAYER_COUNTS, DruidsGame, state_from_json
+from .information import (
+    OBS_SIZE,
+    information_state_string,
+    information_state_tensor,
+    observation_string,
+    observation_tensor,
+    resample_hidden,
+)
+from .invariants import check
+from .loop import play, random_decide, resolve_chance, sample_chance
+from .state import DruidsState
+
+__all__ = ["CHANCE", "TERMINAL", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES", "NUM_IDS",
+           "action_to_string", "string_to_action", "DruidsError", "IllegalActionError",
+           "StateFileError", "Event", "DEFAULT_CIRCLES", "PLAYER_COUNTS", "DruidsGame",
+           "state_from_json", "OBS_SIZE", "information_state_string", "information_state_tensor",
+           "observation_string", "observation_tensor", "resample_hidden", "check", "play",
+           "random_decide", "resolve_chance", "sample_chance", "DruidsState"]

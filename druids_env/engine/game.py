@@ -1,0 +1,125 @@
+"""The static rules of a Druids game (OpenSpiel-style ``Game``): players, the D12 ruling's
+circles per scoring card, the turn limit; and the game's properties as data.
+
+>>> game = DruidsGame(num_players=3)
+>>> state = game.new_initial_state()
+>>> state.is_chance_node()   # the places are laid out first (D3)
+True
+"""
+
+from __future__ import annotations
+
+from meduris_env.engine.values import check_int
+
+from .actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, string_to_action
+from .cards import HAND_LIMIT, NUM_GEMS, NUM_PLACES, ROW_SIZE, SERVANT_VALUES
+
+PLAYER_COUNTS = (2, 3, 4)  # D2
+DEFAULT_CIRCLES = 5  # D12 ruling
+DEFAULT_MAX_TURNS = 500  # random games take 20-40 turns; a bound, not a rule
+MAX_TURNS_LIMIT = 100_000
+
+
+class DruidsGame:
+    """Druids for ``num_players`` (2-4, D2) with ``circles`` per scoring card (D12 ruling,
+    default 5) and ``max_turns`` (a guard: reaching it ends the game as truncated; 0: none)."""
+
+    short_name = "druids"
+    long_name = "Druids (Colovini, 2004)"
+    dynamics = "sequential"
+    chance_mode = "explicit_stochastic"
+    information = "imperfect_information"
+    utility = "zero_sum"  # D13: winners share +1, the others share -1
+    reward_model = "terminal"
+    provides_information_state_string = True
+    provides_information_state_tensor = True
+    provides_observation_string = True
+    provides_observation_tensor = True
+
+    def __init__(self, num_players: int = 2, circles: int = DEFAULT_CIRCLES,
+                 max_turns: int | None = DEFAULT_MAX_TURNS):
+        self.num_players = check_int("num_players (D2: 2, 3 or 4)", num_players, 2, 4)
+        self.circles = check_int("circles per scoring card (D12 ruling)", circles, 1, 100)
+        self.max_turns = 0 if max_turns is None else check_int(
+            "max_turns (0 or None: no limit)", max_turns, 0, MAX_TURNS_LIMIT)
+
+    # --- properties as data (OpenSpiel's GameType / Game) ----------------------------------------
+    @staticmethod
+    def num_distinct_actions() -> int:
+        return NUM_ACTIONS
+
+    @staticmethod
+    def max_chance_outcomes() -> int:
+        return NUM_CHANCE_OUTCOMES
+
+    def max_game_length(self) -> int:
+        """A bound on the actions and outcomes of one game (``history()`` length): per turn at
+        most a collection, a replacement place, two plays, a discard and seven draws (a choice
+        and a card each); plus the setup. With no turn limit there is no bound (-1)."""
+        if not self.max_turns:
+            return -1
+        setup = ROW_SIZE + self.num_players * 7
+        return setup + self.max_turns * (1 + 1 + 2 + 1 + 2 * HAND_LIMIT)
+
+    @staticmethod
+    def min_utility() -> float:
+        return -1.0
+
+    @staticmethod
+    def max_utility() -> float:
+        return 1.0
+
+    @staticmethod
+    def utility_sum() -> float:
+        return 0.0
+
+    @staticmethod
+    def cards() -> dict:
+        """The card counts (D1): 54 gems, 6 servants per colour, 12 places."""
+        return {"gems": NUM_GEMS, "servants_per_colour": SERVANT_VALUES, "places": NUM_PLACES}
+
+    def params(self) -> dict:
+        return {"num_players": self.num_players, "circles": self.circles,
+                "max_turns": self.max_turns}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DruidsGame) and other.params() == self.params()
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.params().items())))
+
+    def __repr__(self) -> str:
+        return (f"DruidsGame(num_players={self.num_players}, circles={self.circles}, "
+                f"max_turns={self.max_turns})")
+
+    # --- states ----------------------------------------------------------------------------------
+    def new_initial_state(self):
+        """The state before the setup's chance nodes (D3)."""
+        from .state import DruidsState
+        return DruidsState(self)
+
+    def state_from_json(self, text: str):
+        from .state import DruidsState
+        return DruidsState.from_json(text, self)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        return string_to_action(text)
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        from .actions import action_to_string
+        return action_to_string(action)
+
+
+def state_from_json(text: str):
+    """A state saved by ``DruidsState.to_json``, its game built from the parameters saved."""
+    import json
+
+    from .errors import StateFileError
+    try:
+        params = json.loads(text)["params"]
+        game = DruidsGame(**params)
+    except (ValueError, KeyError, TypeError) as err:
+        raise StateFileError(f"not a Druids state file: {str(err)[:80]}") from None
+    return game.state_from_json(text)

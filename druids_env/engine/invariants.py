@@ -1,0 +1,94 @@
+"""The one position checker of Druids: :func:`check` lists what is wrong with a state (empty:
+nothing). The random-simulation tests and ``benchmarks/druids_soak.py`` run it after every step.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .cards import (
+    NUM_CARDS,
+    NUM_GEMS,
+    NUM_PLACES,
+    ROW_SIZE,
+    SERVANT_VALUES,
+    is_gem,
+    servant_owner,
+)
+from .rules import P_END
+
+
+def check(state) -> list[str]:
+    """Every invariant of a position: card counts conserved (54 gems, 6 servants per colour,
+    12 places), each card in one place only, servants only with or under their owner, each
+    score equal to the amulets shared out to that seat, the column below the leader (D12),
+    and the hand limit (D10)."""
+    return _cards(state) + _scores(state) + _shape(state)
+
+
+def _cards(st) -> list[str]:
+    out = []
+    where = Counter()
+    for hand in st.hands:
+        where.update(hand)
+    for s in range(ROW_SIZE):
+        where.update(c for c, _ in st.above[s])
+        where.update(st.under[s])
+    where.update(c for c, _ in st.discards)
+    where.update(st.removed)
+    where.update(st.gem_deck)
+    for own in st.servant_sets:
+        where.update(own)
+    n = st.game.num_players
+    dup = sorted(c for c, k in where.items() if k > 1)
+    if dup:
+        out.append(f"cards in two places at once: {dup}")
+    gems = sum(1 for c in where if is_gem(c))
+    if gems != NUM_GEMS:
+        out.append(f"{gems} gems, not {NUM_GEMS}")
+    per = Counter(servant_owner(c) for c in where if not is_gem(c) and c < NUM_CARDS)
+    if any(per[s] != SERVANT_VALUES for s in range(n)) or any(per[s] for s in range(n, 4)):
+        out.append(f"servants per colour {dict(per)}, not {SERVANT_VALUES} for each seat")
+    places = [p for p in st.row if p >= 0] + st.place_deck + st.collected
+    if sorted(places) != list(range(NUM_PLACES)):
+        out.append(f"places {sorted(places)}, not the {NUM_PLACES}")
+    for seat, hand in enumerate(st.hands):
+        if any(not is_gem(c) and servant_owner(c) != seat for c in hand):
+            out.append(f"seat {seat} holds another colour's servant")
+    for seat, own in enumerate(st.servant_sets):
+        if any(servant_owner(c) != seat for c in own):
+            out.append(f"seat {seat}'s set holds another colour's servant")
+    if any(not is_gem(c) for s in range(ROW_SIZE) for c, _ in st.above[s]) or any(
+            is_gem(c) for s in range(ROW_SIZE) for c in st.under[s]):
+        out.append("a servant above a place or a gem under one")
+    return out
+
+
+def _scores(st) -> list[str]:
+    shared = [0] * st.game.num_players
+    for ev in st.log_events:
+        if ev.kind == "share":
+            shared[ev.data["seat"]] += ev.data["amulets"]
+    out = []
+    if shared != list(st.score):
+        out.append(f"scores {st.score} are not the amulets shared out {shared}")
+    c = st.game.circles
+    if st.base % c or st.base < 0:
+        out.append(f"column bottom {st.base} is not on a card's edge")
+    if st.phase != P_END and st.score and max(st.score) > st.base + 6 * c:
+        out.append(f"a marker past the column's top ({max(st.score)} > {st.base + 6 * c})")
+    return out
+
+
+def _shape(st) -> list[str]:
+    out = []
+    if any(len(h) > 7 for h in st.hands):
+        out.append(f"a hand over 7 cards: {[len(h) for h in st.hands]}")
+    if st.collections != len(st.collected) or st.collections > NUM_PLACES - 1:
+        out.append(f"{st.collections} collections, {len(st.collected)} places collected")
+    if st.phase != P_END and st.setup_i >= len(st.schedule) and not any(
+            p >= 0 for p in st.row):
+        out.append("no place left in the row before the end")
+    if st.phase == P_END and st.end_reason == 0:
+        out.append("the game is over without an end reason")
+    return out

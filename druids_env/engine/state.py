@@ -1,0 +1,298 @@
+"""One position of a Druids game (OpenSpiel-style ``State``, the same public protocol as
+:class:`meduris_env.engine.state.State`).
+
+The position is held in plain Python lists, all public attributes (tests and tools build
+positions by hand through them, then call :meth:`DruidsState.resettle`):
+
+==================  ============================================================================
+``row``             6 slots: the place id laid there, -1 for none (D3, D7)
+``above``           per slot, the gems played above it: ``(card, seat)`` in play order (D8)
+``under``           per slot, the servant cards played under it, in play order (D8)
+``hands``           per seat, the card ids in hand
+``servant_sets``    per seat, the servant cards in that seat's set (sorted; its order is hidden:
+                    a draw is a chance node, D3 ruling)
+``gem_deck``        the gems not yet dealt or drawn (sorted; the deck's order is hidden: a draw
+                    is a chance node over them)
+``place_deck``      the places not yet laid out (sorted; chance as above)
+``discards``        the gems discarded face down, ``(card, seat)`` (D9)
+``removed``         the gems revealed at a collection: they left the game (D7 ruling)
+``collected``       the places collected, in order (D7)
+``score``           per seat (D5, D6); ``base`` the circles below the column's bottom card (D12)
+``phase``, ``seat`` the step of the turn (``rules.PHASE_NAMES``) and the seat whose turn it is
+``drawn_at``,       per servant card, the index in ``log_events`` of the event that put it in
+``played_at``       its owner's hand and of the one that played it (for ``resample_hidden``)
+==================  ============================================================================
+
+Chance is explicit: at a chance node (``current_player() == CHANCE``) the caller applies one of
+``chance_outcomes()``, each card left equally likely: the places laid out at the setup and each
+replacement (D3, D7), each gem dealt or drawn (D3, D10), each servant drawn from a seat's set
+(D3 ruling). Every state is reached from the initial state by ``history()``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from meduris_env.engine.constants import CHANCE, TERMINAL
+
+from . import rules
+from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
+from .cards import NUM_CARDS, NUM_GEMS, NUM_PLACES, ROW_SIZE, servant
+from .errors import IllegalActionError, StateFileError
+from .events import PUBLIC, Event
+
+# the position's attributes, as saved by to_json (order fixed)
+POSITION = ("phase", "seat", "turn", "setup_i", "replace_slot", "played", "servant_played",
+            "acted", "idle", "base", "collections", "end_reason", "row", "above", "under",
+            "hands", "servant_sets", "gem_deck", "place_deck", "discards", "removed",
+            "collected", "score", "drawn_at", "played_at", "reveals")
+_LISTS_OF_LISTS = ("above", "under", "hands", "servant_sets")
+_FLAT_LISTS = ("row", "gem_deck", "place_deck", "discards", "removed", "collected", "score",
+               "drawn_at", "played_at", "reveals")
+
+
+class DruidsState:
+    """A Druids position. Create with ``DruidsGame.new_initial_state()``."""
+
+    def __init__(self, game):
+        n = game.num_players
+        self.game = game
+        self.schedule = rules.setup_schedule(n)
+        self.phase, self.seat, self.turn, self.setup_i = rules.P_SETUP_PLACE, 0, 0, 0
+        self.replace_slot, self.played, self.servant_played = -1, 0, False
+        self.acted, self.idle, self.base, self.collections = False, 0, 0, 0
+        self.end_reason = rules.END_NONE
+        self.row = [-1] * ROW_SIZE
+        self.above = [[] for _ in range(ROW_SIZE)]
+        self.under = [[] for _ in range(ROW_SIZE)]
+        self.hands = [[] for _ in range(n)]
+        self.servant_sets = [[servant(s, v) for v in range(1, 7)] for s in range(n)]
+        self.gem_deck = list(range(NUM_GEMS))
+        self.place_deck = list(range(NUM_PLACES))
+        self.discards, self.removed, self.collected = [], [], []
+        self.score = [0] * n
+        self.drawn_at = [-1] * NUM_CARDS
+        self.played_at = [-1] * NUM_CARDS
+        self.reveals = []  # (event index, servant card) of each servant revealed (D6)
+        self.log_actions: list[int] = []
+        self.log_events: list[Event] = []
+        self.to_move = CHANCE
+
+    def emit(self, kind: str, data: dict, owner: int = PUBLIC, hidden: tuple = ()) -> None:
+        """Log an event of the action being applied (see :mod:`druids_env.engine.events`)."""
+        self.log_events.append(Event(len(self.log_actions) - 1, kind, data, owner, hidden))
+
+    # --- OpenSpiel-style core ----------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to decide, ``CHANCE`` (-1) at a chance node or ``TERMINAL`` (-4)."""
+        return self.to_move
+
+    def is_chance_node(self) -> bool:
+        return self.to_move == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self.to_move == TERMINAL
+
+    def is_truncated(self) -> bool:
+        """True when the game ended on the turn limit (``max_turns``), not by the rules."""
+        return self.to_move == TERMINAL and self.end_reason == rules.END_TRUNCATED
+
+    def legal_actions(self) -> list[int]:
+        """Legal player actions (ids < NUM_ACTIONS), or the possible outcome ids at a chance
+        node."""
+        if self.to_move >= 0:
+            return rules.legal(self)
+        if self.to_move == CHANCE:
+            return rules.chance_ids(self)
+        return []
+
+    def legal_action_mask(self) -> list[int]:
+        """0/1 per player action id (all zero at chance and terminal nodes)."""
+        import numpy as np
+        out = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.to_move >= 0:
+            out[rules.legal(self)] = 1
+        return out
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome id, probability) pairs at a chance node (each card left equally likely);
+        empty elsewhere."""
+        if self.to_move != CHANCE:
+            return []
+        ids = rules.chance_ids(self)
+        p = 1.0 / len(ids)
+        return [(a, p) for a in ids]
+
+    def apply_action(self, action: int, player: int | None = None) -> None:
+        """Apply a player action (at a decision node) or a chance outcome (at a chance node).
+
+        ``player``, if given, must be the seat to move (``CHANCE`` for outcomes). Raises
+        :class:`IllegalActionError` and leaves the state unchanged when the action is not
+        legal now."""
+        if player is not None and player != self.to_move:
+            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
+                self.to_move, f"seat {self.to_move}")
+            raise IllegalActionError(f"seat {player} is not to move: {who} is")
+        if isinstance(action, bool) or not isinstance(action, int):
+            import numpy as np
+            if not isinstance(action, np.integer):
+                raise IllegalActionError(f"an action is an int id, got {action!r}")
+        a = int(action)
+        if a not in self.legal_actions():
+            raise IllegalActionError(self.illegal_reason(a))
+        self.log_actions.append(a)
+        if self.to_move == CHANCE:
+            rules.apply_chance(self, a)
+        else:
+            rules.decide(self, a)
+        self.to_move = rules.advance(self)
+
+    def illegal_reason(self, a: int) -> str:
+        what = f"action {a} ({action_to_string(a)})"
+        if self.to_move == TERMINAL:
+            return f"{what}: the game is over"
+        kind = rules.PHASE_NAMES[self.phase]
+        if self.to_move == CHANCE:
+            return f"{what} is not a possible outcome of this chance node ({kind})"
+        legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:6])
+        return f"{what} is not legal now; seat {self.seat} must decide: {kind}; legal " \
+               f"actions include: {legal}"
+
+    def step(self, action: int) -> DruidsState:
+        """``apply_action`` on a clone; returns the new state (the original is unchanged)."""
+        child = self.clone()
+        child.apply_action(action)
+        return child
+
+    def clone(self) -> DruidsState:
+        """An independent copy (events are immutable and shared)."""
+        new = DruidsState.__new__(DruidsState)
+        d = self.__dict__.copy()
+        for name in _LISTS_OF_LISTS:
+            d[name] = [list(x) for x in d[name]]
+        for name in _FLAT_LISTS + ("log_actions", "log_events"):
+            d[name] = list(d[name])
+        new.__dict__.update(d)
+        return new
+
+    def __deepcopy__(self, memo) -> DruidsState:
+        return self.clone()
+
+    def resettle(self) -> None:
+        """Re-derive who is to move after a position was edited by hand (tests, tools):
+        applies forced decisions as the engine would."""
+        self.to_move = rules.advance(self)
+
+    # --- results -----------------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        """The score per seat: the amulets shared out to it (D5, D6)."""
+        return list(self.score)
+
+    def ranks(self) -> list[int]:
+        """Rank per seat, 1 = best: the highest score wins, level scores share (D11, D13)."""
+        return [1 + sum(1 for t in self.score if t > s) for s in self.score]
+
+    def winners(self) -> list[int]:
+        """The seats of rank 1 (D13 ruling: several on a shared win)."""
+        best = max(self.score)
+        return [s for s, v in enumerate(self.score) if v == best]
+
+    def returns(self) -> list[float]:
+        """D13 ruling, as Meduris: winners share +1 and the others share -1 (all level: 0).
+        Zeros until the game is over (a truncated game is scored on its standings)."""
+        n = self.game.num_players
+        if not self.is_terminal():
+            return [0.0] * n
+        won = self.winners()
+        if len(won) == n:
+            return [0.0] * n
+        return [1.0 / len(won) if s in won else -1.0 / (n - len(won)) for s in range(n)]
+
+    # --- logs --------------------------------------------------------------------------------
+    def history(self) -> list[int]:
+        """Every action and chance outcome applied since the initial state, in order (forced
+        decisions, taken automatically, are not in it: they are events)."""
+        return list(self.log_actions)
+
+    def events(self) -> list[Event]:
+        """Every event, in order; ``Event.step`` indexes ``history()``."""
+        return list(self.log_events)
+
+    def last_events(self) -> list[Event]:
+        """The events caused by the most recent action (and the forced ones after it)."""
+        last = len(self.log_actions) - 1
+        out = []
+        for ev in reversed(self.log_events):
+            if ev.step != last:
+                break
+            out.append(ev)
+        return out[::-1]
+
+    @staticmethod
+    def action_to_string(action: int) -> str:
+        return action_to_string(action)
+
+    @staticmethod
+    def string_to_action(text: str) -> int:
+        return string_to_action(text)
+
+    def pending_decision(self) -> dict:
+        """The step now due: ``kind`` (a phase name) and ``seat``."""
+        return {"kind": rules.PHASE_NAMES[self.phase], "seat": self.to_move}
+
+    # --- JSON ----------------------------------------------------------------------------------
+    def to_json(self) -> str:
+        """The whole state (position, history and events) as JSON; :meth:`from_json` reads it
+        back to an equal state."""
+        doc = {"game": "druids", "params": self.game.params(), "to_move": self.to_move,
+               "position": {k: getattr(self, k) for k in POSITION},
+               "history": self.log_actions,
+               "events": [[e.step, e.kind, e.data, e.owner, list(e.hidden)]
+                          for e in self.log_events]}
+        return json.dumps(doc, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str, game) -> DruidsState:
+        """The state saved by :meth:`to_json`, for ``game`` (its parameters must match)."""
+        try:
+            doc = json.loads(text)
+            if doc.get("game") != "druids" or doc["params"] != game.params():
+                raise StateFileError(f"a state of {doc.get('game')} {doc.get('params')} "
+                                     f"cannot load into {game!r}")
+            st = cls(game)
+            for k in POSITION:
+                setattr(st, k, doc["position"][k])
+            st.above = [[tuple(x) for x in pile] for pile in st.above]
+            st.discards = [tuple(x) for x in st.discards]
+            st.reveals = [tuple(x) for x in st.reveals]
+            st.log_actions = [int(a) for a in doc["history"]]
+            st.log_events = [Event(s, k, d, o, tuple(h)) for s, k, d, o, h in doc["events"]]
+            st.to_move = int(doc["to_move"])
+        except StateFileError:
+            raise
+        except (ValueError, KeyError, TypeError) as err:
+            raise StateFileError(f"not a Druids state file: {str(err)[:80]}") from None
+        return st
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DruidsState) and other.game == self.game and \
+            other.to_move == self.to_move and all(
+                getattr(other, k) == getattr(self, k) for k in POSITION) and \
+            other.log_actions == self.log_actions and other.log_events == self.log_events
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):
+        from .game import state_from_json
+        return state_from_json, (self.to_json(),)
+
+    def __str__(self) -> str:
+        from .information import render
+        return render(self)
+
+    def __repr__(self) -> str:
+        return (f"<druids State: {self.game.num_players} players, turn {self.turn}, "
+                f"{rules.PHASE_NAMES[self.phase]}, current player {self.to_move}>")
+
+
+assert NUM_IDS > NUM_ACTIONS
