@@ -112,7 +112,7 @@ def _text(a: int) -> str:
 
 
 TEXTS = tuple(_text(a) for a in range(NUM_IDS))
-_BY_TEXT = {t: a for a, t in enumerate(TEXTS)}
+_BY_TEXT = {t.lower(): a for a, t in enumerate(TEXTS)}
 assert len(_BY_TEXT) == NUM_IDS
 
 

@@ -1,0 +1,476 @@
+"""Druids (docs/druids.md): one test at least per rule D1-D13 and per ruling, on positions
+built by hand (:func:`position`), then random simulations with every invariant checked after
+every step (card counts, scores = amulets shared out, JSON round trip, clone independence,
+determinism)."""
+
+import json
+import random
+
+import pytest
+
+import druids_env as D
+from druids_env.engine import actions as A
+from druids_env.engine import rules
+from druids_env.engine.cards import (
+    NUM_GEMS,
+    NUM_PLACES,
+    gem,
+    gem_colour,
+    gem_value,
+    place_colour,
+    servant,
+    servant_value,
+)
+from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.seeding import derive_seed
+
+YELLOW, RED, BLUE, GREEN, BLACK, WHITE = range(6)  # gem colours (project labels)
+
+
+def position(n=2, *, row=(0, 1, 2, 3, 4, 5), above=None, under=None, hands=None, score=None,
+             seat=0, phase=rules.P_COLLECT, gem_deck=None, place_deck=None, collected=(),
+             circles=5, base=0, played=0, servant_played=False):
+    """A position built by hand, mid-game, with every card accounted for: gems not given are
+    in the gem deck (unless ``gem_deck`` says which), servants not given are in their owners'
+    sets, places not in the row nor collected are in the place deck. ``above`` / ``under``:
+    {slot: [cards]} (gems above are played by ``seat``'s neighbour unless given as (card, who))."""
+    game = D.DruidsGame(n, circles=circles)
+    st = game.new_initial_state()
+    st.setup_i = len(st.schedule)
+    st.turn, st.seat, st.phase = 1, seat, phase
+    st.played, st.servant_played, st.base = played, servant_played, base
+    st.row = list(row) + [-1] * (6 - len(row))
+    st.above = [[c if isinstance(c, tuple) else (c, (seat + 1) % n)
+                 for c in (above or {}).get(s, [])] for s in range(6)]
+    st.under = [list((under or {}).get(s, [])) for s in range(6)]
+    st.hands = [list((hands or {}).get(q, [])) for q in range(n)]
+    st.score = list(score or [0] * n)
+    for q, points in enumerate(st.score):  # scored earlier: logged as shared out (D6)
+        if points:
+            st.emit("share", {"seat": q, "card": servant(q, 6), "amulets": points,
+                              "score": points})
+    st.collected = list(collected)
+    st.collections = len(collected)
+    used = {c for h in st.hands for c in h} | {c for p in st.above for c, _ in p} | {
+        c for p in st.under for c in p}
+    st.gem_deck = sorted(gem_deck) if gem_deck is not None else [
+        g for g in range(NUM_GEMS) if g not in used]
+    st.removed = [g for g in range(NUM_GEMS) if g not in used and g not in st.gem_deck]
+    st.servant_sets = [[servant(q, v) for v in range(1, 7) if servant(q, v) not in used]
+                       for q in range(n)]
+    st.place_deck = sorted(place_deck) if place_deck is not None else [
+        p for p in range(NUM_PLACES) if p not in st.row and p not in collected]
+    st.collected += [p for p in range(NUM_PLACES) if p not in st.row and p not in
+                     st.place_deck and p not in st.collected]
+    st.collections = len(st.collected)
+    st.resettle()
+    assert not D.check(st), D.check(st)
+    return st
+
+
+def act(st, text):
+    st.apply_action(st.string_to_action(text))
+
+
+def kinds(st):
+    return [e.kind for e in st.events()]
+
+
+def shares(st):
+    return [(e.data["card"], e.data["amulets"]) for e in st.events()
+            if e.kind == "share" and e.step >= 0]  # (not the hand-built position's scores)
+
+
+# --- D1, D2, D3 --------------------------------------------------------------------------------
+def test_D1_cards_54_gems_6_colours_values_1_to_9_servants_1_to_6_12_places():
+    gems = {(gem_colour(g), gem_value(g)) for g in range(NUM_GEMS)}
+    assert len(gems) == 54 == len({(c, v) for c in range(6) for v in range(1, 10)})
+    assert {servant_value(servant(q, v)) for q in range(4) for v in range(1, 7)} == set(
+        range(1, 7)) and len({servant(q, v) for q in range(4) for v in range(1, 7)}) == 24
+    assert sorted(place_colour(p) for p in range(12)) == sorted(list(range(6)) * 2)
+    assert D.DruidsGame.cards() == {"gems": 54, "servants_per_colour": 6, "places": 12}
+
+
+@pytest.mark.parametrize("bad", [1, 5, True, 2.0, "2"])
+def test_D2_two_to_four_players_checked(bad):
+    with pytest.raises(MedurisError):  # the project's one error family (check_int)
+        D.DruidsGame(bad)
+
+
+def test_D2_parameters_and_game_properties():
+    g = D.DruidsGame(3, circles=4, max_turns=100)
+    assert g.params() == {"num_players": 3, "circles": 4, "max_turns": 100}
+    assert g.num_distinct_actions() == D.NUM_ACTIONS == 424
+    assert g.max_chance_outcomes() == D.NUM_CHANCE_OUTCOMES == 72
+    assert g.max_game_length() > 0 and D.DruidsGame(2, max_turns=0).max_game_length() == -1
+    with pytest.raises(MedurisError):
+        D.DruidsGame(2, circles=0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D3_setup_is_explicit_chance_and_seat_0_starts(n):
+    st = D.DruidsGame(n).new_initial_state()
+    rng = random.Random(1)
+    for _ in range(6):  # six places face up, each among the places left
+        outs = st.chance_outcomes()
+        assert all(A.C_PLACE <= a < A.C_GEM for a, _ in outs)
+        assert sum(p for _, p in outs) == pytest.approx(1.0)
+        st.apply_action(outs[rng.randrange(len(outs))][0])
+    assert len(st.place_deck) == 6 and all(p >= 0 for p in st.row)
+    for _ in range(4 * n):  # four gems to each player
+        outs = st.chance_outcomes()
+        assert len(outs) == NUM_GEMS - (54 - len(st.gem_deck))
+        st.apply_action(outs[rng.randrange(len(outs))][0])
+    D.resolve_chance(st, rng)
+    assert st.current_player() == 0 and st.turn == 1  # ruling: seat 0 starts
+    assert [sum(1 for c in h if c < 54) for h in st.hands] == [4] * n
+    assert [sum(1 for c in h if c >= 54) for h in st.hands] == [3] * n
+    assert len(st.gem_deck) == 54 - 4 * n
+
+
+def test_D3_ruling_a_servant_draw_is_uniform_over_the_set():
+    st = D.DruidsGame(2).new_initial_state()
+    rng = random.Random(0)
+    while not (st.phase == rules.P_DEAL_SERVANT and st.hands[0][-1] >= 54):
+        st.apply_action(D.sample_chance(st, rng))
+    outs = st.chance_outcomes()  # seat 0 drew one servant: five left in its set
+    assert len(outs) == 5 and {p for _, p in outs} == {0.2}
+    assert servant(0, outs[0][0] - A.C_SERVANT + 1) in st.servant_sets[0]
+
+
+# --- D4 ----------------------------------------------------------------------------------------
+def test_D4_a_place_is_collectable_with_3_cards_and_a_servant():
+    st = position(above={0: [gem(YELLOW, 1), gem(RED, 2)], 1: [gem(RED, 3), gem(RED, 4),
+                                                               gem(RED, 5)],
+                         2: [gem(BLUE, 1)]},
+                  under={0: [servant(1, 2)], 2: [servant(0, 1)]},
+                  hands={0: [gem(WHITE, 1), gem(WHITE, 2)]})
+    assert st.legal_actions() == [A.A_NO_COLLECT, A.A_COLLECT + 0]  # 3 gems, no servant: no
+
+
+def test_D4_collecting_is_optional_and_at_most_one_place():
+    st = position(above={0: [gem(YELLOW, 1), gem(RED, 2)], 1: [gem(BLUE, 3), gem(RED, 4)]},
+                  under={0: [servant(1, 2)], 1: [servant(1, 3)]},
+                  hands={0: [gem(WHITE, 1), gem(WHITE, 2)]})
+    assert st.legal_actions() == [0, 1, 2]
+    act(st, "collect place 1")
+    assert st.phase == rules.P_REPLACE  # then the place is replaced and play goes on (D8)
+    st.apply_action(st.legal_actions()[0])
+    assert st.phase == rules.P_PLAY and all(a >= A.A_PLAY_GEM for a in st.legal_actions())
+
+
+def test_D4_no_collectable_place_skips_the_choice():
+    st = position(hands={0: [gem(WHITE, 1), gem(WHITE, 2)]})
+    assert st.phase == rules.P_PLAY and "collect_nothing" in kinds(st)
+
+
+# --- D5, D6 ------------------------------------------------------------------------------------
+def test_D5_gems_of_the_places_colour_become_amulets_the_others_are_discarded():
+    st = position(above={0: [gem(YELLOW, 4), gem(RED, 9), gem(YELLOW, 2)]},
+                  under={0: [servant(1, 6)]}, hands={0: [gem(WHITE, 1)]})
+    act(st, "collect place 1")  # place 0 is yellow
+    amulets = [e.data["amulets"] for e in st.events() if e.kind == "amulets"]
+    assert amulets == [6] and st.scores() == [0, 6]
+    revealed = {e.data["card"]: e.data["amulet"] for e in st.events()
+                if e.kind == "gem_revealed"}
+    assert revealed == {gem(YELLOW, 4): 1, gem(RED, 9): 0, gem(YELLOW, 2): 1}
+
+
+def test_D6_lowest_servant_first_and_the_last_takes_all():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},  # 17 amulets
+                  under={0: [servant(1, 5), servant(0, 2), servant(1, 3)]},
+                  hands={0: [gem(WHITE, 1)]})
+    act(st, "collect place 1")
+    assert shares(st) == [(servant(0, 2), 2), (servant(1, 3), 3), (servant(1, 5), 12)]
+    assert st.scores() == [2, 15]
+
+
+def test_D6_a_servant_finding_no_amulet_left_gets_nothing():
+    st = position(above={0: [gem(YELLOW, 3), gem(RED, 9)]},  # 3 amulets
+                  under={0: [servant(0, 2), servant(1, 4), servant(1, 6)]},
+                  hands={0: [gem(WHITE, 1)]})
+    act(st, "collect place 1")
+    assert shares(st) == [(servant(0, 2), 2), (servant(1, 4), 1), (servant(1, 6), 0)]
+
+
+def test_D6_equal_values_take_in_the_order_they_were_played():
+    for first, second in ((0, 1), (1, 0)):
+        st = position(above={0: [gem(YELLOW, 5), gem(RED, 1)]},  # 5 amulets
+                      under={0: [servant(first, 3), servant(second, 3)]},
+                      hands={0: [gem(WHITE, 1)]})
+        act(st, "collect place 1")
+        assert shares(st) == [(servant(first, 3), 3), (servant(second, 3), 2)]
+
+
+def test_D6_the_only_servant_takes_all_even_more_than_its_value():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 7)]},
+                  under={0: [servant(1, 1)]}, hands={0: [gem(WHITE, 1)]})
+    act(st, "collect place 1")
+    assert shares(st) == [(servant(1, 1), 16)]
+
+
+# --- D7 ----------------------------------------------------------------------------------------
+def test_D7_servants_go_back_gems_leave_the_place_is_replaced():
+    s0, s1 = servant(0, 4), servant(1, 2)
+    st = position(above={2: [gem(BLUE, 3), gem(RED, 3)]}, under={2: [s0, s1]},
+                  hands={0: [gem(WHITE, 1)]})
+    act(st, "collect place 3")
+    assert s0 in st.servant_sets[0] and s1 in st.servant_sets[1]  # ruling: back to the sets
+    assert {gem(BLUE, 3), gem(RED, 3)} <= set(st.removed)  # ruling: the gems leave the game
+    assert st.collected == [2] and st.row[2] == -1 and st.above[2] == [] == st.under[2]
+    outs = st.chance_outcomes()
+    assert sorted(a - A.C_PLACE for a, _ in outs) == st.place_deck == list(range(6, 12))
+    st.apply_action(A.C_PLACE + 9)
+    assert st.row[2] == 9 and st.phase == rules.P_PLAY and not D.check(st)
+
+
+def test_D7_with_the_place_deck_empty_the_place_is_not_replaced():
+    st = position(row=(6, 7, 8, 9, 10, 11), collected=(0, 1, 2, 3, 4), place_deck=[5],
+                  above={0: [gem(YELLOW, 1), gem(RED, 1)]}, under={0: [servant(1, 1)]},
+                  hands={0: [gem(WHITE, 1)]})
+    st.place_deck = []  # the last deck place was collected as well
+    st.collected.append(5)
+    st.collections += 1
+    act(st, "collect place 1")
+    assert st.row[0] == -1 and st.phase == rules.P_PLAY and st.current_player() == 0
+    assert not D.check(st)
+
+
+# --- D8 ----------------------------------------------------------------------------------------
+def test_D8_never_two_servants():
+    st = position(hands={0: [servant(0, 1), servant(0, 2), gem(RED, 1)]})
+    act(st, "play servant 1 under place 1")
+    legal = st.legal_actions()
+    assert legal and all(A.A_PLAY_GEM <= a < A.A_PLAY_SERVANT for a in legal)
+    with pytest.raises(D.IllegalActionError):
+        act(st, "play servant 2 under place 1")
+
+
+def test_D8_a_gem_and_a_servant_or_two_gems():
+    st = position(hands={0: [servant(0, 1), gem(RED, 1), gem(RED, 2)]})
+    act(st, "play red 1 above place 2")
+    assert A.play_servant_action(1, 0) in st.legal_actions()
+    act(st, "play red 2 above place 2")  # no gem left to discard: D10 at once
+    assert st.phase == rules.P_DRAW and "discard_nothing" in kinds(st)
+    assert [c for c, _ in st.above[1]] == [gem(RED, 1), gem(RED, 2)]
+    st = position(hands={0: [servant(0, 1), gem(RED, 1)]})
+    act(st, "play red 1 above place 2")
+    act(st, "play servant 1 under place 6")
+    assert st.under[5] == [servant(0, 1)] and st.hands[0] == []
+
+
+def test_D8_ruling_a_hand_of_servants_plays_one():
+    st = position(hands={0: [servant(0, 1), servant(0, 2)]}, gem_deck=[])
+    act(st, "play servant 2 under place 1")
+    assert st.hands[0] == [servant(0, 1)] and st.phase != rules.P_PLAY
+
+
+def test_D8_ruling_one_card_plays_one_and_an_empty_hand_plays_nothing():
+    st = position(row=(0,), collected=tuple(range(1, 6)), place_deck=list(range(6, 12)),
+                  hands={0: [gem(RED, 5)]})
+    assert st.phase != rules.P_PLAY  # one card, one place: played at once (forced)
+    assert st.above[0][-1] == (gem(RED, 5), 0)
+    st = position(hands={0: []}, gem_deck=[])
+    assert "play_gem" not in kinds(st) and "play_servant" not in kinds(st)
+
+
+def test_D8_two_cards_must_be_played_when_the_hand_allows():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2), gem(RED, 3)]})
+    act(st, "play red 1 above place 1")
+    assert st.phase == rules.P_PLAY and A.A_NO_DISCARD not in st.legal_actions()
+
+
+# --- D9, D10 -----------------------------------------------------------------------------------
+def test_D9_discard_one_gem_or_none():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2), gem(RED, 3), servant(0, 1)]})
+    act(st, "play red 1 above place 1")
+    act(st, "play red 2 above place 1")
+    assert st.legal_actions() == [A.A_NO_DISCARD, A.discard_action(gem(RED, 3))]
+    act(st, "discard red 3")
+    assert st.discards == [(gem(RED, 3), 0)] and st.phase == rules.P_DRAW
+
+
+def test_D10_refill_to_seven_one_card_at_a_time_from_either_source():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2)]})
+    act(st, "play red 1 above place 1")
+    act(st, "play red 2 above place 1")  # no gem left to discard: straight to D10
+    for k in range(7):
+        assert st.legal_actions() == [A.A_DRAW_GEM, A.A_DRAW_SERVANT]
+        act(st, "draw a servant" if k < 2 else "draw a gem")
+        assert st.is_chance_node()
+        st.apply_action(st.legal_actions()[0])
+    assert len(st.hands[0]) == 7 and st.current_player() == 1
+    assert sum(1 for c in st.hands[0] if c >= 54) == 2
+
+
+def test_D10_ruling_an_empty_source_cannot_be_chosen():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2)]}, gem_deck=[])
+    act(st, "play red 1 above place 1")
+    act(st, "play red 2 above place 1")
+    # the gem deck is empty: every draw is from the servant set, no choice asked
+    assert st.is_chance_node() and all(a >= A.C_SERVANT for a in st.legal_actions())
+    with pytest.raises(D.IllegalActionError):
+        st.apply_action(A.A_DRAW_GEM)
+
+
+def test_D10_ruling_both_sources_empty_the_hand_stays_short():
+    hand = [servant(0, v) for v in range(1, 7)] + [gem(RED, 1)]
+    st = position(hands={0: hand}, gem_deck=[])
+    act(st, "play red 1 above place 1")
+    act(st, "play servant 1 under place 1")
+    assert len(st.hands[0]) == 5 and st.seat == 1  # nothing to draw from: next turn
+
+
+# --- D11, D11b ---------------------------------------------------------------------------------
+def test_D11_the_eleventh_collection_ends_the_game_at_once():
+    st = position(row=(11, 10), collected=tuple(range(10)), place_deck=[],
+                  above={0: [gem(WHITE, 5), gem(WHITE, 4)]}, under={0: [servant(1, 2)]},
+                  hands={0: [gem(RED, 1)], 1: [gem(RED, 2)]})
+    assert st.collections == 10
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.end_reason == rules.END_LAST_PLACE
+    assert st.scores() == [0, 9] and st.hands[0] == [gem(RED, 1)]  # no play after it
+    assert st.returns() == [-1.0, 1.0] and st.winners() == [1]
+
+
+def test_D11b_ruling_a_round_without_any_play_ends_the_game():
+    # every servant on the table, no place collectable (2 cards each), no card anywhere else
+    st = position(hands={0: [], 1: []}, gem_deck=[],
+                  under={s: [servant(0, s + 1), servant(1, s + 1)] for s in range(6)})
+    assert st.is_terminal() and st.end_reason == rules.END_STALL
+    assert kinds(st).count("collect_nothing") == 2  # a whole round (2 turns) passed idle
+
+
+def test_D11b_the_turn_limit_truncates():
+    st = position(hands={0: [gem(RED, 1)]})
+    st.game.max_turns = 1
+    act(st, "play red 1 above place 1")
+    while not st.is_terminal():
+        st.apply_action(st.legal_actions()[0])
+    assert st.is_truncated() and st.end_reason == rules.END_TRUNCATED
+
+
+# --- D12 ---------------------------------------------------------------------------------------
+def test_D12_the_column_moves_when_a_marker_passes_the_top():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
+                  hands={0: [gem(RED, 1)]}, score=[12, 20])
+    act(st, "collect place 1")  # 11 amulets: 31 > 30, no marker on 1-5
+    assert st.scores() == [12, 31] and st.base == 5 and not st.is_terminal()
+    assert [e.data for e in st.events() if e.kind == "column_moved"] == [
+        {"bottom": 6, "top": 35}]
+
+
+def test_D12_a_marker_on_the_bottom_card_ends_the_game_and_the_top_wins():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
+                  hands={0: [gem(RED, 1)]}, score=[3, 20])
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.end_reason == rules.END_COLUMN and st.base == 0
+    assert st.winners() == [1] and st.returns() == [-1.0, 1.0]
+
+
+def test_D12_ruling_circles_per_card_is_a_parameter():
+    st = position(above={0: [gem(YELLOW, 5), (gem(RED, 3), 1)], 1: [gem(RED, 1)]},
+                  under={0: [servant(1, 6)]}, hands={0: [gem(RED, 2)]}, score=[4, 20],
+                  circles=4)
+    act(st, "collect place 1")  # 25 > 24 = 6 cards x 4 circles; seat 0 at 4: on the bottom
+    assert st.is_terminal() and st.end_reason == rules.END_COLUMN
+
+
+def test_D12_the_game_ends_before_the_next_servant_is_served():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},
+                  under={0: [servant(1, 6), servant(0, 6)]}, hands={0: [gem(RED, 1)]},
+                  score=[3, 27])
+    act(st, "collect place 1")  # seat 1's 6 amulets take it to 33 with seat 0 on 3
+    assert st.is_terminal() and st.scores() == [3, 33] and len(shares(st)) == 1
+
+
+# --- D13 ---------------------------------------------------------------------------------------
+def test_D13_ruling_level_top_scores_share_the_victory():
+    st = position(n=3, row=(11, 10), collected=tuple(range(10)), place_deck=[],
+                  above={0: [gem(WHITE, 5), (gem(RED, 3), 1)], 1: [gem(RED, 1)]},
+                  under={0: [servant(2, 6)]}, hands={0: [gem(RED, 2)]}, score=[5, 10, 5])
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.scores() == [5, 10, 10]
+    assert st.winners() == [1, 2] and st.ranks() == [3, 1, 1]
+    assert st.returns() == [-1.0, 0.5, 0.5] and sum(st.returns()) == 0
+
+
+def test_D13_all_level_returns_zero():
+    st = position(hands={0: [], 1: []}, gem_deck=[], score=[4, 4],
+                  under={s: [servant(0, s + 1), servant(1, s + 1)] for s in range(6)})
+    assert st.is_terminal() and st.returns() == [0.0, 0.0]
+
+
+# --- actions, texts, errors --------------------------------------------------------------------
+def test_every_action_text_reads_back():
+    for a in range(D.NUM_IDS):
+        assert D.string_to_action(D.action_to_string(a)) == a
+    assert D.string_to_action("  Play RED 7 above place 2 ") == A.play_gem_action(gem(RED, 7), 1)
+    with pytest.raises(D.IllegalActionError):
+        D.string_to_action("build a temple")
+
+
+def test_an_illegal_action_is_one_line_and_leaves_the_state():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2)]})
+    before = st.to_json()
+    for bad in (A.A_DRAW_GEM, 9999, "x", A.C_GEM):
+        with pytest.raises(D.IllegalActionError) as err:
+            st.apply_action(bad)
+        assert "\n" not in str(err.value)
+    with pytest.raises(D.IllegalActionError):
+        st.apply_action(st.legal_actions()[0], player=1)
+    assert st.to_json() == before
+
+
+def test_events_describe_in_words():
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
+                  hands={0: [gem(RED, 1)]})
+    act(st, "collect place 1")
+    words = [e.describe() for e in st.last_events()]
+    assert any("blue takes 11 amulets with blue servant 6" in w for w in words), words
+    st.apply_action(st.legal_actions()[0])
+    act(st, "play red 1 above place 2")
+    assert st.last_events()[0].describe(1) == "red plays a gem above place 2"
+    assert st.last_events()[0].describe(0) == "red plays red 1 above place 2"
+
+
+# --- random simulation -------------------------------------------------------------------------
+def _check_step(st, rng, game):
+    bad = D.check(st)
+    assert not bad, (bad, st.history())
+    if rng.random() < 0.02:
+        back = game.state_from_json(st.to_json())
+        assert back == st and json.loads(back.to_json()) == json.loads(st.to_json())
+        twin = st.clone()
+        if not twin.is_terminal():
+            twin.apply_action(twin.legal_actions()[0])
+            assert back == st  # the clone is independent
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_simulation_every_invariant_after_every_step(n):
+    game = D.DruidsGame(n)
+    ends = set()
+    for g in range(300):
+        st = game.new_initial_state()
+        rng = random.Random(derive_seed(g, n))
+        D.play(st, D.random_decide(rng), rng,
+               observer=lambda s, cur, a, rng=rng: _check_step(s, rng, game))
+        assert st.is_terminal() and sum(st.returns()) == pytest.approx(0.0)
+        ends.add(st.end_reason)
+    assert rules.END_LAST_PLACE in ends
+
+
+def test_determinism_the_same_seeds_give_the_same_game():
+    game = D.DruidsGame(3)
+    runs = []
+    for _ in range(2):
+        st = game.new_initial_state()
+        rng = random.Random(7)
+        D.play(st, D.random_decide(rng), rng)
+        runs.append(st.to_json())
+    assert runs[0] == runs[1]
+    replay = game.new_initial_state()
+    for a in json.loads(runs[0])["history"]:
+        replay.apply_action(a)
+    assert replay.to_json() == runs[0]
