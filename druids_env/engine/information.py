@@ -248,12 +248,12 @@ def resample_hidden(st, seat: int, rng: random.Random):
     those draws). The event log is rewritten to match, so the other seats' information
     states in the copy describe their own (new) cards."""
     new = st.clone()
-    rename = _resample_gems(new, seat, rng)
+    gems = _resample_gems(new, seat, rng)
+    at = {}  # event index -> the servant card that event now names
     for q in range(st.game.num_players):
         if q != seat:
-            rename.update(_resample_servants(new, q, rng))
-    if rename:
-        new.log_events = [_renamed(ev, rename) for ev in new.log_events]
+            at.update(_resample_servants(new, q, rng))
+    new.log_events = [_renamed(i, ev, gems, at) for i, ev in enumerate(new.log_events)]
     return new
 
 
@@ -296,21 +296,26 @@ def _resample_servants(st, q: int, rng: random.Random) -> dict:
     st.under = [[rename.get(c, c) for c in pile] for pile in st.under]
     st.servant_sets[q] = sorted(servant(q, v) for v in range(1, 7)
                                 if servant(q, v) not in drawn)
-    return {("s", c): new for c, new in rename.items()}
+    out = {}
+    for new in rename.values():  # the events of the card's present stay in hand or play
+        out[drawn[new]] = new
+        if played[new] >= 0:
+            out[played[new]] = new
+    return out
 
 
 _PRIVATE_GEM = frozenset(("gem_dealt", "draw_gem", "play_gem", "discard"))
-_PRIVATE_SERVANT = frozenset(("servant_dealt", "draw_servant", "play_servant"))
 
 
-def _renamed(ev: Event, rename: dict) -> Event:
+def _renamed(i: int, ev: Event, gems: dict, servants: dict) -> Event:
+    """The event ``i`` naming the card it names after a redeal: a gem by the gem's new
+    identity (a gem has one story), a servant by the event index (a servant drawn again after a
+    reveal has several; only the present one is redealt)."""
     if not ev.hidden:
         return ev
     card = ev.data["card"]
-    key = card if ev.kind in _PRIVATE_GEM else ("s", card)
-    if key not in rename:
-        return ev
-    return ev._replace(data={**ev.data, "card": rename[key]})
+    new = gems.get(card, card) if ev.kind in _PRIVATE_GEM else servants.get(i, card)
+    return ev if new == card else ev._replace(data={**ev.data, "card": new})
 
 
 assert GEM_COLOURS

@@ -1,0 +1,203 @@
+"""D14, what each Druids player knows: observations and information states are functions of
+that player's knowledge only (the paired-state test), differing private information does
+change them, and ``resample_hidden`` gives legal states consistent with that knowledge."""
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import druids_env as D
+from druids_env.engine.cards import NUM_GEMS, servant_owner
+from druids_env.engine.information import (
+    information_state_rows,
+    max_info_rows,
+)
+from meduris_env.engine.seeding import derive_seed
+
+
+def views(st, p):
+    return (D.observation_tensor(st, p), D.observation_string(st, p),
+            D.information_state_string(st, p), D.information_state_tensor(st, p))
+
+
+def same(a, b):
+    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+               for x, y in zip(a, b, strict=True))
+
+
+def hidden_differs(s, r, p):
+    """Whether r differs from s in a card p cannot see."""
+    others = [q for q in range(s.game.num_players) if q != p]
+    return any(s.hands[q] != r.hands[q] for q in others) or s.above != r.above or \
+        s.under != r.under or s.discards != r.discards or s.gem_deck != r.gem_deck
+
+
+def log_problems(st) -> list[str]:
+    """Replay the event log, tracking where each card is: every deal or draw takes a card out
+    of its deck or set, every play or discard takes it from its player's hand, every reveal
+    finds it under or above the place collected, and the end matches the position. A state
+    whose log passes is one the game can reach (the log is its story)."""
+    n = st.game.num_players
+    where = {}  # card -> ("hand", seat) / ("above", slot) / ("under", slot) / ("out",)
+    bad = []
+    for ev in st.events():
+        d = ev.data
+        card = d.get("card")
+        if ev.kind in ("gem_dealt", "draw_gem", "servant_dealt", "draw_servant"):
+            if card in where and where[card][0] != "set":
+                bad.append(f"{ev}: drawn but it is {where[card]}")
+            where[card] = ("hand", d["seat"])
+        elif ev.kind in ("play_gem", "play_servant", "discard"):
+            if where.get(card) != ("hand", d["seat"]):
+                bad.append(f"{ev}: played but it is {where.get(card)}")
+            where[card] = ("out",) if ev.kind == "discard" else (
+                "above" if ev.kind == "play_gem" else "under", d["slot"])
+        elif ev.kind in ("gem_revealed", "servant_revealed"):
+            pos = "above" if ev.kind == "gem_revealed" else "under"
+            if where.get(card) != (pos, d["slot"]):
+                bad.append(f"{ev}: revealed but it is {where.get(card)}")
+            where[card] = ("out",) if pos == "above" else ("set",)
+    for q in range(n):
+        mine = sorted(c for c, w in where.items() if w == ("hand", q))
+        if mine != sorted(st.hands[q]):
+            bad.append(f"seat {q}'s hand by its log {mine} != {sorted(st.hands[q])}")
+    for s in range(6):
+        if sorted(c for c, w in where.items() if w == ("under", s)) != sorted(st.under[s]):
+            bad.append(f"the servants under place {s + 1} differ from the log")
+    return bad
+
+
+def random_states(n, games, seed):
+    """States along random games, at every depth (each step with probability 1/8)."""
+    game = D.DruidsGame(n)
+    out = []
+    for g in range(games):
+        rng = random.Random(derive_seed(seed, n, g))
+        st = game.new_initial_state()
+        D.play(st, D.random_decide(rng), rng,
+               observer=lambda s, c, a, rng=rng: out.append(s.clone())
+               if rng.random() < 0.125 else None)
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D14_paired_states_look_the_same_to_the_player(n):
+    rng = random.Random(derive_seed(14, n))
+    states = random_states(n, 40, 1)
+    differ = 0
+    depths = Counter()
+    for s in states:
+        p = rng.randrange(n)
+        r = D.resample_hidden(s, p, rng)
+        assert same(views(s, p), views(r, p)), (p, s.history())
+        assert not D.check(r) and not log_problems(r), (D.check(r), log_problems(r)[:3])
+        assert r.current_player() == s.current_player()
+        if s.current_player() == p:  # the player's own choices are the same
+            assert r.legal_actions() == s.legal_actions()
+        differ += hidden_differs(s, r, p)
+        depths[len(s.history()) // 50] += 1
+        if rng.random() < 0.1:  # play goes on from both
+            for st in (s.clone(), r):
+                D.play(st, D.random_decide(rng), rng)
+                assert st.is_terminal() and not D.check(st)
+    print(f"{n} players: {len(states)} pairs, {differ} differ in hidden cards, depths "
+          f"(x50 steps) {sorted(depths.items())}")
+    assert len(states) > 200 and len(depths) >= 4
+    assert differ >= 0.9 * len(states)
+
+
+def test_D14_resampling_keeps_what_the_player_knows_and_changes_the_rest():
+    s = random_states(3, 1, 2)[-5]
+    rng = random.Random(3)
+    r = D.resample_hidden(s, 0, rng)
+    assert r.hands[0] == s.hands[0] and r.score == s.score and r.row == s.row
+    for slot in range(6):
+        assert [w for _, w in r.above[slot]] == [w for _, w in s.above[slot]]
+        assert [c for c, w in r.above[slot] if w == 0] == [c for c, w in s.above[slot] if w == 0]
+        assert [servant_owner(c) for c in r.under[slot]] == [servant_owner(c)
+                                                           for c in s.under[slot]]
+        assert [c for c in r.under[slot] if servant_owner(c) == 0] == [
+            c for c in s.under[slot] if servant_owner(c) == 0]
+    assert [len(h) for h in r.hands] == [len(h) for h in s.hands]
+    assert [sum(c < NUM_GEMS for c in h) for h in r.hands] == [
+        sum(c < NUM_GEMS for c in h) for h in s.hands]
+    assert s.to_json() != r.to_json()  # and the original is untouched:
+    assert not log_problems(s)
+
+
+def test_D14_a_resampled_servant_is_never_one_revealed_since_it_was_drawn():
+    checked = 0
+    rng = random.Random(5)
+    for s in random_states(2, 30, 4):
+        r = D.resample_hidden(s, 0, rng)
+        for c in [c for h in r.hands for c in h if c >= NUM_GEMS and servant_owner(c) == 1]:
+            later = {card for i, card in r.reveals if i > r.drawn_at[c]}
+            assert c not in later
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_D14_different_private_information_changes_the_players_view(n):
+    """Pairs that differ in what p knows (p's own hand, p's servants on the table) give p
+    different observations and information states."""
+    rng = random.Random(9)
+    states = random_states(n, 20, 6)
+    hand_pairs = table_pairs = 0
+    for s in states:
+        p = rng.randrange(n)
+        q = (p + 1) % n
+        r = D.resample_hidden(s, q, rng)  # redeals what q cannot see: p's cards among them
+        mine = [c for pile in s.under for c in pile if servant_owner(c) == p]
+        theirs = [c for pile in r.under for c in pile if servant_owner(c) == p]
+        if sorted(s.hands[p]) != sorted(r.hands[p]):
+            hand_pairs += 1
+            assert not np.array_equal(D.observation_tensor(s, p), D.observation_tensor(r, p))
+            assert D.observation_string(s, p) != D.observation_string(r, p)
+            assert D.information_state_string(s, p) != D.information_state_string(r, p)
+        elif mine != theirs:
+            table_pairs += 1
+            assert not np.array_equal(D.observation_tensor(s, p), D.observation_tensor(r, p))
+            assert D.information_state_string(s, p) != D.information_state_string(r, p)
+        assert same(views(s, q), views(r, q))
+    assert hand_pairs > 50
+
+
+def test_D14_the_own_servant_value_on_the_table_is_in_the_observation():
+    """Swap seat 0's servant under a place with one from its set: seat 0 sees the change,
+    seat 1 does not (it knows only the servant's colour)."""
+    s = next(st for st in random_states(2, 10, 8) if st.servant_sets[0] and any(
+        servant_owner(c) == 0 for pile in st.under for c in pile))
+    r = s.clone()
+    slot, i = next((k, i) for k, pile in enumerate(r.under) for i, c in enumerate(pile)
+                   if servant_owner(c) == 0)
+    old, new = r.under[slot][i], r.servant_sets[0][0]
+    r.under[slot][i] = new
+    r.servant_sets[0] = sorted([c for c in r.servant_sets[0] if c != new] + [old])
+    assert not D.check(r)
+    assert not np.array_equal(D.observation_tensor(s, 0), D.observation_tensor(r, 0))
+    assert D.observation_string(s, 0) != D.observation_string(r, 0)
+    assert np.array_equal(D.observation_tensor(s, 1), D.observation_tensor(r, 1))
+    assert D.observation_string(s, 1) == D.observation_string(r, 1)
+
+
+def test_D14_the_observation_hides_other_hands_in_words():
+    s = random_states(2, 1, 10)[3]
+    text = D.observation_string(s, 0)
+    from druids_env.engine.cards import card_name
+    assert all(card_name(c) not in text.split("blue hand:")[1].splitlines()[0]
+               for c in s.hands[1])
+    assert "gems" in text.split("blue hand:")[1]
+
+
+def test_information_state_tensor_has_a_fixed_length_and_bounds_the_log():
+    game = D.DruidsGame(4)
+    limit = max_info_rows(game)
+    for s in random_states(4, 5, 11):
+        rows = information_state_rows(s, 1)
+        assert len(rows) <= limit
+        t = D.information_state_tensor(s, 1)
+        assert t.shape == (limit * 5,) and t.dtype == np.float32
+        assert D.observation_tensor(s, 1).shape == (D.OBS_SIZE,)
