@@ -474,3 +474,18 @@ def test_determinism_the_same_seeds_give_the_same_game():
     for a in json.loads(runs[0])["history"]:
         replay.apply_action(a)
     assert replay.to_json() == runs[0]
+
+
+def test_the_state_protocol_of_meduris():
+    import copy
+    import pickle
+
+    st = position(hands={0: [gem(RED, 1), servant(0, 2)]})
+    mask = st.legal_action_mask()
+    assert mask.shape == (D.NUM_ACTIONS,) and sorted(mask.nonzero()[0].tolist()) == \
+        st.legal_actions()
+    assert pickle.loads(pickle.dumps(st)) == st and copy.deepcopy(st) == st
+    child = st.step(st.legal_actions()[0])
+    assert child != st and len(child.history()) == 1 and st.history() == []
+    assert st.current_player() == 0 and not st.is_chance_node() and not st.is_truncated()
+    assert D.CHANCE == -1 and D.TERMINAL == -4 and st.returns() == [0.0, 0.0]

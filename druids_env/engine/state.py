@@ -106,8 +106,9 @@ class DruidsState:
             return rules.chance_ids(self)
         return []
 
-    def legal_action_mask(self) -> list[int]:
-        """0/1 per player action id (all zero at chance and terminal nodes)."""
+    def legal_action_mask(self):
+        """int8 numpy mask over the NUM_ACTIONS player actions (all zero at chance and terminal
+        nodes)."""
         import numpy as np
         out = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.to_move >= 0:
