@@ -8,6 +8,7 @@ import random
 import socket
 import sqlite3
 import threading
+import time
 import warnings
 
 import pytest
@@ -22,8 +23,23 @@ with warnings.catch_warnings():  # starlette would rather have httpx2; httpx wor
     from fastapi.testclient import TestClient
 
 
+OPEN: list[TestClient] = []  # clients started by client_for, stopped after each test
+
+
 def client_for(db) -> TestClient:
-    return TestClient(create_app(db))
+    """A client of a new app on ``db``, started (its lifespan and event loop kept for the
+    test, as a server's are: the opponents' drivers run on it) until the test ends."""
+    client = TestClient(create_app(db))
+    client.__enter__()
+    OPEN.append(client)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def stop_clients():
+    yield
+    while OPEN:
+        OPEN.pop().__exit__(None, None, None)
 
 
 @pytest.fixture
@@ -31,11 +47,22 @@ def client(tmp_path):
     return client_for(tmp_path / "games.sqlite")
 
 
+def settled(client, game: dict, timeout: float = 60.0) -> dict:
+    """``game`` once no opponent is thinking (their moves arrive after the answer, as the
+    contract says): polled with GET."""
+    deadline = time.monotonic() + timeout
+    while game.get("thinking"):
+        assert time.monotonic() < deadline, "the opponents did not move in time"
+        time.sleep(0.02)
+        game = client.get(f"/api/games/{game['id']}").json()
+    return game
+
+
 def new_game(client, **kw) -> dict:
     body = {"players": 2, "opponents": "greedy", "seat": 0, "seed": 1, **kw}
     r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
-    return r.json()
+    return settled(client, r.json())
 
 
 def move(client, game_id, action, step=None):
@@ -48,13 +75,14 @@ def play_moves(client, game: dict, rng: random.Random, limit: int | None = None,
     """Make random legal moves (or the ``chosen`` ones, in order) until the game ends or
     ``limit`` moves were made; the game's latest payload."""
     made = 0
+    game = settled(client, game)
     while game["status"] == "running" and (limit is None or made < limit):
         legal = [a["id"] for a in game["view"]["legal"]]
         assert legal, "the human must have a choice whenever the game waits"
         action = chosen.pop(0) if chosen else rng.choice(legal)
         r = move(client, game["id"], action, game["step"])
         assert r.status_code == 200, r.text
-        game = {**game, **r.json()}
+        game = settled(client, {**game, **r.json()})
         made += 1
     return game
 

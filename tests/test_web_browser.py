@@ -30,8 +30,10 @@ class Server:
     def __init__(self, db, port: int = 0):
         import uvicorn
         self.app = create_app(db)
+        # open event streams (the page follows its game) get a second to end when it stops
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port,
-                                                    log_level="warning"))
+                                                    log_level="warning",
+                                                    timeout_graceful_shutdown=1))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20
@@ -75,7 +77,8 @@ def start_game(page, players=2, opponents=("greedy",), seat=0, seed=1) -> str:
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_function("() => document.body.dataset.gameId && "
-                           "document.body.dataset.busy === '0'")
+                           "document.body.dataset.busy === '0' && "
+                           "document.body.dataset.thinking !== '1'", timeout=30000)
     return page.evaluate("document.body.dataset.gameId")
 
 
@@ -100,6 +103,7 @@ def click_a_legal_action(page, rng: random.Random) -> None:
     if items.count():
         items.nth(rng.randrange(items.count())).click()
     page.wait_for_function(f"() => document.body.dataset.busy === '0' && "
+                           "document.body.dataset.thinking !== '1' && "
                            f"Number(document.body.dataset.step) > {before}", timeout=30000,
                            polling=20)  # not requestAnimationFrame: a background tab has none
 
@@ -194,7 +198,10 @@ def test_a_server_restart_mid_game_resumes_the_same_position(browser, tmp_path):
         assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page) > step
     finally:
         second.stop()
-    assert problems == []
+    # the stopped server cut the page's event stream (it reconnects): that failure only
+    assert [p for p in problems if not (p.startswith("request failed:")
+                                         and p.endswith(f"/api/games/{game_id}/events")
+                                         or p.endswith("ERR_INCOMPLETE_CHUNKED_ENCODING"))] == []
 
 
 def test_two_tabs_play_two_games_at_once(browser, server):
@@ -217,12 +224,15 @@ def test_two_tabs_play_two_games_at_once(browser, server):
     assert server.get_json(f"/api/games/{id_one}")["step"] == step_of(one)
     assert server.get_json(f"/api/games/{id_two}")["step"] == step_of(two)
     assert shown_view(one)["players"] == 2 and shown_view(two)["players"] == 3
-    # each tab keeps its game across a reload (the game id is in the address)
+    assert problems_one == [] and problems_two == []
+    # each tab keeps its game across a reload (the game id is in the address); the reload
+    # aborts the old page's event stream, which Chromium reports as a failed request
     one.reload()
     one.wait_for_function("() => document.body.dataset.ready === '1'")
     assert one.evaluate("document.body.dataset.gameId") == id_one
     context.close()
-    assert problems_one == [] and problems_two == []
+    assert [p for p in problems_one if not p.endswith(f"/api/games/{id_one}/events")] == []
+    assert problems_two == []
 
 
 def test_illegal_clicks_are_refused_with_a_visible_message(browser, server):

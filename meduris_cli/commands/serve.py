@@ -4,16 +4,23 @@ that fastapi and uvicorn are installed, each error one line (:class:`ServeError`
 that is not a games database of this server (not SQLite, another application's, other tables
 or columns, a newer schema version) is refused before anything is written to it, the file
 unchanged (:func:`meduris_cli.web.store.database_problem`). ``--max-running`` bounds the
-running games stored (default :data:`meduris_cli.web.store.MAX_RUNNING`)."""
+running games stored (default :data:`meduris_cli.web.store.MAX_RUNNING`). ``--thinkers N``
+sets the worker processes that compute the opponents' moves (default the CPU count, 1..256;
+:mod:`meduris_cli.web.thinking`): they are started and warmed up before the server listens,
+and stopped with it (Ctrl-C or SIGTERM: a graceful shutdown, open event streams closed after
+:data:`GRACE` seconds)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
 
 from ..checks import int_in
+
+GRACE = 2  # seconds open connections (event streams) get to end when the server stops
 
 
 class ServeError(MedurisError, ValueError):
@@ -34,6 +41,9 @@ def add_parser(sub) -> None:
     p.add_argument("--max-running", type=int_in(1, 10**6), default=1000, metavar="N",
                    help="running games stored at most; a new game beyond them is refused "
                    "(default 1000; finished games do not count)")
+    p.add_argument("--thinkers", type=int_in(1, 256), default=None, metavar="N",
+                   help="worker processes computing the opponents' moves (default: the CPU "
+                   f"count, here {os.cpu_count() or 1}); started before the server listens")
     p.set_defaults(func=run)
 
 
@@ -67,8 +77,9 @@ def run(args) -> int:
     except OSError as err:
         raise ServeError(f"cannot listen on {args.host}:{args.port} "
                          f"({err.strerror or err}); choose another --port or --host") from None
+    thinkers = args.thinkers if args.thinkers is not None else (os.cpu_count() or 1)
     try:
-        app = create_app(db, max_running=args.max_running)
+        app = create_app(db, max_running=args.max_running, thinkers=thinkers)
     except DatabaseRefused as err:
         raise ServeError(f"--db {str(db)!r} is not a games database ({err.problem}); choose "
                          "another file") from None
@@ -79,7 +90,11 @@ def run(args) -> int:
         print(f"warning: --host {args.host} lets other machines reach the server; there is no "
               "login", file=sys.stderr)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Meduris: open http://{host}:{args.port}/ in a browser (games in {db}); "
-          "Ctrl-C stops the server", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    print(f"Meduris: open http://{host}:{args.port}/ in a browser (games in {db}, {thinkers} "
+          f"thinking worker{'s' if thinkers != 1 else ''}); Ctrl-C stops the server", flush=True)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                    timeout_graceful_shutdown=GRACE)
+    finally:
+        app.state.live.close()  # (done already by the app's lifespan when it ran)
     return 0

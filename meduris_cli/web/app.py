@@ -12,7 +12,9 @@ Routes (the shapes are in docs/web.md):
 ``GET /api/games``                       the latest games
 ``POST /api/games``                      a new game: players, opponents, seat, seed
 ``GET /api/games/{id}``                  a game: view, log, config
-``POST /api/games/{id}/actions``         your action; the opponents answer at once
+``POST /api/games/{id}/actions``         your action, answered at once (opponents who must
+                                         think answer on the event stream)
+``GET /api/games/{id}/events``           the game's event stream (Server-Sent Events)
 ``GET /api/games/{id}/record``           a finished game's record (``meduris replay``)
 ``GET /games/{id}/replay``               a finished game's HTML replay
 =======================================  ===================================================
@@ -31,31 +33,35 @@ is caught by :class:`Guard`: its traceback goes to the server log (logger ``medu
 the answer is 500 JSON naming the exception's class.
 
 Requests of different games never wait for each other (no lock is shared by all games); those
-of one game are served one at a time, under the game's own lock (:mod:`.store`).
+of one game are served one at a time, under the game's own lock; the opponents' searches run
+in the thinking pool (:mod:`.thinking`, ``thinkers`` worker processes started and warmed up
+before the app is returned), the drivers and event streams are :mod:`.live`'s. The pool stops
+when the app shuts down (its lifespan) or the process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
 
+from .live import KEEPALIVE, Live, Refusal, game_body
 from .store import (
     MAX_RUNNING,
-    GameConfig,
     Games,
     LiveGame,
     Store,
@@ -64,11 +70,11 @@ from .store import (
     check_config,
     offered_levels,
 )
+from .thinking import Thinkers, is_instant
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)
 LOG = logging.getLogger("meduris.web")
-INSTANT = ("random", "greedy")  # opponents fast enough to play on the event loop
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -202,23 +208,52 @@ def _validation_reason(errors) -> str:
     return f"{where}: {msg}" if where else f"body: {msg}"
 
 
-def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNNING
-               ) -> FastAPI:
+def warm_agents() -> list[tuple[str, int]]:
+    """What each thinking worker plays once when it starts: every agent the server offers
+    that thinks in the pool (the smaller example budget), for each player count offered."""
+    return [(a["examples"][-1], p) for a in available_agents() if not is_instant(a["name"])
+            for p in a["players"]]
+
+
+def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNNING,
+               thinkers: int | None = None, keepalive: float = KEEPALIVE) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing; a file
     that is not a games database is refused: :class:`.store.DatabaseRefused`). Games already in
     the file are resumed when asked for. ``keep``: games held in memory; ``max_running``:
-    running games stored at most (one more is refused, 503)."""
+    running games stored at most (one more is refused, 503). ``thinkers``: worker processes
+    of the thinking pool, started and warmed up (:func:`warm_agents`) before this returns;
+    None: one worker, started (cold) when an opponent first thinks (for tests and embedding).
+    ``keepalive``: seconds between an idle event stream's keep-alive comments."""
     store = Store(db_path)
     games = Games(store, keep=keep, max_running=max_running)
-    app = FastAPI(title="Meduris", docs_url=None, redoc_url=None, openapi_url=None)
+    if thinkers is None:
+        pool: Thinkers | object = lambda: stopped_at_exit(Thinkers(1))  # noqa: E731
+    else:
+        pool = stopped_at_exit(Thinkers(thinkers, warm_agents()))
+    live = Live(games, pool, keepalive=keepalive)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        live.close()
+
+    app = FastAPI(title="Meduris", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=lifespan)
     app.state.games = games
     app.state.store = store
+    app.state.live = live
     app.add_middleware(Guard)
     _add_error_handlers(app)
     _add_page_routes(app)
-    _add_game_routes(app, games)
+    _add_game_routes(app, live)
     _add_record_routes(app, games)
     return app
+
+
+def stopped_at_exit(pool: Thinkers) -> Thinkers:
+    """``pool``, closed when the process exits if nothing closed it before."""
+    atexit.register(pool.close)
+    return pool
 
 
 def static(name: str) -> str:
@@ -231,6 +266,9 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(WebError)
     def _web_error(request: Request, exc: WebError):
+        if isinstance(exc, Refusal):  # the game too: the page refreshes its position
+            return JSONResponse({"error": exc.reason, "status": exc.status, "game": exc.game},
+                                status_code=exc.status)
         return _error(exc.status, exc.reason)
 
     @app.exception_handler(StarletteHTTPException)
@@ -266,40 +304,9 @@ def _add_page_routes(app: FastAPI) -> None:
                         headers={"cache-control": "no-cache"})
 
 
-def _payload(g: LiveGame, view: dict | None = None, log: list | None = None,
-             full_log: bool = True) -> dict[str, Any]:
-    """A game as the API answers it: with its whole log, or with the ``log`` entries of the
-    move just made (``full_log=False``)."""
-    out = {"id": g.id, "config": {"players": g.config.players, "seat": g.config.seat,
-                                  "opponents": list(g.config.opponents),
-                                  "seed": g.config.seed, "labels": g.labels},
-           "step": g.steps, "status": "finished" if g.finished else "running",
-           "view": view if view is not None else g.view()}
-    if full_log:
-        out["log"] = g.log
-    else:
-        out["moves"] = log or []
-    if g.finished:
-        out["result"] = g.result()
-        out["record_url"] = f"/api/games/{g.id}/record"
-        out["replay_url"] = f"/games/{g.id}/replay"
-    return out
-
-
-# A game whose opponents answer in microseconds (random, greedy) is played on the event loop: a
-# move costs about a millisecond, less than handing it to a worker thread. Games with searching
-# or network opponents are played in the thread pool, so that the loop stays free while they
-# think. Each game's work runs under its own lock (LiveGame.lock): a game never waits for
-# another.
-async def _run(config: GameConfig, work):
-    if all(name in INSTANT for name in config.opponents):
-        return work()
-    return await run_in_threadpool(work)
-
-
-def _add_game_routes(app: FastAPI, games: Games) -> None:
-    """The agents, the list of games, and playing: a new game, a game, a move."""
-    store = games.store
+def _add_game_routes(app: FastAPI, live: Live) -> None:
+    """The agents, the list of games, and playing: a new game, a game, a move, its events."""
+    store = live.games.store
 
     # the payloads are plain JSON data already: JSONResponse skips FastAPI's
     # jsonable_encoder, which costs more than the move itself
@@ -316,32 +323,23 @@ def _add_game_routes(app: FastAPI, games: Games) -> None:
     async def new_game(request: Request):
         body = await read_body(request, NewGame)
         config = check_config(body.players, body.opponents, body.seat, body.seed)
-
-        def work():
-            g, _ = games.create(config)
-            with g.lock:
-                return JSONResponse(_payload(g), status_code=201)
-        return await _run(config, work)
+        return JSONResponse(await live.create(config), status_code=201)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str):
-        g = games.get(game_id)
-
-        def work():
-            with g.lock:
-                return JSONResponse(_payload(g))
-        return await _run(g.config, work)
+        return JSONResponse(game_body(await live.game(game_id)))
 
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, request: Request):
         body = await read_body(request, Move)
-        g = games.get(game_id)
+        return JSONResponse(await live.act(game_id, body.action, body.step))
 
-        def work():
-            with g.lock:
-                log, view = games.move(g, body.action, body.step)
-                return JSONResponse(_payload(g, view, log, full_log=False))
-        return await _run(g.config, work)
+    @app.get("/api/games/{game_id}/events")
+    async def events(game_id: str):
+        g = await live.game(game_id)
+        return StreamingResponse(live.events(g), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache",
+                                          "x-accel-buffering": "no"})
 
 
 def _add_record_routes(app: FastAPI, games: Games) -> None:

@@ -66,18 +66,20 @@ from typing import Any
 
 from agents import Agent, UnknownAgentError, make_agent
 from agents.ppo import shipped_model
-from meduris_env import MedurisGame
+from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.actions import action_to_string
-from meduris_env.engine.constants import CHANCE, NUM_ACTIONS
+from meduris_env.engine.chance import sample_chance
+from meduris_env.engine.constants import CHANCE, NUM_ACTIONS, TERMINAL
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.jsonfile import clip, parse_json
-from meduris_env.engine.loop import play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
 from meduris_env.engine.values import ValueCheckError, check_int, excerpt
 from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
+
+from .thinking import is_instant
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
@@ -267,10 +269,15 @@ def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConf
 
 
 def game_result(state: State) -> dict[str, Any]:
+    """The result as the API shows it; a finished game's has the ``breakdown`` of each seat's
+    VP by source (:func:`meduris_env.score_breakdown`; its ``total`` is the seat's score)."""
     done = state.is_terminal()
-    return {"terminal": done, "turns": int(state.turn),
-            "scores": [int(v) for v in state.scores()],
-            "winners": state.winners() if done else []}
+    out = {"terminal": done, "turns": int(state.turn),
+           "scores": [int(v) for v in state.scores()],
+           "winners": state.winners() if done else []}
+    if done:
+        out["breakdown"] = score_breakdown(state)
+    return out
 
 
 # --- a game in play ---------------------------------------------------------------------------
@@ -287,6 +294,15 @@ class LiveGame:
         self.log: list[dict[str, Any]] = []
         self.lock = threading.RLock()
         self._agents: dict[int, Agent] = {}
+        # the chance stream of the current stretch of opponents' moves (from the step after
+        # the human's last action, or 0): rebuilt by Games._resume from the stored moves
+        self.rng = random.Random(derive_seed(config.seed, 0, 0))
+        # the live side (meduris_cli.web.live): who is thinking, the game's asyncio lock, its
+        # event stream's subscribers and its driver task; used on the event loop only
+        self.thinking: dict[str, Any] | None = None
+        self.alock: Any = None
+        self.subscribers: set = set()
+        self.driver: Any = None
 
     # -- the log -------------------------------------------------------------------------------
     def who(self, seat: int) -> str:
@@ -315,27 +331,71 @@ class LiveGame:
                 raise WebError(409, f"the opponent at seat {seat} cannot play: {err}") from None
         return self._agents[seat]
 
-    def advance(self, state: State, step: int, log: list, moves: list) -> None:
-        """Play chance and the opponents on ``state`` (at history length ``step``) until the
-        human must decide or the game is over; append ``(action, seat)`` to ``moves`` and log
-        entries to ``log``. Deterministic given the seed and ``step``."""
-        seed = self.config.seed
-        human = self.config.seat
-        first = step - len(moves)  # the step of moves[i] is first + i
+    def instant(self, seat: int) -> bool:
+        """Whether the next action at ``seat`` is played at once in-process: chance, or an
+        instant opponent (:data:`.thinking.INSTANT`); the others think in the pool."""
+        return seat == CHANCE or is_instant(self.labels[seat])
 
-        def decide(st: State, seat: int) -> int:
-            bot = self.agent(seat)
-            bot.reset(derive_seed(seed, seat + 1, first + len(moves)))
-            obs = observe_state(st, seat) if bot.uses_observation else None
-            return bot.act(obs, st)
+    def due(self, state: State | None = None) -> int | None:
+        """Who acts next in ``state`` (default the game's) before the human: an opponent's
+        seat or CHANCE; None when the human must decide or the game is over."""
+        cur = (self.state if state is None else state).current_player()
+        return None if cur in (TERMINAL, self.config.seat) else cur
 
-        def observer(st: State, seat: int, action: int) -> None:
-            log.append(self._entry(st, first + len(moves), seat, action))
-            moves.append((action, seat))
+    def decision_seed(self, seat: int, step: int) -> int:
+        """The seed the opponent at ``seat`` is reset with before deciding at ``step``."""
+        return derive_seed(self.config.seed, seat + 1, step)
 
-        play(state, decide, random.Random(derive_seed(seed, 0, step)),
-             until=lambda st: st.current_player() == human, observer=observer,
-             who=lambda seat: f"the opponent {self.labels[seat]} at seat {seat}")
+    def apply(self, state: State, seat: int, action: int, log: list, moves: list) -> None:
+        """Apply ``action`` of ``seat`` (an opponent's or chance's) to ``state``, at step
+        ``self.steps + len(moves)``, logging it."""
+        step = self.steps + len(moves)
+        try:
+            state.apply_action(action, None if seat == CHANCE else seat)
+        except IllegalActionError as err:
+            raise IllegalActionError(f"the opponent {self.labels[seat]} at seat {seat}: "
+                                     f"{err}") from None
+        log.append(self._entry(state, step, seat, action))
+        moves.append((action, seat))
+
+    def run(self, state: State, log: list, moves: list) -> None:
+        """Play chance (from :attr:`rng`) and the instant opponents on ``state`` (the game's
+        state after ``moves``) until the human or a thinking opponent must decide or the game
+        is over. Deterministic given the seed and the steps (module docstring)."""
+        while (seat := self.due(state)) is not None and self.instant(seat):
+            if seat == CHANCE:
+                action = sample_chance(state, self.rng)
+            else:
+                bot = self.agent(seat)
+                bot.reset(self.decision_seed(seat, self.steps + len(moves)))
+                obs = observe_state(state, seat) if bot.uses_observation else None
+                action = bot.act(obs, state)
+            self.apply(state, seat, action, log, moves)
+        if seat is not None:  # a thinking opponent is due: its name must be one we offer
+            self.check_thinker(seat)
+
+    def check_thinker(self, seat: int) -> None:
+        """A WebError (409) if the opponent at ``seat`` cannot play: its (stored) name is not
+        one the server offers (checked as a request's is, so no stored name reaches a file
+        or a worker)."""
+        try:
+            check_opponent(self.labels[seat], self.config.players)
+        except WebError as err:
+            raise WebError(409, f"the opponent at seat {seat} cannot play: "
+                           f"{err.reason}") from None
+
+    def commit(self, state: State, log: list, moves: list) -> None:
+        """Store ``moves`` (one transaction), then make ``state`` the game's."""
+        if moves:
+            self.store_append(self.id, self.steps, moves,
+                              "finished" if state.is_terminal() else "running",
+                              game_result(state))
+        with self.lock:
+            self.state = state
+            self.steps += len(moves)
+            self.log.extend(log)
+
+    store_append: Any = None  # Store.append of the game's store (set by Games)
 
     def view(self) -> dict[str, Any]:
         """The human's view; the screens are lifted at the end."""
@@ -600,7 +660,7 @@ class Games:
         if running >= self.max_running:  # before any work (counted again when it is stored)
             raise too_many_running(running, self.max_running)
         game_id = secrets.token_hex(8)
-        g = LiveGame(game_id, config)
+        g = self._new(game_id, config)
         for seat in range(config.players):  # build the opponents now: a bad one fails here
             if seat != config.seat:
                 try:
@@ -609,14 +669,19 @@ class Games:
                     raise WebError(400, err.reason) from None
         log: list[dict[str, Any]] = []
         moves: list[tuple[int, int]] = []
-        with g.lock:  # (no other request can see the game yet; the lock keeps the rule)
-            g.advance(g.state, 0, log, moves)
-        g.steps = len(moves)
-        g.log = log
-        self.store.create(game_id, config, moves, "finished" if g.finished else "running",
-                          g.result(), max_running=self.max_running)
+        state = g.state.clone()
+        g.run(state, log, moves)  # chance and instant opponents; a thinking one waits
+        self.store.create(game_id, config, moves,
+                          "finished" if state.is_terminal() else "running", game_result(state),
+                          max_running=self.max_running)
+        g.state, g.steps, g.log = state, len(moves), log
         self._remember(g)
         return g, log
+
+    def _new(self, game_id: str, config: GameConfig) -> LiveGame:
+        g = LiveGame(game_id, config)
+        g.store_append = self.store.append
+        return g
 
     def get(self, game_id: str) -> LiveGame:
         """The game, from memory or resumed from the store; WebError 404 if there is none."""
@@ -648,7 +713,7 @@ class Games:
 
     def _resume(self, game_id: str, config: GameConfig, moves: list[tuple[int, int]]
                 ) -> LiveGame:
-        g = LiveGame(game_id, config)
+        g = self._new(game_id, config)
         # the stored actions, replayed as a game record's are (each checked for its seat)
         with g.lock:
             try:
@@ -659,18 +724,25 @@ class Games:
             except MedurisError as err:  # RecordError: an illegal move, a wrong seat, ...
                 raise DamagedGame(game_id, f"its moves do not replay: "
                                   f"{clip(str(err), 200)}") from None
-            state = g.state = states[-1]
+            g.state = states[-1]
             g.log = [g._entry(st, k, s, a) for k, (st, (a, s)) in
                      enumerate(zip(states[1:], moves, strict=True))]
             g.steps = len(moves)
-            if not state.is_terminal() and state.current_player() != config.seat:
-                # stored mid-move (not by this server, which stores whole moves): finish it
-                more: list[tuple[int, int]] = []
-                g.advance(state, g.steps, g.log, more)
-                self.store.append(game_id, g.steps, more,
-                                  "finished" if g.finished else "running", g.result())
-                g.steps += len(more)
+            # the chance stream where it was: drawn again for the chance outcomes stored since
+            # the human's last action (a game stored while an opponent had to move goes on
+            # as it would have; its driver (meduris_cli.web.live) plays the rest)
+            mine = [k for k, (_, s) in enumerate(moves) if s == config.seat]
+            start = mine[-1] + 1 if mine else 0
+            g.rng = random.Random(derive_seed(config.seed, 0, start))
+            for k in range(start, len(moves)):
+                if moves[k][1] == CHANCE:
+                    sample_chance(states[k], g.rng)
         return g
+
+    def live_games(self) -> list[LiveGame]:
+        """The games held in memory."""
+        with self._lock:
+            return list(self._live.values())
 
     def _remember(self, g: LiveGame) -> None:
         with self._lock:
@@ -678,8 +750,14 @@ class Games:
             self._trim()
 
     def _trim(self) -> None:
-        while len(self._live) > self.keep:
-            self._live.popitem(last=False)
+        """Forget the least recently used games beyond ``keep``, but never one whose
+        opponents are moving or that has subscribers (it would be resumed twice)."""
+        for gid in list(self._live):
+            if len(self._live) <= self.keep:
+                break
+            g = self._live[gid]
+            if g.thinking is None and g.driver is None and not g.subscribers:
+                del self._live[gid]
 
     def move(self, g: LiveGame, action: Any, step: Any = None
              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -700,9 +778,9 @@ class Games:
                                f"made at step {step} (reload the game)")
             if not 0 <= action < NUM_ACTIONS:
                 raise WebError(400, f"action {action} is not an action id (0..{NUM_ACTIONS - 1})")
-            if g.state.current_player() != seat:  # not reachable: opponents move at once
+            if g.state.current_player() != seat:  # an opponent is thinking
                 raise WebError(409, f"out of turn: {g.who(g.state.current_player())} "
-                               "is to move")
+                               "is to move (thinking)")
             state = g.state.clone()
             try:
                 state.apply_action(action, seat)
@@ -710,12 +788,12 @@ class Games:
                 raise WebError(400, f"illegal action: {err}") from None
             log = [g._entry(state, g.steps, seat, action)]
             moves = [(action, seat)]
-            g.advance(state, g.steps + 1, log, moves)
-            done = state.is_terminal()
-            view = state_view(state, None if done else seat, g.labels)
-            result = game_result(state)
-            self.store.append(g.id, g.steps, moves, "finished" if done else "running", result)
-            g.state = state
-            g.steps += len(moves)
-            g.log.extend(log)
-            return log, view
+            before = g.rng
+            g.rng = random.Random(derive_seed(g.config.seed, 0, g.steps + 1))
+            try:
+                g.run(state, log, moves)
+                g.commit(state, log, moves)
+            except BaseException:
+                g.rng = before  # a refusal changes nothing
+                raise
+            return log, g.view()

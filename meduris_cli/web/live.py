@@ -1,0 +1,238 @@
+"""The live side of ``meduris serve``: game bodies, the drivers that play the opponents, and the
+event streams (the API contract of issue 30; docs/web.md).
+
+**A game's requests are serialised per game only**: every change to a game happens on the
+event loop under that game's :class:`asyncio.Lock` (``LiveGame.alock``); no lock is shared by
+all games. The human's move (:meth:`Live.act`) and the moves of instant opponents and chance
+are computed in a thread (:func:`asyncio.to_thread`); a searching opponent's move in the
+thinking pool (:mod:`.thinking`). The game's lock is not held while an opponent thinks, so a
+request meanwhile answers at once: ``GET`` with ``"thinking"``, a move with 409 and the game.
+
+**The driver** (:meth:`Live.drive`, one asyncio task per game whose opponents must move,
+started by :meth:`Live.wake`): while an opponent (or chance) is due, it sets ``thinking``
+(``{"seat", "agent", "since_ms"}``) and publishes a ``thinking`` message, awaits the decision,
+then under the game's lock applies it with the chance outcomes and instant opponents that
+follow, stores them (the SQLite commit comes before the announcement), and publishes a
+``move`` message. A game stored while an opponent had to move (the server killed mid-think)
+is woken when it is next asked for, and goes on as it would have (the seeds depend on the
+steps only, :mod:`.store`).
+
+**Event streams** (:meth:`Live.events`, Server-Sent Events): ``sync`` (the whole game body)
+first, then ``move`` and ``thinking`` messages as they happen, a ``: keep-alive`` comment every
+:attr:`Live.keepalive` seconds, and the end after a finished game's last ``move``. Every
+subscriber of a game gets every message; each has a bounded queue (:data:`QUEUE`): a client
+too slow to take them is dropped (its stream ends; EventSource reconnects and gets a new
+``sync``), never buffered without bound. A subscriber that disconnects is removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .store import GameConfig, Games, LiveGame, WebError
+from .thinking import Thinkers
+
+LOG = logging.getLogger("meduris.web")
+QUEUE = 256  # messages a subscriber may have waiting before it is dropped
+KEEPALIVE = 15.0  # seconds between keep-alive comments of an idle stream
+
+
+def game_body(g: LiveGame, view: dict | None = None, moves: list | None = None
+              ) -> dict[str, Any]:
+    """A game as the API answers it: with its whole ``log``, or (``moves`` given) with the
+    entries of the move just made instead."""
+    out = {"id": g.id, "config": {"players": g.config.players, "seat": g.config.seat,
+                                  "opponents": list(g.config.opponents),
+                                  "seed": g.config.seed, "labels": g.labels},
+           "step": g.steps, "status": "finished" if g.finished else "running",
+           "view": view if view is not None else g.view(), "thinking": g.thinking}
+    if moves is None:
+        out["log"] = g.log
+    else:
+        out["moves"] = moves
+    if g.finished:
+        out["result"] = g.result()
+        out["record_url"] = f"/api/games/{g.id}/record"
+        out["replay_url"] = f"/games/{g.id}/replay"
+    return out
+
+
+def sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+class Subscriber:
+    """One event stream's queue; ``dropped`` once it fell :data:`QUEUE` messages behind."""
+
+    def __init__(self):
+        self.queue: asyncio.Queue = asyncio.Queue(QUEUE)
+        self.dropped = False
+
+
+class Live:
+    """The games of a server as the routes play them (module docstring). ``thinkers``: the
+    pool, or a function building it when first needed."""
+
+    def __init__(self, games: Games, thinkers, keepalive: float = KEEPALIVE):
+        self.games = games
+        self.pool = thinkers if isinstance(thinkers, Thinkers) else None
+        self.build_pool = thinkers
+        self.keepalive = keepalive
+        self.closing = False
+
+    def thinkers(self) -> Thinkers:
+        if self.pool is None:
+            self.pool = self.build_pool()
+        return self.pool
+
+    def close(self) -> None:
+        """Stop the drivers and the pool (no process outlives the server)."""
+        self.closing = True
+        for g in list(self.games.live_games()):
+            if g.driver is not None:
+                g.driver.cancel()
+            for sub in list(g.subscribers):
+                drop(g, sub)
+        if self.pool is not None:
+            self.pool.close()
+
+    # -- playing --------------------------------------------------------------------------
+    async def game(self, game_id: str) -> LiveGame:
+        """The game (resumed from the store if need be), its driver woken if it has moves to
+        make."""
+        g = self.games.get(game_id)
+        if g.alock is None:
+            g.alock = asyncio.Lock()
+        self.wake(g)
+        return g
+
+    async def create(self, config: GameConfig) -> dict[str, Any]:
+        g, _ = await asyncio.to_thread(self.games.create, config)
+        g.alock = g.alock or asyncio.Lock()
+        self.wake(g)
+        return game_body(g)
+
+    async def act(self, game_id: str, action: Any, step: Any) -> dict[str, Any]:
+        """The human's move, answered at once (opponents who must think answer later, on the
+        stream); a 409 carries the game (:class:`Refusal`)."""
+        g = await self.game(game_id)
+        async with g.alock:
+            if g.thinking is not None or g.due() is not None:
+                raise Refusal(409, f"out of turn: {g.labels[g.thinking['seat']]} (seat "
+                              f"{g.thinking['seat']}) is thinking" if g.thinking else
+                              "out of turn: the opponents are moving", game_body(g))
+            try:
+                moves, view = await asyncio.to_thread(self.games.move, g, action, step)
+            except WebError as err:
+                if err.status == 409:
+                    raise Refusal(409, err.reason, game_body(g)) from None
+                raise
+            self.wake(g)
+            body = game_body(g, view, moves)
+            self.publish(g, "move", move_message(body))
+            return body
+
+    def wake(self, g: LiveGame) -> None:
+        """Start the game's driver if an opponent or chance is due and none runs."""
+        if self.closing or g.due() is None or (g.driver is not None and not g.driver.done()):
+            return
+        seat = g.due()
+        if seat >= 0 and not g.instant(seat):
+            g.thinking = thinking(g, seat)
+        g.driver = asyncio.get_running_loop().create_task(self.drive(g))
+
+    async def drive(self, g: LiveGame) -> None:
+        try:
+            while (seat := g.due()) is not None:
+                if not g.instant(seat):
+                    g.check_thinker(seat)
+                    g.thinking = g.thinking or thinking(g, seat)
+                    self.publish(g, "thinking", {"thinking": g.thinking, "step": g.steps})
+                    action = await self.thinkers().decide(
+                        g.labels[seat], g.config.players, g.state.to_json(), seat,
+                        g.decision_seed(seat, g.steps))
+                async with g.alock:
+                    state, log, moves = g.state.clone(), [], []
+                    if not g.instant(seat):
+                        g.apply(state, seat, action, log, moves)
+                    before = g.rng
+                    try:
+                        await asyncio.to_thread(g.run, state, log, moves)
+                        g.commit(state, log, moves)
+                    except BaseException:
+                        g.rng = before
+                        raise
+                    nxt = g.due()
+                    g.thinking = thinking(g, nxt) if nxt is not None and not g.instant(nxt) \
+                        else None
+                    self.publish(g, "move", move_message(game_body(g, None, log)))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # an opponent that cannot play, a worker gone: logged; next ask
+            LOG.exception("game %s: the opponents' moves failed", g.id)
+        finally:
+            g.thinking = None if g.due() is None or self.closing else g.thinking
+            g.driver = None
+
+    # -- the event stream -----------------------------------------------------------------
+    def publish(self, g: LiveGame, event: str, data: dict[str, Any]) -> None:
+        for sub in list(g.subscribers):
+            try:
+                sub.queue.put_nowait((event, data))
+            except asyncio.QueueFull:
+                drop(g, sub)
+
+    async def events(self, g: LiveGame) -> AsyncIterator[bytes]:
+        """The game's event stream (module docstring)."""
+        sub = Subscriber()
+        g.subscribers.add(sub)
+        try:
+            yield sse("sync", game_body(g))
+            if g.finished:
+                return
+            while not sub.dropped:
+                try:
+                    event, data = await asyncio.wait_for(sub.queue.get(), self.keepalive)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                if event is None:
+                    return
+                yield sse(event, data)
+                if event == "move" and data["status"] == "finished":
+                    return
+        finally:
+            g.subscribers.discard(sub)
+
+
+def drop(g: LiveGame, sub: Subscriber) -> None:
+    """End a subscriber's stream: removed at once, its generator told by a last message."""
+    sub.dropped = True
+    g.subscribers.discard(sub)
+    try:
+        sub.queue.put_nowait((None, None))
+    except asyncio.QueueFull:
+        pass  # its generator sees ``dropped`` when it next takes a message
+
+
+def thinking(g: LiveGame, seat: int) -> dict[str, Any]:
+    return {"seat": seat, "agent": g.labels[seat], "since_ms": int(time.time() * 1000)}
+
+
+def move_message(body: dict[str, Any]) -> dict[str, Any]:
+    """A ``move`` message: the new entries and where the game is."""
+    keys = ("moves", "view", "step", "status", "thinking", "result")
+    return {k: body[k] for k in keys if k in body}
+
+
+class Refusal(WebError):
+    """A 409 that carries the game's body (the page refreshes its position from it)."""
+
+    def __init__(self, status: int, reason: str, game: dict[str, Any]):
+        super().__init__(status, reason)
+        self.game = game

@@ -1,0 +1,160 @@
+"""The thinking pool of ``meduris serve``: the opponents' moves computed in worker processes.
+
+**What a decision is.** :func:`decide` is a pure function of (agent name, player count, the
+state's JSON (:meth:`State.to_json`), seat, seed): the agent named is reset with ``seed`` and
+asked for its action in that state. The server passes ``derive_seed(seed, seat + 1, step)``
+(the game's seed, the seat, the step: :mod:`meduris_env.engine.seeding`), as it always has, so a
+game played through the pool is the same game, bit for bit, as one played in-process
+(``tests/test_web_live.py`` compares them). A worker keeps one agent per name (its cache):
+resetting before every decision makes a shared agent behave as a fresh one.
+
+**The pool** (:class:`Thinkers`) is a :class:`concurrent.futures.ProcessPoolExecutor` of
+``workers`` spawned processes (``meduris serve --thinkers N``, default the CPU count). Each
+worker, when it starts, lowers its CPU priority (``os.nice(NICENESS)``: the server's event loop
+always wins the CPU), then warms up: it plays one decision of every agent named in ``warm``
+(compiling or loading numba's kernels, loading models) and caches those agents. The
+constructor returns only when every worker has warmed up (each reports its pid), so the first
+click never waits for a compilation. :meth:`Thinkers.decide` is a coroutine
+(:func:`asyncio.wrap_future`): the event loop awaits a worker, it never computes. No lock is
+held across games: decisions of different games run side by side, as many at once as there
+are workers, the others queued in submission order.
+
+**Instant agents** (:data:`INSTANT`: random, greedy) are not sent to the pool: a decision
+costs well under a millisecond in-process, while a decision queued behind searching
+opponents' waits for a free worker (seconds under load; docs/web.md has the measurement). The
+server plays them in a thread (:mod:`.live`).
+
+:meth:`Thinkers.close` cancels the queued decisions and ends the workers (terminated, then
+reaped): no process outlives the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import queue
+import signal
+import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+INSTANT = ("random", "greedy")  # opponents decided in the server process, never in the pool
+NICENESS = 10  # added to a worker's nice value: the server process wins the CPU
+WARM_TIMEOUT = 300.0  # seconds a worker may take to start and warm up
+
+AGENTS: dict[str, Any] = {}  # a worker's agents, by name (built once)
+
+
+def agent_for(name: str):
+    """The worker's agent called ``name``, built on first use."""
+    if name not in AGENTS:
+        from agents import make_agent
+        AGENTS[name] = make_agent(name)
+    return AGENTS[name]
+
+
+def decide(name: str, players: int, state_json: str, seat: int, seed: int) -> int:
+    """The action the agent ``name`` takes at ``seat`` in the state ``state_json`` of a
+    ``players``-player game, after ``reset(seed)``. Pure: the same arguments, the same action."""
+    from meduris_env.engine.serialize import state_from_json
+    from meduris_env.envs.observation import observe_state
+
+    state = state_from_json(state_json)
+    if state.game.num_players != players or state.current_player() != seat:
+        raise ValueError(f"decide: seat {seat} of a {players}-player game is not to move")
+    bot = agent_for(name)
+    bot.reset(seed)
+    obs = observe_state(state, seat) if bot.uses_observation else None
+    return int(bot.act(obs, state))
+
+
+def is_instant(name: str) -> bool:
+    return name in INSTANT
+
+
+def warm_up(warm: Iterable[tuple[str, int]]) -> None:
+    """One decision of each ``(agent name, players)``, at the first decision of a game with
+    seed 0: numba's kernels compiled or loaded, models loaded, the agents cached."""
+    import random
+
+    from meduris_env import MedurisGame
+    from meduris_env.engine.loop import resolve_chance
+
+    for name, players in warm:
+        state = MedurisGame(players).new_initial_state()
+        resolve_chance(state, random.Random(0))
+        decide(name, players, state.to_json(), state.current_player(), 0)
+
+
+def start_worker(niceness: int, warm: list[tuple[str, int]], ready) -> None:
+    """A worker's initializer: lower priority, warm up, report the pid on ``ready``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
+    die_with_parent()
+    os.nice(niceness)
+    warm_up(warm)
+    ready.put(os.getpid())
+
+
+def die_with_parent() -> None:
+    """On Linux, have the kernel end this worker when the server process dies (even by
+    SIGKILL): no orphan keeps searching. Elsewhere the worker ends when its queue closes."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def nothing() -> None:
+    """A task that makes the executor start a worker."""
+
+
+class Thinkers:
+    """``workers`` worker processes deciding the opponents' moves (module docstring)."""
+
+    def __init__(self, workers: int, warm: Iterable[tuple[str, int]] = (),
+                 niceness: int = NICENESS, timeout: float = WARM_TIMEOUT):
+        if not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"thinkers: at least 1 worker process, got {workers!r}")
+        self.workers = workers
+        ctx = multiprocessing.get_context("spawn")
+        ready = ctx.Queue()
+        self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_worker,
+                                            initargs=(niceness, list(warm), ready))
+        self.pids: list[int] = []
+        self.closed = False
+        deadline = time.monotonic() + timeout
+        # each submission while no worker is idle starts one
+        starts = [self.executor.submit(nothing) for _ in range(workers)]
+        while len(self.pids) < workers:
+            failed = [f.exception() for f in starts if f.done() and f.exception()]
+            if failed or time.monotonic() > deadline:
+                self.close()
+                why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
+                       else f"not within {timeout:.0f} s")
+                raise RuntimeError(f"the thinking workers did not start ({why})")
+            try:
+                self.pids.append(ready.get(timeout=0.2))
+            except queue.Empty:
+                pass
+
+    async def decide(self, name: str, players: int, state_json: str, seat: int,
+                     seed: int) -> int:
+        """:func:`decide` in a worker, awaited without blocking the event loop."""
+        return await asyncio.wrap_future(
+            self.executor.submit(decide, name, players, state_json, seat, seed))
+
+    def close(self) -> None:
+        """Cancel what is queued, end the workers (even mid-decision) and reap them. Once."""
+        if self.closed:
+            return
+        self.closed = True
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        self.executor.shutdown(wait=True, cancel_futures=True)
