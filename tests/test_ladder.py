@@ -252,7 +252,20 @@ def test_ladder_add_on_a_new_file_starts_from_the_shipped_anchors_games(tmp_path
         mine = store.games(2, "random")
     assert len(mine) == 2 and {g.agents for g in mine} == {("random", "greedy"),
                                                            ("greedy", "random")}
-    assert "mcts:1600" in out and "2 players: 218 games" in out  # the shipped scale and its 2
+    # the shipped scale and the entrant's 2 games
+    assert "mcts:1600" in out and f"2 players: {len(anchors) + 2} games" in out
+
+
+def test_the_shipped_ladders_anchors_climb_with_the_mcts_budget_from_its_games():
+    """The issue's "the anchors' ratings increase with the MCTS budget", on the shipped file:
+    refitted here from its stored games (``ladder show`` is reproducible from them)."""
+    with open_ladder(SHIPPED, read_only=True) as store:
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2, store.anchors(2))
+    elo = {r.name: r.elo for r in fit.ratings}
+    order = ["random", "greedy", "mcts:50", "mcts:100", "mcts:200", "mcts:400", "mcts:800",
+             "mcts:1600"]
+    assert [elo[a] for a in order] == sorted(elo[a] for a in order), elo
+    assert elo["random"] == 0 and elo["az:200"] == max(elo.values())
 
 
 def test_list_names_the_entrants_and_remove_deletes_their_games_only(small_ladder, tmp_path,
