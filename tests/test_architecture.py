@@ -342,8 +342,6 @@ def test_low_level_handles_are_public():
 # Loops that apply actions, allowed where they are not "play a game with agents":
 NOT_GAME_LOOPS = {
     "meduris_env/engine/loop.py": "the one loop",
-    "druids_env/engine/loop.py": "Druids's loop, Meduris's signature (until the shared loop "
-                                 "samples chance through chance_outcomes())",
     "meduris_env/records/record.py": "replays recorded actions",
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
     "meduris_env/envs/batch.py": "replays a batch game's history",

@@ -132,7 +132,7 @@ def test_D3_ruling_a_servant_draw_is_uniform_over_the_set():
     st = D.DruidsGame(2).new_initial_state()
     rng = random.Random(0)
     while not (st.phase == rules.P_DEAL_SERVANT and st.hands[0][-1] >= 54):
-        st.apply_action(D.sample_chance(st, rng))
+        st.apply_action(st.sample_chance(rng))
     outs = st.chance_outcomes()  # seat 0 drew one servant: five left in its set
     assert len(outs) == 5 and {p for _, p in outs} == {0.2}
     assert servant(0, outs[0][0] - A.C_SERVANT + 1) in st.servant_sets[0]

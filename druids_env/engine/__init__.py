@@ -1,8 +1,11 @@
 """The Druids rules engine (a pure game module, pgx / OpenSpiel style): :class:`DruidsGame`,
 :class:`DruidsState`, the action texts, the information functions (D14) and the one position
-checker. Nothing here imports environments, agents or training."""
+checker. Games are played by the shared loop (:func:`meduris_env.engine.loop.play`,
+re-exported here with ``resolve_chance`` and ``random_decide``). Nothing here imports
+environments, agents or training."""
 
 from meduris_env.engine.constants import CHANCE, TERMINAL
+from meduris_env.engine.loop import play, random_decide, resolve_chance
 
 from .actions import (
     NUM_ACTIONS,
@@ -23,7 +26,6 @@ from .information import (
     resample_hidden,
 )
 from .invariants import check
-from .loop import play, random_decide, resolve_chance, sample_chance
 from .state import DruidsState
 
 __all__ = ["CHANCE", "TERMINAL", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES", "NUM_IDS",
@@ -31,4 +33,4 @@ __all__ = ["CHANCE", "TERMINAL", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES", "NUM_IDS"
            "StateFileError", "Event", "DEFAULT_CIRCLES", "PLAYER_COUNTS", "DruidsGame",
            "state_from_json", "OBS_SIZE", "information_state_string", "information_state_tensor",
            "observation_string", "observation_tensor", "resample_hidden", "check", "play",
-           "random_decide", "resolve_chance", "sample_chance", "DruidsState"]
+           "random_decide", "resolve_chance", "DruidsState"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from meduris_env.engine.errors import IllegalActionError as BaseIllegalActionError
 from meduris_env.engine.errors import MedurisError
 
 
@@ -10,8 +11,10 @@ class DruidsError(MedurisError, ValueError):
     """Bad input to the Druids engine (a state file, a parameter)."""
 
 
-class IllegalActionError(DruidsError):
-    """An action that is not legal in this state (the state is left unchanged)."""
+class IllegalActionError(DruidsError, BaseIllegalActionError):
+    """An action that is not legal in this state (the state is left unchanged); the project's
+    one :class:`meduris_env.engine.errors.IllegalActionError`, so the shared play loop and
+    every tool catch it as they catch Meduris's."""
 
 
 class StateFileError(DruidsError):

@@ -115,6 +115,13 @@ class DruidsState:
             out[rules.legal(self)] = 1
         return out
 
+    def sample_chance(self, rng) -> int:
+        """One outcome id of this chance node drawn from ``rng`` (a ``random.Random``), each
+        card left equally likely (one ``randrange``): what the shared play loop
+        (:func:`meduris_env.engine.loop.play`) asks at a chance node."""
+        ids = rules.chance_ids(self)
+        return ids[rng.randrange(len(ids))]
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """(outcome id, probability) pairs at a chance node (each card left equally likely);
         empty elsewhere."""

@@ -21,3 +21,9 @@ from __future__ import annotations
 class MedurisError(Exception):
     """The base of every error the project raises for bad input; the CLI catches it in one
     place and prints ``meduris: error: <message>``."""
+
+
+class IllegalActionError(MedurisError, ValueError):
+    """An action that is not legal in this state (the state is left unchanged). Every game's
+    engine raises it or a subclass (Druids': ``druids_env.engine.errors.IllegalActionError``),
+    so the one play loop (:mod:`meduris_env.engine.loop`) names the agent for any game."""

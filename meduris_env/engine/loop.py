@@ -5,20 +5,29 @@ Everything that advances a game uses it: tournament and evaluation games
 (:func:`agents.match.play_game`), the opponents' turns of the single-agent environment, the
 seats the AEC environment plays for truncated agents, and chance resolution between decisions
 (:func:`~meduris_env.engine.chance.resolve_chance`).
+
+It serves every game (Meduris and Druids alike): a state provides ``current_player()``,
+``apply_action(action, seat)``, ``legal_actions()`` and ``sample_chance(rng)`` (Meduris's wraps
+:func:`meduris_env.engine.chance.sample_chance`, so its games are those of before), and raises
+:class:`~meduris_env.engine.errors.IllegalActionError` (or a subclass) for an illegal action.
+The loop imports no game's state, so a game's engine may import it.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .chance import sample_chance
 from .constants import CHANCE, TERMINAL
-from .state import IllegalActionError, State
+from .errors import IllegalActionError
 
-Decide = Callable[[State, int], int]  # (state at a decision node, seat to move) -> action id
-Observer = Callable[[State, int, int], None]  # (state after, seat or CHANCE, action) -> None
-Stop = Callable[[State], bool]  # at a decision node: return True to stop before it
+if TYPE_CHECKING:
+    from .state import State
+
+Decide = Callable[["State", int], int]  # (state at a decision node, seat to move) -> action id
+Observer = Callable[["State", int, int], None]  # (state after, seat or CHANCE, action) -> None
+Stop = Callable[["State"], bool]  # at a decision node: return True to stop before it
 
 
 def play(state: State, decide: Decide | None, rng: random.Random, *, until: Stop | None = None,
@@ -36,7 +45,7 @@ def play(state: State, decide: Decide | None, rng: random.Random, *, until: Stop
         if cur == TERMINAL:
             return made
         if cur == CHANCE:
-            action = sample_chance(state, rng)
+            action = state.sample_chance(rng)
             state.apply_action(action)
         else:
             if until is not None and until(state):
@@ -48,10 +57,18 @@ def play(state: State, decide: Decide | None, rng: random.Random, *, until: Stop
                 state.apply_action(action, cur)
             except IllegalActionError as err:
                 name = who(cur) if who is not None else f"seat {cur}"
-                raise IllegalActionError(f"{name}: {err}") from None
+                raise type(err)(f"{name}: {err}") from None
             made += 1
         if observer is not None:
             observer(state, cur, action)
+
+
+def random_decide(rng: random.Random) -> Decide:
+    """A decide function choosing uniformly among the legal actions with ``rng`` (any game)."""
+    def decide(state: State, seat: int) -> int:
+        legal = state.legal_actions()
+        return legal[rng.randrange(len(legal))]
+    return decide
 
 
 def resolve_chance(state: State, rng: random.Random) -> None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import chance
 from . import kernel as K
 from .actions import action_to_string
 from .constants import (
@@ -49,7 +50,7 @@ from .constants import (
     PHASE_NAMES,
     TERMINAL,
 )
-from .errors import MedurisError
+from .errors import IllegalActionError
 from .events import Event, decode
 from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
 
@@ -74,10 +75,6 @@ class _Scratch(threading.local):
 
 
 _SCRATCH = _Scratch()
-
-
-class IllegalActionError(MedurisError, ValueError):
-    """An action that is not legal in this state (the state is left unchanged)."""
 
 
 def _view(name: str):
@@ -147,6 +144,12 @@ class State:
         out = np.zeros(NUM_ACTIONS, dtype=np.int8)
         K.legal_mask(self._a, self.game.field_materials, out)
         return out
+
+    def sample_chance(self, rng) -> int:
+        """One outcome id of this chance node drawn from ``rng`` (a ``random.Random``) with the
+        rules' probabilities: :func:`meduris_env.engine.chance.sample_chance` exactly (the
+        shared play loop, :mod:`meduris_env.engine.loop`, asks every game's state this)."""
+        return chance.sample_chance(self, rng)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """(outcome id, probability) pairs at a chance node; empty elsewhere."""
