@@ -45,10 +45,12 @@ import atexit
 import json
 import logging
 from contextlib import asynccontextmanager
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -337,9 +339,22 @@ def _add_game_routes(app: FastAPI, live: Live) -> None:
     @app.get("/api/games/{game_id}/events")
     async def events(game_id: str):
         g = await live.game(game_id)
-        return StreamingResponse(live.events(g), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache",
-                                          "x-accel-buffering": "no"})
+        return EventStream(live.events(g), media_type="text/event-stream",
+                           headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+
+class EventStream(StreamingResponse):
+    """A streaming response that ends as soon as the client goes away (starlette listens for
+    the disconnect only for older ASGI servers; otherwise an idle stream would notice it at
+    its next keep-alive only, and keep its subscriber until then)."""
+
+    async def __call__(self, scope, receive, send):
+        async with anyio.create_task_group() as tg:
+            async def run_then_stop(work):
+                await work()
+                tg.cancel_scope.cancel()
+            tg.start_soon(run_then_stop, partial(self.stream_response, send))
+            await run_then_stop(partial(self.listen_for_disconnect, receive))
 
 
 def _add_record_routes(app: FastAPI, games: Games) -> None:

@@ -140,6 +140,8 @@ class Thinkers:
                 self.pids.append(ready.get(timeout=0.2))
             except queue.Empty:
                 pass
+        ready.close()
+        ready.join_thread()
 
     async def decide(self, name: str, players: int, state_json: str, seat: int,
                      seed: int) -> int:

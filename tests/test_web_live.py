@@ -1,0 +1,383 @@
+"""The live API of ``meduris serve`` (issue 30; docs/web.md): opponents thinking in worker
+processes, moves answered at once, the event stream, resuming mid-think, shutting down.
+
+Real servers on 127.0.0.1 (uvicorn in a thread, or ``meduris serve`` in a process for the
+kill and the shutdown) and small games (mcts budgets of 20-200): a move against mcts:200 is
+answered with ``"thinking"`` before the opponent moved; the stream delivers sync, thinking and
+move in order to every subscriber, equal to what GET shows afterwards, a reconnect gets a sync
+and a closed stream's subscriber is removed, a slow one dropped; a game through the pool is the
+same game, bit for bit, as the in-process algorithm of the server before it (same seed, same
+clicks); a server killed mid-think resumes and finishes the same game; SIGTERM leaves no
+worker process; GET / stays quick while mcts games think.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from test_web_browser import Server
+
+from agents import make_agent
+from meduris_cli.web import live as live_module
+from meduris_cli.web.store import LiveGame
+from meduris_env import MedurisGame
+from meduris_env.engine.loop import play
+from meduris_env.engine.seeding import derive_seed
+from meduris_env.envs.observation import observe_state
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path / "games.sqlite")
+    yield s
+    s.stop()
+
+
+def settle(base: str, game: dict, timeout: float = 120.0) -> dict:
+    """The game once no opponent is thinking (polled)."""
+    deadline = time.monotonic() + timeout
+    while game.get("thinking"):
+        assert time.monotonic() < deadline, "the opponents did not move in time"
+        time.sleep(0.05)
+        game = httpx.get(f"{base}api/games/{game['id']}", timeout=30).json()
+    return game
+
+
+def play_through(base: str, game: dict, choose, limit: int | None = None) -> dict:
+    """Play the human's moves chosen by ``choose(game)`` until the end or ``limit`` moves."""
+    made = 0
+    game = settle(base, game)
+    while game["status"] == "running" and (limit is None or made < limit):
+        r = httpx.post(f"{base}api/games/{game['id']}/actions", timeout=30,
+                       json={"action": choose(game), "step": game["step"]})
+        assert r.status_code == 200, r.text
+        game = settle(base, httpx.get(f"{base}api/games/{game['id']}", timeout=30).json())
+        made += 1
+    return game
+
+
+class Stream:
+    """The events of ``GET /api/games/{id}/events``, read in a thread: (event, data) pairs."""
+
+    def __init__(self, base: str, game_id: str):
+        self.events: queue.Queue = queue.Queue()
+        self.client = httpx.Client(timeout=60)
+        self.thread = threading.Thread(target=self.read, args=(base, game_id), daemon=True)
+        self.thread.start()
+
+    def read(self, base: str, game_id: str) -> None:
+        event = None
+        try:
+            with self.client.stream("GET", f"{base}api/games/{game_id}/events") as r:
+                assert r.headers["content-type"].startswith("text/event-stream")
+                for line in r.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: "):
+                        self.events.put((event, json.loads(line[6:])))
+                    elif line.startswith(":"):
+                        self.events.put(("comment", line))
+        except httpx.HTTPError:
+            pass
+        self.events.put(("end", None))
+
+    def next(self, timeout: float = 60.0) -> tuple[str, dict]:
+        return self.events.get(timeout=timeout)
+
+    def until(self, event: str, timeout: float = 60.0) -> list[tuple[str, dict]]:
+        """Every message up to and including the first ``event``."""
+        got = []
+        while not got or got[-1][0] != event:
+            got.append(self.next(timeout))
+            assert got[-1][0] != "end" or event == "end", got
+        return got
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def reference_game(players: int, opponents: list[str], seat: int, seed: int,
+                   clicks: list[int]) -> list[int]:
+    """The actions of a game as the server played it before issue 30, in one process: chance
+    from ``random.Random(derive_seed(seed, 0, k))`` from the step ``k`` after each human action,
+    each opponent reset with ``derive_seed(seed, s + 1, step)`` before deciding."""
+    state = MedurisGame(players).new_initial_state()
+    labels = opponents[:seat] + ["human"] + opponents[seat:]
+    bots = {s: make_agent(n) for s, n in enumerate(labels) if s != seat}
+    clicks = list(clicks)
+
+    def decide(st, s):
+        bots[s].reset(derive_seed(seed, s + 1, len(st.history())))
+        obs = observe_state(st, s) if bots[s].uses_observation else None
+        return bots[s].act(obs, st)
+
+    step = 0
+    while True:
+        play(state, decide, random.Random(derive_seed(seed, 0, step)),
+             until=lambda st: st.current_player() == seat)
+        if state.is_terminal() or not clicks:
+            return list(state.history())
+        state.apply_action(clicks.pop(0), seat)
+        step = len(state.history())
+
+
+def human_clicks(record: dict, seat: int) -> list[int]:
+    return [a["action"] for a in record["actions"] if a["seat"] == seat]
+
+
+def actions_of(record: dict) -> list[int]:
+    return [a["action"] for a in record["actions"]]
+
+
+def first_legal(game: dict) -> int:
+    return game["view"]["legal"][0]["id"]
+
+
+# --- answers at once, streams -------------------------------------------------------------------
+def test_a_move_against_mcts_200_is_answered_before_the_opponent_moves(server):
+    base = server.url
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:200", "seat": 0,
+                                             "seed": 5}, timeout=120).json()
+    assert g["thinking"] is None and g["view"]["legal"]
+    t0 = time.perf_counter()
+    r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                   json={"action": first_legal(g), "step": g["step"]})
+    answered = time.perf_counter() - t0
+    body = r.json()
+    assert r.status_code == 200 and body["thinking"]["seat"] == 1
+    assert body["thinking"]["agent"] == "mcts:200" and body["thinking"]["since_ms"] > 0
+    assert [m["who"] for m in body["moves"]] == ["you"] and body["view"]["legal"] == []
+    assert answered < 5.0  # at once (generous: the first think also starts the cold pool)
+    # a move meanwhile: 409 with the whole game, the position to refresh from
+    again = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                       json={"action": first_legal(g), "step": body["step"]})
+    if again.status_code == 409:  # (unless the opponent was quicker than this request)
+        refused = again.json()
+        assert "thinking" in refused["error"] and refused["game"]["id"] == g["id"]
+        assert refused["game"]["thinking"]["seat"] == 1 and "log" in refused["game"]
+    done = settle(base, httpx.get(f"{base}api/games/{g['id']}", timeout=30).json())
+    assert done["thinking"] is None and done["step"] > body["step"]
+    assert any(e["seat"] == 1 for e in done["log"][body["step"]:])
+
+
+def test_the_stream_delivers_sync_thinking_and_move_in_order_to_every_subscriber(server):
+    base = server.url
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:50", "seat": 0,
+                                             "seed": 8}, timeout=120).json()
+    streams = [Stream(base, g["id"]), Stream(base, g["id"])]
+    try:
+        for s in streams:
+            event, sync = s.next()
+            assert event == "sync" and sync["id"] == g["id"] and sync["step"] == g["step"]
+            assert sync["log"] == g["log"] and sync["thinking"] is None
+        r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                       json={"action": first_legal(g), "step": g["step"]}).json()
+        got = [s.until("move") for s in streams]
+        for s, first in zip(streams, got, strict=True):
+            # the human's move first (published at once), then the opponent's thinking and move
+            assert [e for e, _ in first] == ["move"] and first[0][1]["moves"] == r["moves"]
+            rest = s.until("move")
+            while rest[-1][1]["thinking"] is not None:  # the opponent decides again
+                rest += s.until("move")
+            kinds = [e for e, _ in rest]
+            assert kinds == ["thinking", "move"] * (len(kinds) // 2), kinds
+            assert rest[0][1]["thinking"]["agent"] == "mcts:50"
+            first.extend(rest)
+        assert got[0] == got[1]  # both subscribers, the same messages
+        after = settle(base, httpx.get(f"{base}api/games/{g['id']}", timeout=30).json())
+        pushed = [m for e, d in got[0] if e == "move" for m in d["moves"]]
+        assert pushed == after["log"][g["step"]:after["step"]]
+        assert got[0][-1][1]["view"] == after["view"] and got[0][-1][1]["thinking"] is None
+    finally:
+        for s in streams:
+            s.close()
+    # a reconnect gets a sync of the game as it is now
+    again = Stream(base, g["id"])
+    try:
+        event, sync = again.next()
+        assert event == "sync" and sync["step"] == after["step"] and sync["log"] == after["log"]
+    finally:
+        again.close()
+
+
+def test_a_closed_stream_is_unsubscribed_and_a_finished_game_stream_ends(server):
+    base = server.url
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "greedy", "seat": 0,
+                                             "seed": 4}, timeout=30).json()
+    import socket
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    sock.sendall(f"GET /api/games/{g['id']}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    got = b""
+    while b"event: sync" not in got:
+        got += sock.recv(65536)
+    live_game = server.app.state.games.get(g["id"])
+    assert len(live_game.subscribers) == 1
+    sock.close()  # the client goes away
+    deadline = time.monotonic() + 10
+    while live_game.subscribers:  # the server notices the disconnect
+        assert time.monotonic() < deadline, "the closed stream's subscriber was not removed"
+        time.sleep(0.05)
+    done = play_through(base, g, first_legal)
+    assert done["status"] == "finished"
+    bd = done["result"]["breakdown"]
+    assert [row["total"] for row in bd] == done["result"]["scores"]
+    ended = Stream(base, g["id"])
+    try:
+        assert ended.next()[0] == "sync" and ended.next()[0] == "end"  # nothing more to follow
+    finally:
+        ended.close()
+
+
+def test_a_slow_subscriber_is_dropped_not_buffered_and_keep_alives_flow(monkeypatch):
+    monkeypatch.setattr(live_module, "QUEUE", 4)
+
+    async def scenario():
+        g = LiveGame("0" * 16, live_module.GameConfig(2, 0, ("greedy",), 1))
+        hub = live_module.Live(games=None, thinkers=lambda: None, keepalive=0.05)
+        slow, quick = live_module.Subscriber(), live_module.Subscriber()
+        g.subscribers |= {slow, quick}
+        for k in range(4):
+            hub.publish(g, "thinking", {"step": k})
+            await quick.queue.get()
+        assert slow in g.subscribers and not slow.dropped
+        hub.publish(g, "thinking", {"step": 4})  # the fifth message: the slow one is full
+        assert slow.dropped and slow not in g.subscribers and quick in g.subscribers
+        stream = hub.events(g)
+        first = await stream.__anext__()
+        assert first.startswith(b"event: sync\ndata: {")
+        assert await stream.__anext__() == b": keep-alive\n\n"
+        await stream.aclose()
+        assert len(g.subscribers) == 1  # the stream's own subscriber is gone again
+
+    asyncio.run(scenario())
+
+
+# --- the same game, bit for bit ---------------------------------------------------------------
+def test_a_game_through_the_pool_is_the_in_process_game_of_the_same_seed(server):
+    base = server.url
+    g = httpx.post(f"{base}api/games", json={"players": 3, "opponents": ["mcts:20", "greedy"],
+                                             "seat": 1, "seed": 17}, timeout=120).json()
+    rng = random.Random(17)
+    done = play_through(base, g, lambda game: rng.choice(game["view"]["legal"])["id"])
+    assert done["status"] == "finished"
+    record = httpx.get(f"{base}{done['record_url'].lstrip('/')}", timeout=30).json()
+    clicks = human_clicks(record, 1)
+    assert actions_of(record) == reference_game(3, ["mcts:20", "greedy"], 1, 17, clicks)
+
+
+# --- processes: kill mid-think, shutdown ---------------------------------------------------------
+def start_serve(db: Path, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "meduris"), "serve", "--db", str(db),
+                             "--port", str(port), "--thinkers", "1"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError("meduris serve did not answer within 120 s")
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid and stat[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+def gone(pids: list[int], timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{p}").exists() for p in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_server_killed_mid_think_resumes_and_finishes_the_same_game(tmp_path):
+    db, port = tmp_path / "games.sqlite", free_port()
+    base = f"http://127.0.0.1:{port}/"
+    proc = start_serve(db, port)
+    try:
+        g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:300",
+                                                 "seat": 0, "seed": 23}, timeout=60).json()
+        g = play_through(base, g, first_legal, limit=3)
+        r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                       json={"action": first_legal(g), "step": g["step"]}).json()
+        assert r["thinking"] is not None
+        workers = children(proc.pid)
+        assert workers, "no thinking worker process"
+    finally:
+        proc.kill()  # mid-think
+        proc.communicate()
+    assert gone(workers), "a worker outlived its killed server"
+    proc = start_serve(db, port)
+    try:
+        resumed = httpx.get(f"{base}api/games/{g['id']}", timeout=30).json()
+        assert resumed["step"] >= r["step"] and resumed["log"][:r["step"]] == \
+            g["log"] + r["moves"]
+        done = play_through(base, resumed, first_legal)
+        assert done["status"] == "finished"
+        record = httpx.get(f"{base}{done['record_url'].lstrip('/')}", timeout=30).json()
+        workers = children(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGTERM)  # graceful: the pool stops with the server
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, -signal.SIGTERM), err  # (uvicorn re-raises the signal)
+    assert "Traceback (most recent call last)" not in err, err
+    assert gone(workers), "a worker outlived its server"
+    assert actions_of(record) == reference_game(2, ["mcts:300"], 0, 23, human_clicks(record, 0))
+
+
+def test_the_page_answers_quickly_while_two_mcts_games_think(server):
+    base = server.url
+    for seed in (1, 2):  # seat 1: the opponent thinks from the start, long (mcts:2000)
+        g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:2000",
+                                                 "seat": 1, "seed": seed}, timeout=120).json()
+        assert g["thinking"] is not None
+    time.sleep(0.5)
+    times = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        assert httpx.get(base, timeout=30).status_code == 200
+        times.append(time.perf_counter() - t0)
+    assert max(times) < 0.5, times  # the benchmark measures the real figure
+
+
+def test_serve_checks_thinkers(capsys):
+    from helpers import run_cli
+    status, _, err = run_cli(capsys, "serve", "--thinkers", "0")
+    assert status == 2 and "--thinkers" in err and "0 is outside 1..256" in err
+    assert os.cpu_count() is not None
