@@ -1,0 +1,134 @@
+"""What the Druids environments share: the observation space, the one observation builder, the
+text views, the reward at the end and the opponents a single-agent env accepts.
+
+The observation is the engine's D14 vector (:func:`druids_env.engine.observation_tensor`,
+``OBS_SIZE`` = 857 float32, everything ``seat`` knows now and nothing else) and the
+legal-action mask over the 424 player actions (int8; all zero when ``seat`` is not to move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from meduris_env.engine.values import check_int
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
+from ..engine.information import OBS_SIZE, observation_string, observation_tensor
+
+RENDER_MODES = ("human", "ansi")
+TRUNCATION_REWARDS = ("none", "standings")
+# every feature of observation_tensor is at most this (servant counts per place <= 6, piles of
+# gems / 10 <= 5.4, scores / 50 and the column's base / 30 below 10) except the turn / 100
+FEATURE_HIGH = 10.0
+
+
+def game_from(game: DruidsGame | None, num_players: int | None,
+              max_turns: int | None = DEFAULT_MAX_TURNS, **options) -> DruidsGame:
+    """``game`` itself, or a :class:`DruidsGame` built from the options (not both)."""
+    if game is not None:
+        if not isinstance(game, DruidsGame):
+            raise TypeError(f"game must be a DruidsGame, got {game!r}")
+        if num_players is not None or options:
+            raise ValueError("pass either game= or the game's options, not both")
+        return game
+    return DruidsGame(2 if num_players is None else num_players, max_turns=max_turns, **options)
+
+
+def observation_high(game: DruidsGame) -> float:
+    """The upper bound of every feature for ``game`` (inf without a turn limit)."""
+    if not game.max_turns:
+        return float("inf")
+    return max(FEATURE_HIGH, game.max_turns / 100.0 + 1.0)
+
+
+def observation_box(game: DruidsGame) -> spaces.Box:
+    return spaces.Box(0.0, observation_high(game), (OBS_SIZE,), dtype=np.float32)
+
+
+def mask_box() -> spaces.Box:
+    return spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
+
+
+def observe(state, seat: int) -> dict[str, np.ndarray]:
+    """``{"observation", "action_mask"}`` for ``seat`` (the mask is zero unless it moves)."""
+    if state.current_player() == seat:
+        mask = state.legal_action_mask()
+    else:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    return {"observation": observation_tensor(state, seat), "action_mask": mask}
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {mode!r}")
+    return mode
+
+
+def render_view(state, seat: int, mode: str | None) -> str | None:
+    """``seat``'s own view of ``state`` in words (D14: never another hand): returned for
+    ``"ansi"``, printed for ``"human"``."""
+    if mode is None or state is None:
+        return None
+    text = observation_string(state, seat)
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
+
+def check_truncation_reward(value: str) -> str:
+    if value not in TRUNCATION_REWARDS:
+        raise ValueError(f"truncation_reward must be one of {TRUNCATION_REWARDS}, got {value!r}")
+    return value
+
+
+def final_rewards(state, truncation_reward: str) -> list[float]:
+    """The terminal reward per seat: the engine's ``returns()`` (D13), or zeros at a cut by
+    the turn limit unless ``truncation_reward == "standings"``."""
+    if state.is_truncated() and truncation_reward == "none":
+        return [0.0] * state.game.num_players
+    return [float(r) for r in state.returns()]
+
+
+def check_seed(seed) -> int | None:
+    return None if seed is None else check_int("seed", seed, 0, 2**63 - 1)
+
+
+OpponentSpec = Any  # "random", an object with act(observation, state), a callable f(obs, mask)
+
+
+def check_opponent(spec: Any) -> Any:
+    """``spec`` if the single-agent env can use it: ``"random"``, an object with
+    ``act(observation, state)`` or a callable ``f(obs, mask) -> action``."""
+    if isinstance(spec, str):
+        if spec == "random":
+            return spec
+        raise ValueError(f"opponent {spec!r}: an environment takes 'random', an object with "
+                         "act(observation, state) or a callable f(obs, mask), not names; build "
+                         "agents with the agents layer")
+    if callable(getattr(spec, "act", None)) or callable(spec):
+        return spec
+    raise TypeError("an opponent is 'random', an object with act(observation, state) or a "
+                    f"callable f(obs, mask) -> action; got {spec!r}")
+
+
+def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
+    """The action of opponent ``spec`` at ``seat`` (``pick`` chooses among the legal actions
+    for ``"random"``)."""
+    if isinstance(spec, str):
+        return pick(state.legal_actions())
+    view = observe(state, seat)
+    if callable(getattr(spec, "act", None)):
+        return spec.act(view, state)
+    return spec(view["observation"], view["action_mask"])
+
+
+def opponent_label(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    return str(getattr(spec, "name", type(spec).__name__))

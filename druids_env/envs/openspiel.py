@@ -1,0 +1,198 @@
+"""Druids as an OpenSpiel game: ``pyspiel.load_game("python_druids(players=3)")``.
+
+Importing this module registers the python game ``python_druids`` with pyspiel (pyspiel is
+optional, so :mod:`druids_env.envs` does not import it). It runs on the engine, so OpenSpiel's
+algorithms play the same game as the rest of the project.
+
+==============  ==================================================================================
+parameter       meaning
+==============  ==================================================================================
+``players``     2, 3 or 4 (D2), default 2
+``circles``     circles per scoring card (D12 ruling), default 5
+``max_turns``   turn limit, default **100** here (the engine's default is 500; random games take
+                20-40 turns, the longest of 6,000 random games 40): it bounds the information
+                state tensor, see below; reaching it ends the game, scored on the standings
+==============  ==================================================================================
+
+* **Type** as data: ``SEQUENTIAL``, ``EXPLICIT_STOCHASTIC``, ``IMPERFECT_INFORMATION`` (D14),
+  ``ZERO_SUM``, ``TERMINAL`` rewards; it provides all four of information state string and
+  tensor, observation string and tensor.
+* **Chance** is explicit: the places laid out (D3, D7), each gem dealt or drawn (D3, D10), each
+  servant drawn from a seat's set (D3 ruling), every card left equally likely. OpenSpiel
+  numbers outcomes from 0: outcome ``k`` is the engine's id ``424 + k``
+  (``max_chance_outcomes()`` = 72).
+* **Actions** are the engine's 424 player actions, legal ones ascending; **returns** the
+  engine's (D13: winners share +1, the others -1; utility in [-1, 1], sum 0).
+* **Observer** (``make_py_observer(iig_obs_type)``):
+
+  - ``perfect_recall=True`` (the information state): with ``private_info=SINGLE_PLAYER`` (the
+    default) the engine's :func:`~druids_env.engine.information_state_string` /
+    :func:`~druids_env.engine.information_state_tensor` (every event the player saw, the fields
+    hidden from it blanked: 5 floats an event, zero-padded to ``max_info_rows(game)`` events:
+    9,945 floats for 4 players at ``max_turns=100``, against ~47,000 at the engine's 500);
+    with ``private_info=NONE`` the same with every private field blanked (the public history).
+  - ``perfect_recall=False``, ``public_info=True``, ``private_info=SINGLE_PLAYER`` (OpenSpiel's
+    ``observation_tensor`` / ``observation_string``): the engine's D14 observation (857 floats).
+  - other combinations are not provided (a ``ValueError`` says which are).
+* **Serialisation** is OpenSpiel's default, the action history.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from ..engine.actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, action_to_string
+from ..engine.game import DEFAULT_CIRCLES, DruidsGame
+from ..engine.information import (
+    INFO_WIDTH,
+    OBS_SIZE,
+    information_state_rows,
+    information_state_string,
+    information_state_tensor,
+    max_info_rows,
+    observation_string,
+    observation_tensor,
+)
+
+SHORT_NAME = "python_druids"
+DEFAULT_MAX_TURNS = 100  # this game's default: see the module docstring
+PARAMETERS = {"players": 2, "circles": DEFAULT_CIRCLES, "max_turns": DEFAULT_MAX_TURNS}
+PUBLIC_SEAT = -1  # seen_by(-1): every private field hidden (no seat owns it)
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Druids (python, meduris-rl engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=PARAMETERS,
+)
+
+
+class DruidsOpenSpielGame(pyspiel.Game):
+    """The pyspiel game; ``self.game`` is the engine's :class:`DruidsGame` (always with a turn
+    limit: the information state tensor needs a bound)."""
+
+    def __init__(self, params=None):
+        params = {**PARAMETERS, **dict(params or {})}
+        if not params["max_turns"]:
+            raise ValueError("python_druids needs a turn limit (max_turns >= 1): it bounds the "
+                             "information state tensor")
+        self.game = DruidsGame(params["players"], circles=params["circles"],
+                               max_turns=params["max_turns"])
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CHANCE_OUTCOMES,
+            num_players=self.game.num_players, min_utility=-1.0, max_utility=1.0,
+            utility_sum=0.0, max_game_length=self.game.max_game_length())
+        super().__init__(GAME_TYPE, info, {"players": self.game.num_players,
+                                           "circles": self.game.circles,
+                                           "max_turns": self.game.max_turns})
+
+    def new_initial_state(self):
+        return DruidsOpenSpielState(self)
+
+    def information_state_tensor_shape(self):
+        return [max_info_rows(self.game) * INFO_WIDTH]
+
+    def information_state_tensor_size(self):
+        return max_info_rows(self.game) * INFO_WIDTH
+
+    def observation_tensor_shape(self):
+        return [OBS_SIZE]
+
+    def observation_tensor_size(self):
+        return OBS_SIZE
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"python_druids observers take no parameters, got {params}")
+        return DruidsObserver(self.game, iig_obs_type)
+
+
+class DruidsOpenSpielState(pyspiel.State):
+    """An OpenSpiel state over an engine state (``self.state``)."""
+
+    def __init__(self, game: DruidsOpenSpielGame, state=None):
+        super().__init__(game)
+        self.state = state if state is not None else game.game.new_initial_state()
+
+    def current_player(self) -> int:
+        return self.state.current_player()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.state.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(a - NUM_ACTIONS, p) for a, p in self.state.chance_outcomes()]
+
+    def _apply_action(self, action: int) -> None:
+        self.state.apply_action(action + NUM_ACTIONS if self.state.is_chance_node() else action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        chance = player == pyspiel.PlayerId.CHANCE
+        return action_to_string(action + NUM_ACTIONS if chance else action)
+
+    def is_terminal(self) -> bool:
+        return self.state.is_terminal()
+
+    def returns(self) -> list[float]:
+        return [float(r) for r in self.state.returns()]
+
+    def __str__(self) -> str:
+        return str(self.state)  # every card shown (OpenSpiel's convention for a state)
+
+
+class DruidsObserver:
+    """OpenSpiel's PyObserver for one ``iig_obs_type`` (see the module docstring)."""
+
+    def __init__(self, game: DruidsGame, iig_obs_type=None):
+        iig = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        private = iig.private_info
+        self.game = game
+        self.perfect_recall = iig.perfect_recall
+        self.public_only = private == pyspiel.PrivateInfoType.NONE
+        supported = iig.public_info and (
+            private == pyspiel.PrivateInfoType.SINGLE_PLAYER or
+            (self.perfect_recall and self.public_only))
+        if not supported:
+            raise ValueError(
+                "python_druids provides the information state (perfect_recall, public_info, "
+                "private_info SINGLE_PLAYER or NONE) and the observation (public_info, "
+                f"private_info SINGLE_PLAYER); got {iig}")
+        if self.perfect_recall:
+            self.tensor = np.zeros(max_info_rows(game) * INFO_WIDTH, np.float32)
+            self.dict = {"events": self.tensor.reshape(-1, INFO_WIDTH)}
+        else:
+            self.tensor = np.zeros(OBS_SIZE, np.float32)
+            self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: DruidsOpenSpielState, player: int) -> None:
+        st = state.state
+        if not self.perfect_recall:
+            self.tensor[:] = observation_tensor(st, player)
+        elif not self.public_only:
+            self.tensor[:] = information_state_tensor(st, player)
+        else:
+            rows = information_state_rows(st, PUBLIC_SEAT).astype(np.float32).reshape(-1)
+            self.tensor[:] = 0.0
+            self.tensor[:rows.size] = rows
+
+    def string_from(self, state: DruidsOpenSpielState, player: int) -> str:
+        st = state.state
+        if not self.perfect_recall:
+            return observation_string(st, player)
+        if not self.public_only:
+            return information_state_string(st, player)
+        return "\n".join(ev.describe(PUBLIC_SEAT) for ev in st.log_events)
+
+
+pyspiel.register_game(GAME_TYPE, DruidsOpenSpielGame)
