@@ -23,6 +23,13 @@ The ``<parameter>`` is one string handed to the class or factory (``:Cautious:3`
 registered when the server starts) and ``meduris agents`` (which prints it), so a new kind is
 one row here.
 
+Each row names the games it serves (``games``, the names of :data:`agents.games.GAMES`):
+``random`` serves every game; Meduris's other kinds serve Meduris only; ``greedy`` serves Meduris
+and Druids with a heuristic of each game's own (:mod:`agents.simple`,
+:mod:`agents.druids_greedy`). A name is parsed for a game (``AgentSpec.parse(name,
+game="druids")``, default Meduris) and a kind that does not serve it is refused in one line.
+Rows serving no Meduris (a Druids-only kind) set ``web=False``: the web server plays Meduris.
+
 Contract:
 
 * :meth:`AgentSpec.parse` accepts exactly the names the agents accept, and refuses any other
@@ -42,6 +49,7 @@ Contract:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +59,7 @@ from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, par
 from . import plugins
 from .base import Agent, UnknownAgentError
 from .budgets import MAX_COUNT, MAX_SECONDS
+from .games import GAME_NAMES, check_game
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,15 @@ class AgentKind:
     target: str | None = None  # an entry point's module:attribute
     package: str | None = None  # the installed package an entry point comes from
     syntax: str | None = None  # how to write a plug-in form's names (instead of the name)
+    games: tuple[str, ...] = ("meduris",)  # the games it plays (agents.games.GAMES)
+    game_summaries: tuple[tuple[str, str], ...] = ()  # (game, summary) where it differs
+
+    def serves(self, game: str) -> bool:
+        return game in self.games
+
+    def summary_for(self, game: str) -> str:
+        """The one-line summary of what this kind is in ``game``."""
+        return dict(self.game_summaries).get(game, self.summary)
 
     def usage(self) -> str:
         """How to write its names, e.g. ``az[:<iterations>|<seconds>s[:<policy.pt>]]``."""
@@ -135,6 +153,9 @@ def _random(spec: AgentSpec) -> Agent:
 
 
 def _greedy(spec: AgentSpec) -> Agent:
+    if spec.game == "druids":
+        from .druids_greedy import DruidsGreedyAgent
+        return DruidsGreedyAgent(str(spec))
     from .simple import GreedyAgent
     return GreedyAgent(str(spec))
 
@@ -181,9 +202,12 @@ SEARCH = Budget("iterations", 200, seconds=True)
 
 #: every kind of agent, in the order the help and the error messages list them
 KINDS: tuple[AgentKind, ...] = (
-    AgentKind("random", "uniform over legal actions", _random, batch="environment"),
+    AgentKind("random", "uniform over legal actions", _random, batch="environment",
+              games=GAME_NAMES),
     AgentKind("greedy", "one-step lookahead on the hand-written evaluation", _greedy,
-              batch="greedy"),
+              batch="greedy", games=("meduris", "druids"), game_summaries=(
+                  ("druids", "the documented Druids heuristic: collect where its servants take "
+                             "the most, feed its own places (agents/druids_greedy.py)"),)),
     AgentKind("mcts", "open-loop Monte Carlo tree search with heuristic rollouts", _mcts,
               budget=SEARCH),
     AgentKind("ppo", "the PPO policy network: the shipped model for the game's player count, "
@@ -241,8 +265,8 @@ BY_NAME = {kind.name: kind for kind in KINDS}
 NAMED = ("built-in", "entry point")  # sources whose rows are written by their name
 
 
-def known_list() -> str:
-    return ", ".join(kind.name for kind in KINDS if kind.source in NAMED)
+def known_list(game: str = "meduris") -> str:
+    return ", ".join(kind.name for kind in KINDS if kind.source in NAMED and kind.serves(game))
 
 
 @dataclass(frozen=True)
@@ -258,11 +282,29 @@ class AgentSpec:
     #                               parameter string; None: none given
     text: str = ""  # the canonical name
     target: str | None = None  # a plug-in's <file or module>:<Name>; cmd's command line
+    game: str = "meduris"  # the game it plays (agents.games.GAMES)
 
     @classmethod
-    def parse(cls, text: object) -> AgentSpec:
-        """The spec of an agent name, or UnknownAgentError saying how to write it (for a
-        plug-in, after importing it: PluginError if it cannot be loaded)."""
+    def parse(cls, text: object, game: str = "meduris") -> AgentSpec:
+        """The spec of an agent name for ``game``, or UnknownAgentError saying how to write it
+        (for a plug-in, after importing it: PluginError if it cannot be loaded); a kind that
+        does not serve ``game`` is refused in one line."""
+        check_game(game, UnknownAgentError)
+        kind = text.strip().partition(":")[0] if isinstance(text, str) else ""
+        if game != "meduris" and kind not in BY_NAME:
+            close = difflib.get_close_matches(kind, known_list(game).split(", "), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownAgentError(f"unknown {game} agent {excerpt(str(text), 100)}{hint}; "
+                                    f"{game} agents: {known_list(game)}")
+        spec = cls.parse_name(text)
+        if not spec.row.serves(game):
+            raise UnknownAgentError(f"agent {spec.text!r} does not play {game}; {game} agents: "
+                                    f"{known_list(game)}")
+        return spec if game == "meduris" else dataclasses.replace(spec, game=game)
+
+    @classmethod
+    def parse_name(cls, text: object) -> AgentSpec:
+        """The spec of an agent name of any game (:meth:`parse` checks the game)."""
         if not isinstance(text, str) or not text.strip():
             raise UnknownAgentError(f"an agent name is a non-empty string, got {text!r}; "
                                     f"known agents: {known_list()}")
@@ -377,9 +419,10 @@ class AgentSpec:
 KNOWN = {kind.name: kind.summary for kind in KINDS}
 
 
-def make_agent(spec: str | AgentSpec) -> Agent:
-    """Build the agent named by ``spec``; an UnknownAgentError says how to write a name it
-    cannot build, or why its model file cannot be loaded."""
+def make_agent(spec: str | AgentSpec, game: str = "meduris") -> Agent:
+    """Build the agent named by ``spec`` for ``game`` (a parsed spec carries its own); an
+    UnknownAgentError says how to write a name it cannot build, or why its model file cannot
+    be loaded."""
     if not isinstance(spec, AgentSpec):
-        spec = AgentSpec.parse(spec)
+        spec = AgentSpec.parse(spec, game)
     return spec.build()

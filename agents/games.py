@@ -1,0 +1,120 @@
+"""The one table of games the shared tooling plays: a :class:`GameSpec` row per game.
+
+The tournament, duels, :func:`agents.match.play_game`, the agent table
+(:mod:`agents.registry`, whose rows name the games they serve) and ``meduris agents`` take the
+game as a parameter (``"meduris"``, the default everywhere, or ``"druids"``) and ask its row:
+
+* ``make(players, exchange, max_turns)``: the game object (``MedurisGame``, ``DruidsGame``);
+  ``exchange`` is Meduris's option (Druids takes only ``"auto"``);
+* ``observe(state, seat)``: what an agent with ``uses_observation`` is given
+  (``{"observation": vector, "action_mask": int8 mask}``);
+* ``end_name(state)``: the end reason in words; ``default_agents``: the kinds to try first;
+* ``player_counts``: the numbers of players it is played by (and the rule saying so).
+
+A game's records replay through its own protocol: :func:`register_records` hands the records
+layer (which imports no game but Meduris) each other game's codec; it is called when this
+module is imported, so every tool that reads agent names can also read those games' records.
+Game-specific code lives with its game (``druids_env``); this table only points at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from meduris_env.engine.errors import MedurisError
+
+
+class UnknownGameError(MedurisError, ValueError):
+    """A game name that is not in :data:`GAMES`."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One row of the table of games (see the module docstring)."""
+
+    name: str
+    summary: str
+    player_counts: tuple[int, ...]
+    players_rule: str  # the rule giving the player counts, for error messages ("R1", "D2")
+    make: Callable[..., Any]  # (players, exchange="auto", max_turns=None) -> game
+    observe: Callable[[Any, int], dict]
+    end_name: Callable[[Any], str]
+    default_agents: tuple[str, ...]
+
+
+def make_meduris(players: int, exchange: str = "auto", max_turns: int | None = None):
+    from meduris_env import MedurisGame
+    if max_turns is None:
+        return MedurisGame(players, exchange=exchange)
+    return MedurisGame(players, exchange=exchange, max_turns=max_turns)
+
+
+def observe_meduris(state, seat: int) -> dict:
+    from meduris_env.envs.observation import observe_state
+    return observe_state(state, seat)
+
+
+def meduris_end(state) -> str:
+    from meduris_env.engine.constants import END_NAMES
+    return END_NAMES[state.end_reason]
+
+
+def make_druids(players: int, exchange: str = "auto", max_turns: int | None = None):
+    from druids_env import DruidsGame
+    if exchange != "auto":
+        raise UnknownGameError(f"exchange {exchange!r}: Druids has no exchange option (a "
+                               "Meduris option); leave it out")
+    if max_turns is None:
+        return DruidsGame(players)
+    return DruidsGame(players, max_turns=max_turns)
+
+
+def observe_druids(state, seat: int) -> dict:
+    import numpy as np
+
+    from druids_env import observation_tensor
+    if seat == state.current_player():
+        mask = state.legal_action_mask()
+    else:
+        mask = np.zeros(state.game.num_distinct_actions(), dtype=np.int8)
+    return {"observation": observation_tensor(state, seat), "action_mask": mask}
+
+
+def druids_end(state) -> str:
+    from druids_env.engine.rules import END_NAMES
+    return END_NAMES[state.end_reason]
+
+
+#: every game the tooling plays, Meduris first (the default)
+GAMES: dict[str, GameSpec] = {
+    "meduris": GameSpec("meduris", "Meduris (Kluska & Koenig, 2013): the board game of the "
+                        "project", (2, 3, 4), "R1", make_meduris, observe_meduris, meduris_end,
+                        ("random", "greedy", "mcts:200", "ppo")),
+    "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
+                       "(docs/druids.md)", (2, 3, 4), "D2", make_druids, observe_druids,
+                       druids_end, ("random", "greedy")),
+}
+GAME_NAMES: tuple[str, ...] = tuple(GAMES)
+
+
+def check_game(name: object, error: type[Exception] = UnknownGameError) -> str:
+    """``name`` if it names a game, else ``error`` in one line listing the games."""
+    if not isinstance(name, str) or name not in GAMES:
+        raise error(f"unknown game {name!r}; the games: {', '.join(GAME_NAMES)}")
+    return name
+
+
+def game_spec(name: str) -> GameSpec:
+    return GAMES[check_game(name)]
+
+
+def register_records() -> None:
+    """Let the records layer read and replay each non-Meduris game's records (its codec lives
+    with its game: :mod:`druids_env.records`)."""
+    from druids_env.records import DRUIDS_RECORDS
+
+    from meduris_env.records.record import register_game
+    register_game(DRUIDS_RECORDS)
+
