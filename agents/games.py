@@ -110,11 +110,17 @@ def game_spec(name: str) -> GameSpec:
     return GAMES[check_game(name)]
 
 
+def spec_of(game) -> GameSpec:
+    """The row of a game object (``DruidsGame.short_name`` is "druids"; Meduris's has none)."""
+    return GAMES.get(getattr(game, "short_name", "meduris"), GAMES["meduris"])
+
+
 def register_records() -> None:
     """Let the records layer read and replay each non-Meduris game's records (its codec lives
     with its game: :mod:`druids_env.records`)."""
     from druids_env.records import DRUIDS_RECORDS
-
     from meduris_env.records.record import register_game
     register_game(DRUIDS_RECORDS)
 
+
+register_records()

@@ -8,6 +8,10 @@ ranks last (rank = the number of players, alone), the other seats keep their R26
 position where the game stopped (ranked among themselves: 1 = best), and the seats of rank 1
 win. ``GameResult.forfeit`` holds the reason ("" if none) and ``forfeit_seat`` the seat (None).
 The VP are the position's. Every agent is told the result afterwards (``Agent.game_over``).
+
+Any game of :data:`agents.games.GAMES` is played the same way (``game`` a ``MedurisGame`` or a
+``DruidsGame``): its row says how an agent observes a state and how its end reasons read; ``vp``
+is then the game's score (Druids' amulets) and ``ranks`` its ranking (D13).
 """
 
 from __future__ import annotations
@@ -17,14 +21,13 @@ import time
 from dataclasses import dataclass, field
 
 from meduris_env import MedurisGame
-from meduris_env.engine.constants import END_NAMES
 from meduris_env.engine.loop import Observer, play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import State
-from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord
 
 from .base import Agent, Forfeit, GameAbandoned
+from .games import spec_of
 
 
 @dataclass
@@ -64,6 +67,7 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     raising :class:`~agents.base.Forfeit` ends it and loses it (``end_reason`` "forfeit", see the
     module docstring; a kept record names the forfeit in its ``meta``)."""
     n = game.num_players
+    spec = spec_of(game)
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     rng = random.Random(seed)
@@ -78,7 +82,7 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     def decide(state: State, seat: int) -> int:
         agent = agents[seat]
         asked[0] = seat
-        obs = observe_state(state, seat) if agent.uses_observation else None
+        obs = spec.observe(state, seat) if agent.uses_observation else None
         t0 = time.perf_counter()
         action = agent.act(obs, state)
         took = time.perf_counter() - t0
@@ -95,16 +99,16 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
         end_reason, forfeit, forfeit_seat = "forfeit", err.reason, asked[0]
     except GameAbandoned:
         end_reason = "abandoned"
-    ranks = state.ranks().tolist()
+    ranks = [int(r) for r in state.ranks()]
     if forfeit_seat is not None:
         ranks = forfeit_ranks(ranks, forfeit_seat)
         meta = {**(meta or {}), "forfeit": forfeit, "forfeit_seat": forfeit_seat}
     labels = labels or [a.name for a in agents]
     record = GameRecord.from_state(state, labels, seed, meta).to_dict() if keep_record else None
-    result = GameResult(seed=seed, agents=labels, vp=state.scores().tolist(),
+    result = GameResult(seed=seed, agents=labels, vp=[int(v) for v in state.scores()],
                         winners=[s for s in range(n) if ranks[s] == 1], ranks=ranks,
-                        turns=state.turn, decisions=sum(made),
-                        end_reason=end_reason or END_NAMES[state.end_reason],
+                        turns=int(state.turn), decisions=sum(made),
+                        end_reason=end_reason or spec.end_name(state),
                         seconds_per_seat=spent, decisions_per_seat=made,
                         max_seconds_per_decision=longest,
                         history=state.history() if keep_history else None, record=record,

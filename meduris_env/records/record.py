@@ -17,6 +17,14 @@ File format (a JSON object)::
     result   {"terminal", "end_reason", "turns", "scores", "winners"}
     meta     {...}                     free-form (tournament, game index)
 
+Other games: a record's ``game`` object may name its game (``{"name": "druids", ...}``; no
+``name``: Meduris, so every older record loads unchanged). Such a game is recorded and replayed
+through its own protocol, a codec registered with :func:`register_game` by a higher layer
+(:func:`agents.games.register_records`): this layer imports no game but Meduris. The codec
+(``druids_env.records.DruidsRecords`` is one) has ``name``, ``owns(game)``,
+``game_to_dict(game)``, ``game_from_dict(doc, error)``, ``action_text(action)``,
+``event_to_dict(event)``, ``event_from_dict(row, index, error)`` and ``result(state)``.
+
 Files are read through :mod:`meduris_env.engine.jsonfile` (size, nesting depth and 64-bit
 integers bounded): a hostile file is a one-line RecordError, never a RecursionError or an
 OverflowError.
@@ -32,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.constants import END_NAMES
-from ..engine.errors import MedurisError
+from ..engine.errors import IllegalActionError, MedurisError
 from ..engine.events import EVENT_KINDS, Event
 from ..engine.jsonfile import MAX_BYTES, parse_json
 from ..engine.serialize import game_from_dict, game_to_dict
-from ..engine.state import IllegalActionError, State
+from ..engine.state import State
+from ..engine.values import excerpt
 from .atomic import atomic_write
 
 FORMAT = "meduris-record"
@@ -51,6 +60,20 @@ ACTION_KEYS = {"step", "seat", "action", "text"}
 
 class RecordError(MedurisError, ValueError):
     """A record file that does not parse, or a record that does not replay as recorded."""
+
+
+#: name -> record codec of each game other than Meduris (see the module docstring)
+GAME_CODECS: dict[str, Any] = {}
+
+
+def register_game(codec: Any) -> None:
+    """Let records of the game ``codec.name`` be made, read and replayed through ``codec``."""
+    GAME_CODECS[codec.name] = codec
+
+
+def codec_of(game: Any) -> Any:
+    """The registered codec of ``game``'s kind, or None for Meduris."""
+    return next((c for c in GAME_CODECS.values() if c.owns(game)), None)
 
 
 @dataclass
@@ -78,7 +101,18 @@ class GameRecord:
             raise ValueError(f"{n} players need {n} agent labels, got {len(agents)}")
         actions, seats = _actions_and_seats(state)
         return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
-                   events=state.events(), result=_result(state), meta=dict(meta or {}))
+                   events=state.events(), result=result_of(state), meta=dict(meta or {}))
+
+    @property
+    def game_name(self) -> str:
+        """The game's name ("meduris" or a registered game's)."""
+        codec = codec_of(self.game)
+        return "meduris" if codec is None else codec.name
+
+    def text_of(self, action: int) -> str:
+        """An action of this record's game in words."""
+        codec = codec_of(self.game)
+        return action_text(action) if codec is None else codec.action_text(action)
 
     # --- replaying -------------------------------------------------------------------------
     def states(self) -> Iterator[State]:
@@ -89,8 +123,8 @@ class GameRecord:
             try:
                 state.apply_action(action, seat)
             except IllegalActionError as err:
-                raise RecordError(f"record: step {step} ({action_text(action)}) does not replay: "
-                                  f"{err}") from None
+                raise RecordError(f"record: step {step} ({self.text_of(action)}) does not "
+                                  f"replay: {err}") from None
             yield state.clone()
 
     def replay(self) -> State:
@@ -103,7 +137,7 @@ class GameRecord:
             got = events[at].describe() if at < len(events) else "no event"
             want = self.events[at].describe() if at < len(self.events) else "no event"
             raise RecordError(f"record: replayed event {at} is '{got}', the record says '{want}'")
-        result = _result(state)
+        result = result_of(state)
         for key in ("scores", "winners", "terminal", "end_reason", "turns"):
             if result[key] != self.result.get(key):
                 raise RecordError(f"record: replayed {key} {result[key]!r}, the record says "
@@ -112,15 +146,22 @@ class GameRecord:
 
     # --- files -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
+        codec = codec_of(self.game)
+        if codec is None:
+            game = game_to_dict(self.game)
+            events = [{"step": e.step, "kind": e.kind, **e.data} for e in self.events]
+        else:
+            game = codec.game_to_dict(self.game)
+            events = [codec.event_to_dict(e) for e in self.events]
         return {
             "format": FORMAT,
             "version": VERSION,
-            "game": game_to_dict(self.game),
+            "game": game,
             "seed": self.seed,
             "agents": list(self.agents),
-            "actions": [{"step": i, "seat": s, "action": a, "text": action_text(a)}
+            "actions": [{"step": i, "seat": s, "action": a, "text": self.text_of(a)}
                         for i, (a, s) in enumerate(zip(self.actions, self.seats, strict=True))],
-            "events": [{"step": e.step, "kind": e.kind, **e.data} for e in self.events],
+            "events": events,
             "result": dict(self.result),
             "meta": dict(self.meta),
         }
@@ -147,7 +188,17 @@ class GameRecord:
                               f"(expected {VERSION})")
         if not isinstance(doc.get("game"), dict):
             raise RecordError("record: 'game' must be an object")
-        game = game_from_dict(doc["game"], RecordError, "record")
+        name = doc["game"].get("name", "meduris")
+        codec = GAME_CODECS.get(name) if isinstance(name, str) else None
+        if name != "meduris" and codec is None:
+            raise RecordError(f"record: game {excerpt(name, 40)} is not known here (known: "
+                              f"{', '.join(['meduris', *GAME_CODECS])}; a Druids record is "
+                              "read once agents.games is imported)")
+        if codec is None:
+            game = game_from_dict(doc["game"], RecordError, "record")
+        else:
+            game = codec.game_from_dict(doc["game"], RecordError)
+        text_of = action_text if codec is None else codec.action_text
         agents = doc.get("agents")
         if not isinstance(agents, list) or len(agents) != game.num_players \
                 or not all(isinstance(a, str) for a in agents):
@@ -164,24 +215,16 @@ class GameRecord:
                     or not _is_int(row.get("seat")):
                 raise RecordError(f"record: actions[{i}] needs integer 'action' and 'seat'")
             if set(row) != ACTION_KEYS or row["step"] != i or type(row["step"]) is not int \
-                    or row["text"] != action_text(row["action"]):
+                    or row["text"] != text_of(row["action"]):
                 raise RecordError(f"record: actions[{i}] must be {{step: {i}, seat, action, "
                                   "text: the action in words}")
             actions.append(row["action"])
             seats.append(row["seat"])
-        events = []
-        for i, row in enumerate(doc.get("events") or []):
-            if not isinstance(row, dict) or not _is_int(row.get("step")) \
-                    or not isinstance(row.get("kind"), str):
-                raise RecordError(f"record: events[{i}] needs 'step' and 'kind'")
-            data = {k: v for k, v in row.items() if k not in ("step", "kind")}
-            columns = _EVENT_COLUMNS.get(row["kind"])
-            if columns is None:
-                raise RecordError(f"record: events[{i}]: unknown kind {row['kind']!r}")
-            if set(data) != columns or not all(_is_int(v) for v in data.values()):
-                raise RecordError(f"record: events[{i}] ({row['kind']}) needs the integers "
-                                  f"{sorted(columns)}")
-            events.append(Event(row["step"], row["kind"], data))
+        if codec is not None:
+            events = [codec.event_from_dict(row, i, RecordError)
+                      for i, row in enumerate(doc.get("events") or [])]
+        else:
+            events = meduris_events(doc.get("events") or [])
         result = doc.get("result")
         if not isinstance(result, dict):
             raise RecordError("record: 'result' must be an object")
@@ -204,6 +247,24 @@ class GameRecord:
             raise RecordError(f"{str(path)!r} is not a game record (not UTF-8 text; records are "
                               "JSON files)") from None
         return cls.from_json(text)
+
+
+def meduris_events(rows: Any) -> list[Event]:
+    """The Meduris events of a record's ``events`` list (RecordError naming the first bad one)."""
+    events = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not _is_int(row.get("step")) \
+                or not isinstance(row.get("kind"), str):
+            raise RecordError(f"record: events[{i}] needs 'step' and 'kind'")
+        data = {k: v for k, v in row.items() if k not in ("step", "kind")}
+        columns = _EVENT_COLUMNS.get(row["kind"])
+        if columns is None:
+            raise RecordError(f"record: events[{i}]: unknown kind {row['kind']!r}")
+        if set(data) != columns or not all(_is_int(v) for v in data.values()):
+            raise RecordError(f"record: events[{i}] ({row['kind']}) needs the integers "
+                              f"{sorted(columns)}")
+        events.append(Event(row["step"], row["kind"], data))
+    return events
 
 
 def _is_int(v: Any) -> bool:
@@ -237,7 +298,11 @@ def _actions_and_seats(final: State) -> tuple[list[int], list[int]]:
     return history, seats
 
 
-def _result(state: State) -> dict:
+def result_of(state: State) -> dict:
+    """The result of the game at ``state`` as a record keeps it (its game's codec for others)."""
+    codec = codec_of(state.game)
+    if codec is not None:
+        return codec.result(state)
     terminal = state.is_terminal()
     return {"terminal": terminal,
             "end_reason": END_NAMES[state.end_reason] if terminal else None,
