@@ -2,10 +2,10 @@
 players, beside Meduris on the same machinery. The rules text with its numbers D1-D14 and
 rulings is docs/druids.md. This module re-exports the engine's public API
 (:mod:`druids_env.engine`) and the environments' (:mod:`druids_env.envs`: ``env``,
-``raw_env``, ``DruidsSingleAgentEnv``; gymnasium's ``druids_env/Druids-v0``)."""
+``raw_env``, ``parallel_env``, ``DruidsSingleAgentEnv``; gymnasium's ``druids_env/Druids-v0``)."""
 
 from .engine import *  # noqa: F403
 from .engine import __all__  # noqa: F401
-from .envs import DruidsSingleAgentEnv, env, raw_env
+from .envs import DruidsSingleAgentEnv, env, parallel_env, raw_env
 
-__all__ = [*__all__, "DruidsSingleAgentEnv", "env", "raw_env"]
+__all__ = [*__all__, "DruidsSingleAgentEnv", "env", "parallel_env", "raw_env"]

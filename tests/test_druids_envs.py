@@ -5,17 +5,18 @@ checker for 2, 3 and 4 players, and what D14 asks of every view: a player's own 
 from __future__ import annotations
 
 import random
+import types
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import druids_env
 from druids_env import DruidsGame, IllegalActionError, observation_tensor
-from druids_env.envs import DruidsSingleAgentEnv, env, raw_env
+from druids_env.envs import DruidsSingleAgentEnv, env, parallel_env, raw_env
 
 PLAYERS = (2, 3, 4)
 
@@ -25,6 +26,15 @@ PLAYERS = (2, 3, 4)
 def test_pettingzoo_api_and_seed_tests_pass(n):
     api_test(env(num_players=n), num_cycles=1000)
     seed_test(lambda: env(num_players=n), num_cycles=500)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_pettingzoo_parallel_api_and_max_cycles_tests_pass(n):
+    parallel_api_test(parallel_env(num_players=n), num_cycles=500)
+    mod = types.SimpleNamespace(env=lambda **kw: env(num_players=n, **kw),
+                                parallel_env=lambda **kw: parallel_env(num_players=n, **kw))
+    for _ in range(3):  # the test samples unseeded actions: run it a few times
+        max_cycles_test(mod)
 
 
 def _run(e, seed: int) -> list:

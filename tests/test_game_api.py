@@ -5,13 +5,14 @@ same environment checkers. A third game joins by adding a row to ``GAMES``."""
 from __future__ import annotations
 
 import random
+import types
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import druids_env
@@ -26,17 +27,19 @@ class GameSpec:
     name: str
     make: Any  # num_players -> Game
     aec: Any  # **kwargs -> wrapped PettingZoo AEC env
+    parallel: Any  # **kwargs -> PettingZoo ParallelEnv (the turn-based view)
     single: Any  # **kwargs -> gymnasium.Env (one learner)
     single_check: dict  # options under which gymnasium's check_env runs
 
 
 GAMES = {
     "meduris": GameSpec("meduris", lambda n: meduris_env.MedurisGame(n), meduris_env.env,
-                        meduris_env.MedurisSingleAgentEnv, {}),
+                        meduris_env.parallel_env, meduris_env.MedurisSingleAgentEnv, {}),
     # Druids: check_env's step-determinism check samples an action in one deal and plays it in
     # another; with illegal_action="terminate" that ends the episode instead of raising
     "druids": GameSpec("druids", lambda n: druids_env.DruidsGame(n), druids_envs.env,
-                       druids_envs.DruidsSingleAgentEnv, {"illegal_action": "terminate"}),
+                       druids_envs.parallel_env, druids_envs.DruidsSingleAgentEnv,
+                       {"illegal_action": "terminate"}),
 }
 CASES = [(g, n) for g in GAMES for n in (2, 3, 4)]
 STATE_METHODS = ("current_player", "is_chance_node", "is_terminal", "is_truncated",
@@ -144,6 +147,10 @@ def test_the_pettingzoo_checkers_pass(name, n):
     spec = GAMES[name]
     api_test(spec.aec(num_players=n), num_cycles=300)
     seed_test(lambda: spec.aec(num_players=n), num_cycles=200)
+    parallel_api_test(spec.parallel(num_players=n), num_cycles=200)
+    max_cycles_test(types.SimpleNamespace(
+        env=lambda **kw: spec.aec(num_players=n, **kw),
+        parallel_env=lambda **kw: spec.parallel(num_players=n, **kw)))
 
 
 @pytest.mark.parametrize("name,n", CASES)

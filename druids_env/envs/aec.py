@@ -199,6 +199,14 @@ class raw_env(AECEnv):
             if (self.terminations[a] or self.truncations[a]) and not self.infos[a]:
                 self.infos[a] = self._final_info(self._seat_of[a])
 
+    def truncate(self) -> None:
+        """End the episode now as truncated for every agent still playing (no reward)."""
+        for a in self.agents:
+            if not self.terminations[a]:
+                self.truncations[a] = True
+                self.infos[a] = self._final_info(self._seat_of[a])
+        self._deads_step_first()
+
     def _final_info(self, seat: int) -> dict:
         state = self.state
         return {"score": state.scores()[seat],
