@@ -278,3 +278,40 @@ def test_openspiel_views_are_the_engines_and_numbering_is_shifted():
     with pytest.raises(ValueError, match="provides"):
         druids_env.envs.openspiel.DruidsObserver(engine.game, pyspiel.IIGObservationType(
             perfect_recall=False, public_info=False))
+
+
+def test_maskable_ppo_learns_through_action_masks():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    e = DruidsSingleAgentEnv(num_players=2)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", e, n_steps=64, batch_size=32, n_epochs=1,
+                                    seed=0, device="cpu")
+    model.learn(128)
+    obs, _ = e.reset(seed=1)
+    action, _ = model.predict(obs, action_masks=e.action_masks(), deterministic=True)
+    assert e.action_masks()[int(action)]
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_views_do_not_change_when_what_the_seat_cannot_know_is_dealt_again(n):
+    """D14 through the environments: redeal everything ``seat`` cannot know
+    (``resample_hidden``); its env observation, mask and OpenSpiel views stay the same."""
+    from druids_env import resample_hidden
+    from druids_env.envs.common import observe
+    game = DruidsGame(n)
+    rng = random.Random(n)
+    checked = 0
+    for seed in range(4):
+        state = game.new_initial_state()
+        druids_env.play(state, druids_env.random_decide(rng), rng,
+                        until=lambda s, t=4 + seed: s.turn >= t)
+        if state.is_terminal():
+            continue
+        for seat in range(n):
+            other = resample_hidden(state, seat, rng)
+            a, b = observe(state, seat), observe(other, seat)
+            np.testing.assert_array_equal(a["observation"], b["observation"])
+            np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+            assert druids_env.information_state_string(state, seat) == \
+                druids_env.information_state_string(other, seat)
+            checked += 1
+    assert checked >= n
