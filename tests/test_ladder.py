@@ -256,6 +256,15 @@ def test_ladder_add_on_a_new_file_starts_from_the_shipped_anchors_games(tmp_path
     assert "mcts:1600" in out and f"2 players: {len(anchors) + 2} games" in out
 
 
+def test_the_shipped_ladder_is_a_rollback_journal_file_so_reading_leaves_nothing_beside_it():
+    """A WAL file makes every reader create ``-wal``/``-shm`` files next to it, in the source
+    tree (the file header's read/write versions are 2 for WAL, 1 for a rollback journal)."""
+    assert SHIPPED.read_bytes()[18:20] == b"\x01\x01"
+    with open_ladder(SHIPPED, read_only=True) as store:
+        assert store.games(2)
+    assert sorted(p.name for p in SHIPPED.parent.glob(SHIPPED.name + "*")) == [SHIPPED.name]
+
+
 def test_the_shipped_ladders_anchors_climb_with_the_mcts_budget_from_its_games():
     """The issue's "the anchors' ratings increase with the MCTS budget", on the shipped file:
     refitted here from its stored games (``ladder show`` is reproducible from them)."""
