@@ -60,6 +60,7 @@ class DuelConfig:
     move_time: float = DEFAULT_MOVE_TIME
     game_time: float | None = None
     log_dir: str = ""
+    game: str = "meduris"  # a game of agents.games.GAMES
 
 
 # how check_duel names each setting in its errors: the configuration's fields
@@ -81,7 +82,7 @@ def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
         raise DuelError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     check_limits(cfg.move_time, cfg.game_time, names)
     for name in dict.fromkeys((cfg.a, cfg.b)):
-        agent = make_agent(name)  # (loads its model: a missing file is refused before any game)
+        agent = make_agent(name, cfg.game)  # (loads its model: a missing file is refused now)
         if hasattr(agent, "check_players"):  # a policy file for another player count
             agent.check_players(2)
 
@@ -115,6 +116,7 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
     processes, stopped when the generator is closed or raises (Ctrl-C included)."""
     tcfg = TournamentConfig(agents=[cfg.a, cfg.b], players=2, games=2, seed=cfg.seed,
                             workers=cfg.workers, exchange=cfg.exchange, max_turns=cfg.max_turns,
+                            game=cfg.game,
                             move_time=cfg.move_time, game_time=cfg.game_time, log_dir=cfg.log_dir)
     labels = labels_of(cfg)
     todo = iter(tasks)
@@ -182,7 +184,8 @@ class DuelResult:
                 "elo": num(elo), "elo_95": [num(low), num(high)],
                 "score": s if self.pairs else None, "score_se": se if self.pairs else None,
                 "pentanomial": self.counts, "wall_seconds": self.wall_seconds,
-                "config": asdict(self.config)}
+                "config": {k: v for k, v in asdict(self.config).items()
+                           if (k, v) != ("game", "meduris")}}
 
     def summary(self) -> str:
         """A few lines for people: the result, the LLR against its bounds, the Elo."""

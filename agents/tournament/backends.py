@@ -14,10 +14,9 @@ from __future__ import annotations
 import functools
 import sys
 
-from meduris_env import MedurisGame
-
 from .. import plugins
 from ..external import close_agents, set_limits
+from ..games import game_spec
 from ..match import GameResult, play_game
 from ..registry import AgentSpec, make_agent
 from .schedule import Task, TournamentConfig, TournamentError, check_config, tasks
@@ -78,12 +77,12 @@ def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None =
     actor) the parent's current folder and ``sys.path``, so a plug-in's relative file path or
     module resolves as in the parent; spawned pool workers inherit both (and PYTHONPATH)."""
     plugins.apply_worker_context(context)
-    if any("torch" in AgentSpec.parse(n).row.needs for n in cfg.agents):
+    if any("torch" in AgentSpec.parse(n, cfg.game).row.needs for n in cfg.agents):
         import torch
         torch.set_num_threads(1)  # one process per core already
-    _WORKER["game"] = MedurisGame(cfg.players, exchange=cfg.exchange, max_turns=cfg.max_turns)
+    _WORKER["game"] = game_spec(cfg.game).make(cfg.players, cfg.exchange, cfg.max_turns)
     names = [n.strip() for n in cfg.agents]
-    _WORKER["agents"] = [make_agent(n) for n in names]
+    _WORKER["agents"] = [make_agent(n, cfg.game) for n in names]
     set_limits(_WORKER["agents"], cfg.move_time, cfg.game_time, cfg.log_dir or None)
     _WORKER["labels"] = labels
 

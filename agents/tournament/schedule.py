@@ -21,6 +21,7 @@ from meduris_env.engine.seeding import derive_seed
 
 from ..base import UnknownAgentError
 from ..external import DEFAULT_MOVE_TIME
+from ..games import GAMES, check_game
 from ..registry import make_agent
 
 
@@ -45,6 +46,7 @@ class TournamentConfig:
     move_time: float = DEFAULT_MOVE_TIME
     game_time: float | None = None
     log_dir: str = ""
+    game: str = "meduris"  # a game of agents.games.GAMES (summary.json names it unless Meduris)
 
 
 # how check_config names each setting in its errors: the configuration's fields
@@ -68,9 +70,11 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
                  ) -> tuple[list[str], list[tuple[int, ...]], int]:
     """Validate (``names``: what to call each setting in the errors); return (labels, lineups,
     games rounded up to a multiple of the lineups)."""
-    if isinstance(cfg.players, bool) or cfg.players not in (2, 3, 4):
-        raise TournamentError(f"{names['players']} {cfg.players}: Meduris is played by 2, 3 or "
-                              "4 (R1)")
+    spec = GAMES[check_game(cfg.game, TournamentError)]
+    if isinstance(cfg.players, bool) or cfg.players not in spec.player_counts:
+        counts = ", ".join(map(str, spec.player_counts))
+        raise TournamentError(f"{names['players']} {cfg.players}: {spec.name.capitalize()} is "
+                              f"played by {counts.replace(', 4', ' or 4')} ({spec.players_rule})")
     entrants = [n.strip() for n in cfg.agents]
     if not entrants or any(not n for n in entrants):
         raise TournamentError(f"{names['agents']} needs a comma-separated list of agent names, "
@@ -81,7 +85,7 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
             f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
     for name in dict.fromkeys(entrants):
         try:
-            agent = make_agent(name)  # (loads its model: a missing file is refused now)
+            agent = make_agent(name, cfg.game)  # (loads its model: a missing file is refused)
             if hasattr(agent, "check_players"):  # a policy file trained for another count
                 agent.check_players(cfg.players)
         except UnknownAgentError as err:

@@ -78,7 +78,10 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             "max_seconds_per_decision": p["longest"],
             "forfeits": p["forfeits"],
         }
-    return {"config": asdict(cfg), "games": len(results), "lineups": len(lineups),
+    config = asdict(cfg)
+    if config.get("game") == "meduris":
+        del config["game"]  # (Meduris's summaries read as before the game was a parameter)
+    return {"config": config, "games": len(results), "lineups": len(lineups),
             "rating_model": "openskill PlackettLuce (rating = mu, ordinal = mu - 3 sigma)",
             "agents": agents}
 

@@ -4,13 +4,15 @@ every other command accepts: how to write each, its budget parameter and default
 built-in kinds come first, then the plug-in forms (a file, a module, ``cmd:``), then the agents
 installed packages register in the entry-point group ``meduris.agents`` (an entry point whose
 name is taken is left out, and a line on stderr says so). ``--json`` prints the same as a list
-of objects, for scripts (``source``: built-in, file, module, cmd or entry point)."""
+of objects, for scripts (``source``: built-in, file, module, cmd or entry point). ``--game
+druids`` lists the kinds serving that game (:mod:`agents.games`), with their summaries there."""
 
 from __future__ import annotations
 
 import json
 import sys
 
+from agents.games import GAME_NAMES
 from agents.levels import LEVELS, as_dict, describe
 from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
@@ -23,28 +25,31 @@ def add_parser(sub) -> None:
                        "server offers it; then the plug-in forms and the agents installed "
                        "packages register (docs/bring_your_own_agent.md).")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
+                   help="list the agents of this game (default meduris)")
     p.set_defaults(func=run)
 
 
-def row(kind: AgentKind) -> dict:
-    """One kind as plain data (the --json row)."""
+def row(kind: AgentKind, game: str = "meduris") -> dict:
+    """One kind as plain data (the --json row; ``games`` only for another game than Meduris)."""
     budget = kind.budget
     return {"name": kind.name, "usage": kind.usage(),
             "budget": None if budget is None else {"parameter": budget.name,
                                                    "default": budget.default,
                                                    "seconds": budget.seconds},
             "file": kind.file, "needs": list(kind.needs), "web": kind.web,
-            "batch": kind.batch is not None, "summary": kind.summary, "source": kind.source,
-            "entry_point": kind.target, "package": kind.package}
+            "batch": kind.batch is not None, "summary": kind.summary_for(game),
+            "source": kind.source, "entry_point": kind.target, "package": kind.package,
+            **({} if game == "meduris" else {"games": list(kind.games)})}
 
 
-def table() -> str:
-    """The kinds as a text table, one line each, in the table's order."""
+def table(game: str = "meduris") -> str:
+    """The kinds serving ``game`` as a text table, one line each, in the table's order."""
     lines = []
-    for kind in KINDS:
+    for kind in (k for k in KINDS if k.serves(game)):
         budget = "-" if kind.budget is None else kind.budget.describe()
         lines.append((kind.usage(), budget, ",".join(kind.needs) or "-",
-                      "yes" if kind.web else "no", kind.summary))
+                      "yes" if kind.web else "no", kind.summary_for(game)))
     head = ("agent", "budget", "needs", "web", "summary")
     widths = [max(len(line[i]) for line in [head, *lines]) for i in range(4)]
     return "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(line[:4], widths, strict=True))
@@ -54,6 +59,11 @@ def table() -> str:
 def run(args) -> int:
     for reason in IGNORED_ENTRY_POINTS.values():
         print(f"meduris agents: {reason}", file=sys.stderr)
+    game = args.game
+    if game != "meduris":
+        rows = [row(kind, game) for kind in KINDS if kind.serves(game)]
+        print(json.dumps({"game": game, "agents": rows}, indent=2) if args.json else table(game))
+        return 0
     if args.json:
         levels = [as_dict(lv) for lv in LEVELS]
         print(json.dumps({"agents": [row(kind) for kind in KINDS], "levels": levels}, indent=2))

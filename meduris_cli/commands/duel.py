@@ -16,6 +16,7 @@ import os
 import sys
 
 from agents.duel import DuelConfig, DuelError, check_duel, run_duel
+from agents.games import GAME_NAMES
 
 from ..checks import MAX_GAMES, SEED, add_time_flags, int_in
 
@@ -46,6 +47,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=SEED, default=0, help="duel seed")
     p.add_argument("--players", type=int, default=2,
                    help="a duel is between 2 players (other counts are refused)")
+    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
+                   help="the game to play (default meduris; or druids)")
     p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
                    help="exchanges made by the engine when needed, or chosen by the agents (R15)")
     add_time_flags(p)
@@ -61,7 +64,7 @@ def run(args) -> int:
     cfg = DuelConfig(a=args.a, b=args.b, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
                      beta=args.beta, max_games=args.max_games, workers=args.workers,
                      seed=args.seed, exchange=args.exchange, move_time=args.move_time,
-                     game_time=args.game_time)
+                     game_time=args.game_time, game=args.game)
     check_duel(cfg, FLAGS)
     useful = min(cfg.workers, os.cpu_count() or 1)
     if useful < cfg.workers:

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.games import GAME_NAMES
 from agents.tournament import (
     TournamentConfig,
     TournamentError,
@@ -46,6 +47,9 @@ def add_parser(sub) -> None:
                    "installed plug-in's name, or cmd:<program> (docs/bring_your_own_agent.md; "
                    "meduris agents lists them)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
+    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
+                   help="the game to play (default meduris; druids: docs/druids.md, whose agents "
+                   "meduris agents --game druids lists)")
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=180,
                    help="games to play, rounded up to a multiple of the lineups (default 180)")
     p.add_argument("--seed", type=SEED, default=0, help="tournament seed (default 0)")
@@ -83,7 +87,7 @@ def checked_config(args) -> tuple[TournamentConfig, int, int]:
                            seed=args.seed, workers=args.workers, exchange=args.exchange,
                            save_records=args.save_records, backend=args.backend,
                            address=args.address, move_time=args.move_time,
-                           game_time=args.game_time)
+                           game_time=args.game_time, game=args.game)
     _, lineups, games = check_config(cfg, FLAGS)
     if cfg.backend == "ray":
         check_ray(cfg.address)  # before any work: Ray installed, the cluster reachable
