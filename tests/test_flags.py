@@ -43,7 +43,8 @@ def flags_of(command: str) -> set[str]:
 TESTED = {
     "tournament": {"--agents", "--players", "--games", "--seed", "--workers", "--exchange",
                    "--backend", "--address", "--out", "--force", "--no-progress",
-                   "--save-records", "--move-time", "--game-time"},  # (time: test_external.py)
+                   "--save-records", "--move-time", "--game-time",  # (time: test_external.py)
+                   "--game"},  # (--game: tests/test_druids_tooling.py)
     "play": {"--players", "--opponents", "--seat", "--seed", "--exchange", "--record",
              "--force", "--open-screens", "--move-time", "--game-time",
              "--level"},  # (its cases: tests/test_levels.py)
@@ -57,7 +58,7 @@ TESTED = {
               "--no-progress"},
     "serve": {"--host", "--port", "--db",
               "--max-running"},  # (its cases: tests/test_web_hardening.py)
-    "agents": {"--json"},
+    "agents": {"--json", "--game"},  # (--game: tests/test_druids_tooling.py)
 }
 
 
