@@ -174,6 +174,26 @@ def test_tournament_cli_with_game_druids(tmp_path, capsys):
     assert "Druids is played by 2, 3 or 4 (D2)" in capsys.readouterr().err
 
 
+def test_meduris_replay_shows_a_druids_record_in_words_and_refuses_html_in_one_line(
+        tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main(["tournament", "--game", "druids", "--agents", "greedy,random", "--games", "2",
+                 "--workers", "1", "--out", str(out), "--no-progress",
+                 "--save-records", "0"]) == 0
+    record = out / "records" / "game-00000.json"
+    capsys.readouterr()
+    assert main(["replay", str(record), "--all"]) == 0
+    text = capsys.readouterr().out
+    steps = len(GameRecord.load(record).actions)
+    assert f"step {steps}/{steps}: " in text and "hand: " in text  # every step, cards shown
+    assert "play " in text and "(replayed exactly)" in text
+    page = tmp_path / "r.html"
+    assert main(["replay", str(record), "--html", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert "the HTML replay draws Meduris boards; this is a druids record" in err
+    assert err.count("\n") == 1 and not page.exists()
+
+
 def test_duel_cli_with_game_druids(capsys):
     assert main(["duel", "--game", "druids", "greedy", "random", "--workers", "1",
                  "--max-games", "40", "--elo1", "200", "--json", "--no-progress"]) == 0

@@ -22,7 +22,7 @@ from ..engine.text import render_text
 from ..render import template
 from ..render.view import state_view, view_patch
 from .atomic import atomic_write
-from .record import GameRecord, action_text
+from .record import GameRecord, RecordError
 
 
 @dataclass
@@ -52,7 +52,7 @@ def frames(record: GameRecord) -> list[Frame]:
             events = []
         else:
             a, seat = record.actions[k - 1], record.seats[k - 1]
-            caption = f"step {k}/{total}: {who(record, seat)}: {action_text(a)}"
+            caption = f"step {k}/{total}: {who(record, seat)}: {record.text_of(a)}"
             events = [e.describe() for e in by_step.get(k - 1, [])]
         out.append(Frame(k, state, caption, events))
     return out
@@ -68,7 +68,11 @@ def summary(record: GameRecord) -> str:
 
 
 def frame_text(frame: Frame) -> str:
-    lines = [frame.caption, *(f"  - {e}" for e in frame.events), render_text(frame.state)]
+    """A frame in words: its caption, events and the position (a game other than Meduris, a
+    registered one, draws its position by its state's ``str``: every card shown)."""
+    board = (render_text(frame.state) if isinstance(frame.state, State)
+             else str(frame.state))
+    lines = [frame.caption, *(f"  - {e}" for e in frame.events), board]
     return "\n".join(lines)
 
 
@@ -132,7 +136,11 @@ def terminal_replay(record: GameRecord, out: TextIO, inp: TextIO | None = None) 
 def replay_data(record: GameRecord) -> dict:
     """What the HTML page replays: the first frame's JSON view (:func:`state_view`, screens
     lifted), then per step only what changed (:func:`view_patch`), the captions and the event
-    lines. A 4-player game is about 150 kB of it."""
+    lines. A 4-player game is about 150 kB of it. The board is Meduris's: a record of another
+    game is refused (RecordError, one line; its steps replay in words in the terminal)."""
+    if record.game_name != "meduris":
+        raise RecordError(f"the HTML replay draws Meduris boards; this is a {record.game_name} "
+                          "record: meduris replay RECORD --all prints its steps in words")
     fs = frames(record)
     views = [state_view(f.state, labels=record.agents) for f in fs]
     return {"base": views[0],
