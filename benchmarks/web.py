@@ -12,9 +12,20 @@ answers, the SQLite commit and the new view). At the end every stored game is ex
 (``GET /api/games/{id}/record``) and replayed (:meth:`GameRecord.replay`) to the scores the
 server reported; any difference, failed request or 4xx/5xx counts as an error.
 
+**Live load** (``--live``, issue 30): ``--games`` (default 200) games against ``--opponents``
+(default ``mcts:200``) at once for ``--seconds`` (default 180), each followed through its
+event stream (one asyncio client: the human answers at once when the stream says the
+opponents are done; a finished game is replaced by a new one), while a probe thread plays a
+greedy game (a move every 0.2 s) and fetches ``GET /`` every 0.2 s, timing each. The server
+runs with ``--thinkers`` workers (default the CPU count). Reported: ``probe_move_p95_ms``,
+``get_root_p95_ms`` (targets: under 100 and 50 ms), ``errors`` (failed requests, 4xx/5xx),
+``games_consistent`` (after the server stopped, every stored game resumes from the SQLite file
+by replaying its moves, and holds at least the steps its client saw), ``opponent_moves_per_s``.
+
 Usage from the repo root:
 ``python benchmarks/web.py [--games 50] [--players 2] [--opponents greedy] [--think 0.5]
-[--seed 0] [--json]``.
+[--seed 0] [--json]``; ``python benchmarks/web.py --live [--games 200] [--seconds 180]
+[--thinkers N] [--json]``.
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from meduris_cli.web.store import Games, Store, WebError  # noqa: E402
 from meduris_env import GameRecord  # noqa: E402
 from meduris_env.engine.seeding import derive_seed  # noqa: E402
 
@@ -44,8 +56,9 @@ SERVER = """
 import sys
 import uvicorn
 from meduris_cli.web.app import create_app
-uvicorn.run(create_app(sys.argv[1]), host="127.0.0.1", port=int(sys.argv[2]),
-            log_level="warning")
+if __name__ == "__main__":
+    uvicorn.run(create_app(sys.argv[1], thinkers=int(sys.argv[3])), host="127.0.0.1",
+                port=int(sys.argv[2]), log_level="warning", timeout_graceful_shutdown=2)
 """
 
 
@@ -55,9 +68,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(db), str(port)], cwd=ROOT)
-    deadline = time.monotonic() + 60
+def start_server(db: Path, port: int, thinkers: int = 1) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(db), str(port), str(thinkers)],
+                            cwd=ROOT)
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with status {proc.returncode}")
@@ -67,7 +81,7 @@ def start_server(db: Path, port: int) -> subprocess.Popen:
         except httpx.HTTPError:
             time.sleep(0.1)
     proc.kill()
-    raise RuntimeError("the server did not answer within 60 s")
+    raise RuntimeError("the server did not answer within 180 s")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -185,6 +199,162 @@ def run(args) -> dict:
                 "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
 
 
+# --- the live load (issue 30) --------------------------------------------------------------
+class LoadState:
+    """What the live run's clients saw: errors, opponent moves, each game's last step."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+        self.opponent_moves = 0
+        self.steps: dict[str, int] = {}
+
+
+async def follow_game(client, k: int, args, deadline: float, seen: LoadState) -> None:
+    """Play games against ``args.opponents`` through their event streams until ``deadline``."""
+    rng = random.Random(derive_seed(args.seed, k, 2))
+    n = 0
+    while time.monotonic() < deadline:
+        r = await client.post("/api/games", json={"players": 2, "seat": 0, "seed":
+                                                  derive_seed(args.seed, k, n),
+                                                  "opponents": args.opponents})
+        n += 1
+        if r.status_code != 201:
+            seen.errors.append(f"create: HTTP {r.status_code} {r.text[:200]}")
+            return
+        game = r.json()
+        try:
+            async with client.stream("GET", f"/api/games/{game['id']}/events") as stream:
+                event = None
+                async for line in stream.aiter_lines():
+                    if time.monotonic() > deadline:
+                        return
+                    if line.startswith("event: "):
+                        event = line[7:]
+                        continue
+                    if not line.startswith("data: "):
+                        continue
+                    data = json.loads(line[6:])
+                    if event == "thinking" or data["step"] < game["step"]:
+                        continue  # (a move the client's own answer told already)
+                    game.update(data)
+                    seen.opponent_moves += sum(1 for m in data.get("moves", []) if m["seat"] > 0)
+                    seen.steps[game["id"]] = game["step"]
+                    while (game["status"] == "running" and not game["thinking"]
+                           and game["view"]["legal"]):
+                        action = rng.choice(game["view"]["legal"])["id"]
+                        r = await client.post(f"/api/games/{game['id']}/actions",
+                                              json={"action": action, "step": game["step"]})
+                        if r.status_code != 200:
+                            seen.errors.append(f"move: HTTP {r.status_code} {r.text[:200]}")
+                            return
+                        game.update(r.json())
+                        seen.steps[game["id"]] = game["step"]
+                    if game["status"] == "finished":
+                        break
+        except (TimeoutError, httpx.HTTPError) as err:
+            seen.errors.append(f"stream: {err!r}")
+            return
+
+
+def probe(base: str, deadline: float, out: dict) -> None:
+    """A greedy game, a move every 0.2 s, and GET / every 0.2 s, each timed."""
+    rng = random.Random(7)
+    moves, roots, errors = [], [], []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        game = None
+        while time.monotonic() < deadline:
+            t0 = time.perf_counter()
+            r = client.get("/")
+            roots.append(time.perf_counter() - t0)
+            if r.status_code != 200:
+                errors.append(f"GET /: HTTP {r.status_code}")
+            if game is None or game["status"] != "running":
+                r = client.post("/api/games", json={"players": 2, "opponents": "greedy",
+                                                    "seat": 0, "seed": rng.randrange(2**31)})
+                if r.status_code != 201:
+                    errors.append(f"probe create: HTTP {r.status_code}")
+                    break
+                game = r.json()
+            else:
+                action = rng.choice(game["view"]["legal"])["id"]
+                t0 = time.perf_counter()
+                r = client.post(f"/api/games/{game['id']}/actions",
+                                json={"action": action, "step": game["step"]})
+                moves.append(time.perf_counter() - t0)
+                if r.status_code != 200:
+                    errors.append(f"probe move: HTTP {r.status_code} {r.text[:200]}")
+                    break
+                game.update(r.json())
+            time.sleep(0.2)
+    out.update(moves=moves, roots=roots, errors=errors)
+
+
+def consistent(db: Path, steps: dict[str, int]) -> tuple[bool, list[str]]:
+    """Every stored game resumes by replaying its moves and holds the steps its client saw."""
+    store = Store(db)
+    games = Games(store, keep=10)
+    problems = []
+    try:
+        for gid in store.ids():
+            try:
+                g = games.get(gid)
+            except WebError as err:
+                problems.append(f"{gid}: {err.reason}")
+                continue
+            if g.steps < steps.get(gid, 0):
+                problems.append(f"{gid}: {g.steps} steps stored, the client saw {steps[gid]}")
+    finally:
+        store.close()
+    return not problems, problems[:10]
+
+
+def run_live(args) -> dict:
+    import asyncio
+    thinkers = args.thinkers or os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(args.db) if args.db else Path(tmp) / "games.sqlite"
+        port = args.port or free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = start_server(db, port, thinkers)
+        seen, probed = LoadState(), {}
+        try:
+            deadline = time.monotonic() + args.seconds
+            cpu0, t0 = cpu_seconds(server.pid), time.perf_counter()
+
+            async def load():
+                limits = httpx.Limits(max_connections=3 * args.games + 10)
+                async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as c:
+                    await asyncio.gather(*(follow_game(c, k, args, deadline, seen)
+                                           for k in range(args.games)))
+            prober = threading.Thread(target=probe, args=(base, deadline, probed))
+            prober.start()
+            asyncio.run(load())
+            prober.join()
+            wall = time.perf_counter() - t0
+            server_cpu = cpu_seconds(server.pid) - cpu0
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+        ok, problems = consistent(db, seen.steps)
+        errors = seen.errors + probed.get("errors", [])
+        move_ms = [1000 * m for m in probed.get("moves", [])]
+        root_ms = [1000 * m for m in probed.get("roots", [])]
+        return {"live": True, "games": args.games, "opponents": args.opponents,
+                "thinkers": thinkers, "seconds": args.seconds, "games_played": len(seen.steps),
+                "errors": len(errors), "error_list": errors[:20],
+                "probe_moves": len(move_ms), "probe_move_p50_ms": percentile(move_ms, 50),
+                "probe_move_p95_ms": percentile(move_ms, 95),
+                "probe_move_max_ms": max(move_ms) if move_ms else float("nan"),
+                "get_root_p50_ms": percentile(root_ms, 50),
+                "get_root_p95_ms": percentile(root_ms, 95),
+                "get_root_max_ms": max(root_ms) if root_ms else float("nan"),
+                "games_consistent": ok, "consistency_problems": problems,
+                "opponent_moves": seen.opponent_moves,
+                "opponent_moves_per_s": seen.opponent_moves / wall if wall else 0.0,
+                "server_cpu_seconds": server_cpu, "wall_seconds": wall,
+                "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=50, help="games played at once (default 50)")
@@ -198,7 +368,27 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
     ap.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--live", action="store_true",
+                    help="the live load of issue 30 (module docstring): games against mcts:200 "
+                    "followed through their event streams, and a probe")
+    ap.add_argument("--seconds", type=float, default=180.0,
+                    help="--live: how long the load runs (default 180)")
+    ap.add_argument("--thinkers", type=int, default=0,
+                    help="--live: the server's thinking workers (default the CPU count)")
     args = ap.parse_args(argv)
+    if args.live:
+        if "--games" not in (argv if argv is not None else sys.argv):
+            args.games = 200
+        if "--opponents" not in (argv if argv is not None else sys.argv):
+            args.opponents = "mcts:200"
+        out = run_live(args)
+        print(json.dumps(out, indent=2) if args.json else
+              f"{out['games']} games vs {out['opponents']} for {out['seconds']:.0f} s "
+              f"({out['thinkers']} thinkers): probe move p95 {out['probe_move_p95_ms']:.1f} ms, "
+              f"GET / p95 {out['get_root_p95_ms']:.1f} ms, {out['errors']} errors, "
+              f"games consistent: {out['games_consistent']}, "
+              f"{out['opponent_moves_per_s']:.1f} opponent moves/s")
+        return out
     out = run(args)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -431,3 +431,16 @@ def test_the_load_benchmark_runs_and_reports_its_figures():
     out = bench.main(["--games", "3", "--think", "0", "--json"])
     assert out["games"] == out["finished"] == 3 and out["errors"] == 0
     assert out["moves"] > 30 and 0 < out["p50_ms"] <= out["p95_ms"] <= out["max_ms"]
+
+
+def test_the_live_load_benchmark_runs_and_reports_its_figures():
+    """The live load of issue 30, bounded (10 games against mcts:200 for 10 s, one worker):
+    the keys it reports, no error, every stored game consistent (the real figures: docs)."""
+    from helpers import load_benchmark
+    bench = load_benchmark("web")
+    out = bench.main(["--live", "--games", "10", "--seconds", "10", "--thinkers", "1",
+                      "--json"])
+    assert out["errors"] == 0, out["error_list"]
+    assert out["games_consistent"] is True and out["games_played"] >= 10
+    assert out["opponent_moves_per_s"] > 0 and out["probe_moves"] >= 5
+    assert 0 < out["probe_move_p95_ms"] < 1000 and 0 < out["get_root_p95_ms"] < 1000

@@ -4,10 +4,12 @@
 game: its id, its config as JSON (players, your seat, the opponents, the seed), the number of
 actions played, ``running``/``finished`` and the result. Table ``moves`` holds every action of
 every game (chance outcomes, your actions and the opponents'), one row each: ``(game, step,
-seat, action)``. A move is one transaction: your action and every action that follows up to your
-next decision are inserted, and the game's step count is moved on (only if it still is what the
-move started from), before the reply is sent. With ``synchronous=NORMAL`` a committed move
-survives the server being killed or restarted; a power cut may lose the last moves of a game.
+seat, action)``. A move is one transaction: your action with the chance outcomes and instant
+opponents' moves that follow it; then each searching opponent's decision with what follows it
+(:meth:`LiveGame.commit`, called by the drivers of :mod:`.live`); each time the game's step count
+is moved on (only if it still is what the move started from) before anything is announced.
+With ``synchronous=NORMAL`` a committed move survives the server being killed or restarted; a
+power cut may lose the last moves of a game.
 
 **Recognition.** A games database is marked (``PRAGMA application_id`` :data:`APPLICATION_ID`,
 ``PRAGMA user_version`` :data:`SCHEMA_VERSION`). :func:`database_problem` inspects a file before
@@ -42,11 +44,21 @@ have.
 models only: a kind whose row of :data:`agents.registry.KINDS` lets the web offer it, with at
 most a whole-number budget (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
 
+**Playing in steps.** :meth:`LiveGame.run` plays chance (from the game's chance stream
+:attr:`LiveGame.rng`, restarted at ``derive_seed(seed, 0, k)`` after each human action at step
+``k - 1``) and the instant opponents (:func:`.thinking.is_instant`) until the human or a
+searching opponent must decide; the searching opponents' decisions are made in the thinking
+pool (:mod:`.thinking`) by the game's driver (:mod:`.live`) and applied with
+:meth:`LiveGame.apply`. Resuming rebuilds the chance stream by drawing again for the chance
+outcomes stored since the human's last action, so a game stored mid-way through its opponents'
+moves goes on exactly as it would have.
+
 **Threads.** The engine is thread-safe (its scratch buffers are per thread, its kernels release
-the GIL), so games are played side by side: an opponent searching in one game holds up no other
-game. Each game's requests are serialised by that game's own lock (:attr:`LiveGame.lock`), and
-resuming a game from the store by a lock for its id (:meth:`Games.get`); no lock is shared by
-all games except the store's, held for one SQLite statement or transaction.
+the GIL). A game is changed on the event loop under its asyncio lock (:mod:`.live`), its
+engine work done in a thread on a clone of its state; :attr:`LiveGame.lock` guards the
+reads made from other threads (views, records), and resuming a game from the store holds a
+lock for its id (:meth:`Games.get`); no lock is shared by all games except the store's, held
+for one SQLite statement or transaction.
 """
 
 from __future__ import annotations

@@ -1,0 +1,95 @@
+"""The live page of ``meduris serve`` against the real server (issue 30), in headless Chromium:
+the thinking indicator with a disabled board while an mcts opponent thinks, a second tab
+following a move live, and a server stopped and restarted mid-game (the notice, then the game
+resumes). Reuses test_web_browser.py's server and page helpers; skipped only where no Chromium
+is installed, as those are. No console errors or failed requests, except those of the event
+stream the stopped server cut (named in the test).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_web_browser import (
+    Server,
+    click_a_legal_action,
+    open_page,
+    start_game,
+    step_of,
+)
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path / "games.sqlite")
+    yield s
+    s.stop()
+
+
+def click_any_legal(page) -> None:
+    page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
+    if page.locator("#board .menu-item").count():
+        page.locator("#board .menu-item").first.click()
+
+
+def stream_cut(problem: str, game_id: str) -> bool:
+    """A problem caused by the stopped server cutting (or refusing) the event stream."""
+    return (problem.endswith(f"/api/games/{game_id}/events")
+            or "ERR_INCOMPLETE_CHUNKED_ENCODING" in problem
+            or "ERR_CONNECTION_REFUSED" in problem)
+
+
+def test_a_thinking_mcts_opponent_shows_a_spinner_and_disables_the_board(browser, server):
+    page, problems = open_page(browser, server.url)
+    start_game(page, opponents=("mcts:200",), seat=0, seed=4)
+    before = step_of(page)
+    click_any_legal(page)
+    page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
+    assert page.is_visible("#spinner")
+    assert "mcts:200" in page.text_content("#status")
+    assert page.locator("#board .legal").count() == 0
+    assert page.get_attribute("#board", "aria-disabled") == "true"
+    page.wait_for_function("() => document.body.dataset.thinking === '0'", timeout=90000)
+    assert step_of(page) > before + 1  # the opponent's move arrived on the stream
+    assert not page.is_visible("#spinner") and page.locator("#board .legal").count() > 0
+    assert problems == []
+
+
+def test_a_second_tab_follows_a_move_live(browser, server):
+    context = browser.new_context()
+    one, problems_one = open_page(context, server.url)
+    game_id = start_game(one, seed=6)
+    two, problems_two = open_page(context, server.url + f"#game={game_id}")
+    two.wait_for_function(f"() => document.body.dataset.gameId === '{game_id}'")
+    assert step_of(two) == step_of(one)
+    one.bring_to_front()
+    click_a_legal_action(one, random.Random(6))
+    two.wait_for_function(f"() => Number(document.body.dataset.step) === {step_of(one)}",
+                          timeout=30000, polling=50)
+    assert two.evaluate("state.game.view") == one.evaluate("state.game.view")
+    context.close()
+    assert problems_one == [] and problems_two == []
+
+
+def test_a_restarted_server_shows_the_notice_then_the_game_resumes(browser, tmp_path):
+    db = tmp_path / "games.sqlite"
+    first = Server(db)
+    page, problems = open_page(browser, first.url)
+    game_id = start_game(page, opponents=("mcts:200",), seat=0, seed=9)
+    click_any_legal(page)
+    page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
+    step = step_of(page)
+    first.stop()  # mid-think
+    page.wait_for_function("() => !document.getElementById('notice').hidden", timeout=30000)
+    assert "connection lost" in page.text_content("#notice")
+    second = Server(db, port=first.port)
+    try:
+        page.wait_for_function("() => document.getElementById('notice').hidden",
+                               timeout=60000)  # the reconnect's sync
+        page.wait_for_function("() => document.body.dataset.thinking === '0'", timeout=120000)
+        assert step_of(page) > step  # the opponent's move, thought after the restart
+        assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page)
+    finally:
+        second.stop()
+    assert [p for p in problems if not stream_cut(p, game_id)] == []
