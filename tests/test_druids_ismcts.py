@@ -1,0 +1,130 @@
+"""Information-set MCTS for Druids (agents/druids_ismcts.py, issue 28): legal moves for 2, 3
+and 4 players, the same seed gives the same moves, the search never reads what the searcher
+cannot know (D14), it beats random clearly, and its budgets are bounded."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.base import Agent
+from agents.druids_ismcts import DruidsISMCTSAgent, public_key
+from agents.registry import Budget
+from agents.simple import RandomAgent
+from druids_env import DruidsGame, check, information_state_string, resample_hidden
+from druids_env.engine.actions import A_PLAY_GEM, NUM_ACTIONS
+from meduris_env.engine.constants import CHANCE, TERMINAL
+from meduris_env.engine.values import ValueCheckError
+
+
+def play_game(game, agents: list[Agent], seed: int, *, until=None) -> object:
+    """A Druids game (chance from ``seed``) with ``agents`` by seat; stops early when
+    ``until(state)`` holds at a decision. Every decision is checked legal as it is made."""
+    rng = random.Random(seed)
+    for i, agent in enumerate(agents):
+        agent.reset(seed * 10 + i)
+    st = game.new_initial_state()
+    while st.current_player() != TERMINAL:
+        cur = st.current_player()
+        if cur == CHANCE:
+            ids = st.legal_actions()
+            st.apply_action(ids[rng.randrange(len(ids))])
+            continue
+        if until is not None and until(st):
+            break
+        action = agents[cur].act(None, st)
+        assert action in st.legal_actions()
+        st.apply_action(action, cur)
+    return st
+
+
+def midgame(num_players: int, seed: int, turn: int = 5):
+    return play_game(DruidsGame(num_players), [RandomAgent() for _ in range(num_players)],
+                     seed, until=lambda s: s.turn >= turn)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_legal_moves_through_a_whole_game(num_players):
+    agents = [DruidsISMCTSAgent("ismcts:8", iterations=8) for _ in range(num_players)]
+    st = play_game(DruidsGame(num_players), agents, seed=num_players)
+    assert st.is_terminal()
+    check(st)
+    assert all(0 <= a < NUM_ACTIONS for a in agents[0].last_visits or {})
+
+
+def test_same_seed_same_moves():
+    st = midgame(3, seed=7)
+    moves = []
+    for _ in range(2):
+        agent = DruidsISMCTSAgent("ismcts:60", iterations=60)
+        agent.reset(123)
+        moves.append((agent.act(None, st), agent.last_visits))
+    assert moves[0] == moves[1]
+    assert sum(moves[0][1].values()) == 60
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_it_never_reads_hidden_information(num_players):
+    """Two states that differ only in what the searcher cannot know (other hands, others'
+    face-down cards, the decks: resample_hidden) give the same search with the same seed."""
+    rng = random.Random(num_players)
+    differed = 0
+    for k in range(4):
+        st = midgame(num_players, seed=100 + k, turn=4 + k)
+        me = st.current_player()
+        other = resample_hidden(st, me, rng)
+        assert information_state_string(other, me) == information_state_string(st, me)
+        differed += other.hands != st.hands
+        results = []
+        for s in (st, other):
+            agent = DruidsISMCTSAgent("ismcts:40", iterations=40)
+            agent.reset(5)
+            results.append((agent.act(None, s), agent.last_visits))
+        assert results[0] == results[1]
+    assert differed  # the pairs really differ in hidden cards
+
+
+def test_public_key_hides_which_gem():
+    assert public_key(A_PLAY_GEM + 0 * 6 + 2) == public_key(A_PLAY_GEM + 53 * 6 + 2)
+    assert public_key(A_PLAY_GEM + 0 * 6 + 2) != public_key(A_PLAY_GEM + 0 * 6 + 3)
+
+
+def test_beats_random_clearly():
+    game = DruidsGame(2)
+    wins = 0.0
+    games = 12
+    for g in range(games):
+        seat = g % 2  # seats rotated
+        agents = [RandomAgent(), RandomAgent()]
+        agents[seat] = DruidsISMCTSAgent("ismcts:40", iterations=40)
+        st = play_game(game, agents, seed=1000 + g)
+        ret = st.returns()[seat]
+        wins += 1.0 if ret > 0 else 0.5 if ret == 0 else 0.0
+    assert wins >= 10, wins
+
+
+def test_budgets_bounded_and_parsed():
+    budget = Budget("iterations", 200, seconds=True)
+    assert budget.parse("ismcts:0.2s", "ismcts", "0.2s") == (0.2, "seconds")
+    assert budget.parse("ismcts:200", "ismcts", "200") == (200, "iterations")
+    assert DruidsISMCTSAgent("ismcts:0.2s", iterations=None, seconds=0.2).seconds == 0.2
+    for bad in ({"iterations": 0}, {"iterations": 10**8}, {"iterations": None, "seconds": 0},
+                {"iterations": None, "seconds": float("inf")},
+                {"iterations": None, "seconds": float("nan")}):
+        with pytest.raises(ValueCheckError) as err:
+            DruidsISMCTSAgent("ismcts", **bad)
+        assert "\n" not in str(err.value)
+    with pytest.raises(ValueError):
+        DruidsISMCTSAgent("ismcts", iterations=10, seconds=1.0)
+
+
+def test_time_budget_stops_in_time():
+    st = midgame(2, seed=3)
+    agent = DruidsISMCTSAgent("ismcts:0.05s", iterations=None, seconds=0.05)
+    agent.reset(0)
+    import time
+    t0 = time.perf_counter()
+    assert agent.act(None, st) in st.legal_actions()
+    assert time.perf_counter() - t0 < 0.5
+    assert agent.last_iterations >= 1
