@@ -185,6 +185,11 @@ def _az(spec: AgentSpec) -> Agent:
     return AZAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
+def _ismcts(spec: AgentSpec) -> Agent:
+    from .druids_ismcts import DruidsISMCTSAgent
+    return DruidsISMCTSAgent(str(spec), **spec.search_budget())
+
+
 def _plugin(spec: AgentSpec) -> Agent:
     return plugins.build(spec.plugin_object(), str(spec), spec.parameter, str(spec))
 
@@ -221,6 +226,9 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("az", "search guided by the ppo network (AlphaZero-style PUCT); a policy.pt "
               "after the budget for another network", _az, budget=SEARCH, file="policy.pt",
               needs=("torch", "model")),
+    AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
+              "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
+              budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)
 )
 
 #: the plug-in forms: agents from outside the project (never offered by the web server)

@@ -22,7 +22,7 @@ def test_the_table_is_the_known_list_in_order():
     # the built-in kinds, then the plug-in forms, then the installed packages' entry points
     # (tests/test_plugins.py checks those)
     assert [k.name for k in BUILT_IN] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
-                                          "rllib", "az"]
+                                          "rllib", "az", "ismcts"]
     assert [(k.name, k.source) for k in KINDS[len(BUILT_IN):len(BUILT_IN) + 3]] == [
         ("file", "file"), ("module", "module"), ("cmd", "cmd")]
     assert {k.source for k in KINDS[len(BUILT_IN) + 3:]} <= {"entry point"}
@@ -31,7 +31,7 @@ def test_the_table_is_the_known_list_in_order():
     # the tournament sets torch to one thread for exactly these
     assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "rllib"}
     # the web server never plays a file, a module or a command named in a request
-    assert [k.name for k in KINDS if not k.web] == ["rllib", "file", "module", "cmd"]
+    assert [k.name for k in KINDS if not k.web] == ["rllib", "ismcts", "file", "module", "cmd"]
 
 
 @pytest.mark.parametrize("text,kind,budget,unit,parameter", [
@@ -94,8 +94,9 @@ def test_every_kind_builds_from_its_row(kind):
     if "open_spiel" in kind.needs and not OPEN_SPIEL:
         pytest.skip("OpenSpiel is not installed")
     name = kind.name if kind.budget is None else f"{kind.name}:3"
-    bot = make_agent(name)
-    assert bot.name == name and make_agent(AgentSpec.parse(name)).name == name
+    game = kind.games[0]  # (ismcts plays Druids only)
+    bot = make_agent(name, game)
+    assert bot.name == name and make_agent(AgentSpec.parse(name, game)).name == name
     if kind.budget is not None and kind.name != "openspiel-mcts":
         assert bot.iterations == 3
 
@@ -104,7 +105,7 @@ def test_batch_opponents_follow_the_batch_column():
     assert make_batch_opponent("random") == "random"
     assert isinstance(make_batch_opponent("greedy"), BatchGreedy)
     assert isinstance(make_batch_opponent("ppo", 3), BatchPolicy)
-    for kind in (k for k in BUILT_IN if k.batch is None):
+    for kind in (k for k in BUILT_IN if k.batch is None and k.serves("meduris")):
         with pytest.raises(UnknownAgentError, match="batch opponents are random, greedy, ppo "
                                                     "and ppo:<policy.pt>"):
             make_batch_opponent(kind.name if kind.budget else f"{kind.name}:x")
@@ -132,7 +133,8 @@ def test_meduris_agents_lists_the_table(capsys):
     lines = table.splitlines()
     assert levels.startswith("levels for people") and "level 5 (expert): az:200" in levels
     assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
-    assert [line.split("  ")[0] for line in lines[1:]] == [k.usage() for k in KINDS]
+    assert [line.split("  ")[0] for line in lines[1:]] == [
+        k.usage() for k in KINDS if k.serves("meduris")]
     mcts = next(line for line in lines if line.startswith("mcts"))
     assert "iterations=200" in mcts and " yes " in mcts
     rllib = next(line for line in lines if line.startswith("rllib"))
