@@ -50,7 +50,7 @@ VIEW_VERSION = 1
 
 _OFFER_WORDS = ("nothing (-1 VP, R19)", "{a} only (+1 VP, R19)", "{b} only (+1 VP, R19)",
                 "both {a} and {b} (+{size} VP: the settlement's size, R19)",
-                "the druid chip (counts as both, R20)")
+                "the druid chip (+{size} VP: it counts as both, R20)")
 
 
 def board_view(game) -> dict[str, Any]:
