@@ -357,6 +357,7 @@ def test_a_server_killed_mid_think_resumes_and_finishes_the_same_game(tmp_path):
         out, err = proc.communicate(timeout=60)
     assert proc.returncode in (0, -signal.SIGTERM), err  # (uvicorn re-raises the signal)
     assert "Traceback (most recent call last)" not in err, err
+    assert "leaked" not in err and "Warning" not in err, err  # (a quiet, clean shutdown)
     assert gone(workers), "a worker outlived its server"
     assert actions_of(record) == reference_game(2, ["mcts:300"], 0, 23, human_clicks(record, 0))
 

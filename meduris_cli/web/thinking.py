@@ -33,8 +33,9 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import queue
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -88,13 +89,18 @@ def warm_up(warm: Iterable[tuple[str, int]]) -> None:
         decide(name, players, state.to_json(), state.current_player(), 0)
 
 
-def start_worker(niceness: int, warm: list[tuple[str, int]], ready) -> None:
-    """A worker's initializer: lower priority, warm up, report the pid on ``ready``."""
+def start_worker(niceness: int, warm: list[tuple[str, int]], ready: str) -> None:
+    """A worker's initializer: lower priority, warm up, report the pid: an empty file named
+    by it in the folder ``ready`` (a file, not a multiprocessing queue: a queue's semaphores
+    stay referenced by the executor's initializer arguments and are reported as leaked at
+    exit)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
     die_with_parent()
     os.nice(niceness)
     warm_up(warm)
-    ready.put(os.getpid())
+    with open(os.path.join(ready, f"{os.getpid()}.tmp"), "w"):
+        pass
+    os.replace(os.path.join(ready, f"{os.getpid()}.tmp"), os.path.join(ready, str(os.getpid())))
 
 
 def die_with_parent() -> None:
@@ -121,7 +127,7 @@ class Thinkers:
             raise ValueError(f"thinkers: at least 1 worker process, got {workers!r}")
         self.workers = workers
         ctx = multiprocessing.get_context("spawn")
-        ready = ctx.Queue()
+        ready = tempfile.mkdtemp(prefix="meduris-thinkers-")
         self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_worker,
                                             initargs=(niceness, list(warm), ready))
         self.pids: list[int] = []
@@ -129,19 +135,18 @@ class Thinkers:
         deadline = time.monotonic() + timeout
         # each submission while no worker is idle starts one
         starts = [self.executor.submit(nothing) for _ in range(workers)]
-        while len(self.pids) < workers:
-            failed = [f.exception() for f in starts if f.done() and f.exception()]
-            if failed or time.monotonic() > deadline:
-                self.close()
-                why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
-                       else f"not within {timeout:.0f} s")
-                raise RuntimeError(f"the thinking workers did not start ({why})")
-            try:
-                self.pids.append(ready.get(timeout=0.2))
-            except queue.Empty:
-                pass
-        ready.close()
-        ready.join_thread()
+        try:
+            while len(self.pids) < workers:
+                failed = [f.exception() for f in starts if f.done() and f.exception()]
+                if failed or time.monotonic() > deadline:
+                    self.close()
+                    why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
+                           else f"not within {timeout:.0f} s")
+                    raise RuntimeError(f"the thinking workers did not start ({why})")
+                time.sleep(0.05)
+                self.pids = [int(n) for n in os.listdir(ready) if n.isdigit()]
+        finally:
+            shutil.rmtree(ready, ignore_errors=True)
 
     async def decide(self, name: str, players: int, state_json: str, seat: int,
                      seed: int) -> int:
