@@ -6,6 +6,10 @@ observation. ``infos[agent]["active_agent"]`` names the agent to move; only its
 ``action_mask`` has legal actions. ``max_cycles`` caps the number of parallel steps (in each of
 which every agent "steps"), matching PettingZoo's meaning of the argument; the rest of the
 arguments are those of :class:`~meduris_env.envs.aec.raw_env`.
+
+:class:`TurnBasedParallelEnv` is this view over any turn-based AEC environment class
+(``aec_class``, e.g. a :class:`~meduris_env.envs.turn_based.TurnBasedAEC`); Druids' parallel
+view is one too.
 """
 
 from __future__ import annotations
@@ -13,16 +17,18 @@ from __future__ import annotations
 from pettingzoo import ParallelEnv
 
 from .aec import raw_env
+from .turn_based import check_max_cycles
 
 
-class MedurisParallelEnv(ParallelEnv):
-    metadata = raw_env.metadata
+class TurnBasedParallelEnv(ParallelEnv):
+    """The turn-based parallel view of the AEC environment ``aec_class(**kwargs)`` (see the
+    module docstring); subclasses set ``aec_class`` and ``metadata``."""
+
+    aec_class: type
 
     def __init__(self, max_cycles: int | None = None, **kwargs):
-        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(
-                max_cycles, int) or max_cycles < 1):
-            raise ValueError(f"max_cycles must be a positive int or None, got {max_cycles!r}")
-        self.aec_env = raw_env(**kwargs)
+        check_max_cycles(max_cycles, (int,))
+        self.aec_env = self.aec_class(**kwargs)
         self.max_cycles = max_cycles
         self.possible_agents = self.aec_env.possible_agents[:]
         self.render_mode = self.aec_env.render_mode
@@ -78,6 +84,13 @@ class MedurisParallelEnv(ParallelEnv):
 
     def close(self):
         self.aec_env.close()
+
+
+class MedurisParallelEnv(TurnBasedParallelEnv):
+    """The turn-based parallel view of Meduris (see the module docstring)."""
+
+    metadata = raw_env.metadata
+    aec_class = raw_env
 
 
 def parallel_env(**kwargs) -> MedurisParallelEnv:
