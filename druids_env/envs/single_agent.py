@@ -29,14 +29,12 @@ Registered as ``gymnasium.make("druids_env/Druids-v0", num_players=..., opponent
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
-import gymnasium
 import numpy as np
 
-from meduris_env.engine.seeding import STREAM_OPPONENT, derive_seed
-from meduris_env.envs.spaces import LegalActionSpace
+from meduris_env.envs.single_agent import TurnBasedSingleAgentEnv
+from meduris_env.envs.turn_based import check_illegal_action
 
 from ..engine import play, resolve_chance
 from ..engine.actions import NUM_ACTIONS
@@ -60,10 +58,17 @@ from .common import (
 )
 
 
-class DruidsSingleAgentEnv(gymnasium.Env):
+class DruidsSingleAgentEnv(TurnBasedSingleAgentEnv):
     """Druids for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    state_type = DruidsState
+    state_label = "DruidsState"
+    illegal_action_error = IllegalActionError
+    play = staticmethod(play)
+    resolve_chance = staticmethod(resolve_chance)
+    check_opponent = staticmethod(check_opponent)
+    opponent_label = staticmethod(opponent_label)
 
     def __init__(self, num_players: int | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
@@ -71,122 +76,27 @@ class DruidsSingleAgentEnv(gymnasium.Env):
                  max_turns: int | None = DEFAULT_MAX_TURNS, truncation_reward: str = "none",
                  render_mode: str | None = None, illegal_action: str = "raise",
                  **game_options):
-        if illegal_action not in ("raise", "terminate"):
-            raise ValueError("illegal_action must be 'raise' or 'terminate', got "
-                             f"{illegal_action!r}")
-        self.illegal_action = illegal_action
-        self.game = game_from(game, num_players, max_turns, **game_options)
-        n = self.game.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
-        self.seat_option = seat
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.choose_seat(game_from(game, num_players, max_turns, **game_options), seat)
         self.truncation_reward = check_truncation_reward(truncation_reward)
         self.render_mode = check_render_mode(render_mode)
-        self.set_opponents(opponents)
-        self.observation_space = observation_box(self.game)
-        self.action_space = LegalActionSpace(NUM_ACTIONS, self._learner_mask)
-        self._rng = random.Random()
-        self.state: DruidsState | None = None
-        self.illegal = False  # the episode ended on an illegal action (illegal_action)
-        self.seat = 0 if seat == "random" else int(seat)
-
-    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
-        """Replace the opponents (from the next decision on)."""
-        n = self.game.num_players
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
-            self.opponents = [check_opponent(o) for o in opponents]
-        else:
-            self.opponents = [check_opponent(opponents)] * (n - 1)
-
-    # --- gymnasium API -------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        seed = check_seed(seed)
-        super().reset(seed=seed)
-        if seed is not None:
-            self._rng = random.Random(seed)
-        n = self.game.num_players
-        if self.seat_option == "random":
-            self.seat = self._rng.randrange(n)
-        for k, opp in enumerate(self.opponents):
-            if callable(getattr(opp, "reset", None)):
-                opp.reset(None if seed is None else derive_seed(seed, STREAM_OPPONENT, k))
-        start = (options or {}).get("state")
-        if start is None:
-            self.state = self.game.new_initial_state()
-        else:
-            if not isinstance(start, DruidsState) or start.game != self.game:
-                raise ValueError(f"options['state'] must be a DruidsState of {self.game!r}")
-            self.state = start.clone()
-        resolve_chance(self.state, self._rng)
-        self.illegal = False
-        self._play_opponents()
-        if self.state.is_terminal():
-            raise ValueError("the starting state is already over; there is nothing to decide")
-        return self._observe(), self._info()
-
-    def step(self, action):
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        if self.state.is_terminal() or self.illegal:
-            raise RuntimeError("the episode is over; call reset()")
-        try:
-            self.state.apply_action(action, self.seat)
-        except IllegalActionError as err:
-            if self.illegal_action == "terminate":
-                self.illegal = True
-                return self._observe(), -1.0, True, False, {**self._info(), "illegal": True}
-            raise IllegalActionError(f"learner (seat {self.seat}): {err}") from None
-        resolve_chance(self.state, self._rng)
-        self._play_opponents()
-        state = self.state
-        terminated = truncated = False
-        reward = 0.0
-        if state.is_terminal():
-            truncated = state.is_truncated()
-            terminated = not truncated
-            reward = final_rewards(state, self.truncation_reward)[self.seat]
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), reward, terminated, truncated, self._info()
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (MaskablePPO calls this)."""
-        return self.state.legal_action_mask().astype(bool)
+        self.setup(opponents, observation_box(self.game), NUM_ACTIONS)
 
     def render(self):
         return render_view(self.state, self.seat, self.render_mode)
 
-    # --- internals -----------------------------------------------------------------------------
-    def _play_opponents(self) -> None:
-        me = self.seat
-        play(self.state, self._opponent_decides, self._rng,
-             until=lambda state: state.current_player() == me,
-             who=lambda seat: f"opponent {opponent_label(self._opponent_at(seat))} at seat {seat}")
+    # --- the game's parts ----------------------------------------------------------------------
+    def check_seed(self, seed) -> int | None:
+        return check_seed(seed)
 
-    def _opponent_at(self, seat: int) -> OpponentSpec:
-        return self.opponents[(seat - self.seat) % self.game.num_players - 1]
+    def opponent_decides(self, opp, state: DruidsState, seat: int) -> int:
+        return opponent_decision(opp, state, seat, self.random_action)
 
-    def _opponent_decides(self, state: DruidsState, seat: int) -> int:
-        return opponent_decision(self._opponent_at(seat), state, seat, self._pick)
+    def terminal_reward(self) -> float:
+        return final_rewards(self.state, self.truncation_reward)[self.seat]
 
-    def _pick(self, legal: list[int]) -> int:
-        return legal[self._rng.randrange(len(legal))]
-
-    def _observe(self) -> np.ndarray:
+    def observe(self) -> np.ndarray:
         return observation_tensor(self.state, self.seat)
 
-    def _info(self) -> dict:
-        state = self.state
-        info: dict = {"action_mask": state.legal_action_mask(), "seat": self.seat}
-        if state.is_terminal():
-            info["scores"] = state.scores()
-            info["winners"] = state.winners()
-        return info
-
-    def _learner_mask(self) -> np.ndarray | None:
-        if self.state is None or self.state.current_player() != self.seat:
-            return None
-        return self.state.legal_action_mask()
+    def final_info(self) -> dict:
+        return {"scores": self.state.scores(), "winners": self.state.winners()}

@@ -31,6 +31,10 @@ callable ``f(observation, state) -> action``; environments never look agents up 
 :class:`~meduris_env.engine.game.MedurisGame`, or its options as keywords (``num_players``,
 ``board``, ``exchange``, ``max_turns``, ...). ``game_record()``
 returns the episode as a :class:`~meduris_env.records.record.GameRecord`.
+
+:class:`TurnBasedSingleAgentEnv` is the game-generic core (seat and opponents, seeding, starting
+from a state, the opponents' turns, ``illegal_action``, the terminal reward, the info); this
+class and Druids' single-agent env supply only their game's parts.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.constants import END_TRUNCATED, NUM_ACTIONS
+from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
@@ -55,10 +59,173 @@ from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, fi
 from .spaces import LegalActionSpace
 
 
-class MedurisSingleAgentEnv(gymnasium.Env):
+class TurnBasedSingleAgentEnv(gymnasium.Env):
+    """One learning seat of a turn-based game against opponents: the game-generic core.
+
+    Subclasses set ``state_type`` / ``state_label`` (what ``options["state"]`` must be),
+    ``illegal_action_error``, ``play`` / ``resolve_chance`` (the game's loop, as static
+    methods), ``check_opponent`` / ``opponent_label`` (static methods), call :meth:`choose_seat`
+    and :meth:`setup` from ``__init__`` and implement :meth:`observe`, :meth:`render`,
+    :meth:`opponent_decides`, :meth:`terminal_reward` and :meth:`final_info`;
+    :meth:`check_seed`, :meth:`resets`, :meth:`mark_reward_start` and :meth:`opponents_reward` have
+    defaults. ``illegal_action="terminate"`` ends the episode on an illegal action with -1.
+    """
+
+    state_type: type = object
+    state_label = "state"
+    illegal_action_error: type[Exception] = ValueError
+    illegal_action = "raise"
+    play: Callable
+    resolve_chance: Callable
+    check_opponent: Callable
+    opponent_label: Callable
+
+    def choose_seat(self, game, seat: int | str) -> None:
+        """``game``, and the learner's seat option (a seat or ``"random"``)."""
+        self.game = game
+        n = game.num_players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        self.seat_option = seat
+        self.seat = 0 if seat == "random" else int(seat)
+
+    def setup(self, opponents, observation_space: spaces.Space, num_actions: int) -> None:
+        self.set_opponents(opponents)
+        self.observation_space = observation_space
+        self.action_space = LegalActionSpace(num_actions, self.learner_mask)
+        self.rng = random.Random()
+        self.episode_seed: int | None = None
+        self.state = None
+        self.illegal = False  # the episode ended on an illegal action (illegal_action)
+
+    def set_opponents(self, opponents) -> None:
+        """Replace the opponents (from the next decision on); e.g. a self-play pool's pick."""
+        n = self.game.num_players
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != n - 1:
+                raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
+            self.opponents = [self.check_opponent(o) for o in opponents]
+        else:
+            self.opponents = [self.check_opponent(opponents)] * (n - 1)
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def check_seed(self, seed) -> int | None:
+        return seed
+
+    def resets(self, opponent) -> bool:
+        """Whether ``opponent`` is reset every episode."""
+        return callable(getattr(opponent, "reset", None))
+
+    def mark_reward_start(self) -> None:
+        """Start counting the learner's step rewards from now (at reset, before and after the
+        opponents' first turns)."""
+
+    def opponents_reward(self) -> float:
+        """The learner's reward for what happened since its last decision (after the
+        opponents' turns); 0 by default."""
+        return 0.0
+
+    # --- gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = self.check_seed(seed)
+        super().reset(seed=seed)
+        self.episode_seed = seed
+        if seed is not None:
+            self.rng = random.Random(seed)
+        if self.seat_option == "random":
+            self.seat = self.rng.randrange(self.game.num_players)
+        for k, opp in enumerate(self.opponents):
+            if self.resets(opp):
+                opp.reset(None if seed is None else derive_seed(seed, STREAM_OPPONENT, k))
+        start = (options or {}).get("state")
+        if start is None:
+            self.state = self.game.new_initial_state()
+        else:
+            if not isinstance(start, self.state_type) or start.game != self.game:
+                raise ValueError(f"options['state'] must be a {self.state_label} of "
+                                 f"{self.game!r}")
+            self.state = start.clone()
+        self.resolve_chance(self.state, self.rng)
+        self.illegal = False
+        self.mark_reward_start()
+        self.play_opponents()  # up to the learner's first decision; nothing to reward yet
+        if self.state.is_terminal():
+            raise ValueError("the starting state is already over; there is nothing to decide")
+        self.mark_reward_start()
+        return self.observe(), self.info()
+
+    def step(self, action):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.state.is_terminal() or self.illegal:
+            raise RuntimeError("the episode is over; call reset()")
+        try:
+            self.state.apply_action(action, self.seat)
+        except self.illegal_action_error as err:
+            if self.illegal_action == "terminate":
+                self.illegal = True
+                return self.observe(), -1.0, True, False, {**self.info(), "illegal": True}
+            raise self.illegal_action_error(f"learner (seat {self.seat}): {err}") from None
+        self.resolve_chance(self.state, self.rng)
+        self.play_opponents()
+        reward = self.opponents_reward()
+        state = self.state
+        terminated = truncated = False
+        if state.is_terminal():
+            truncated = state.is_truncated()
+            terminated = not truncated
+            reward += self.terminal_reward()
+        if self.render_mode == "human":
+            self.render()
+        return self.observe(), reward, terminated, truncated, self.info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO calls this)."""
+        return self.state.legal_action_mask().astype(bool)
+
+    # --- internals -----------------------------------------------------------------------------
+    def play_opponents(self) -> None:
+        """Let the opponents decide until the learner must or the game is over."""
+        me = self.seat
+        self.play(self.state, self.opponent_decides_at, self.rng,
+                  until=lambda state: state.current_player() == me,
+                  who=lambda seat: f"opponent {self.opponent_label(self.opponent_at(seat))} "
+                                   f"at seat {seat}")
+
+    def opponent_at(self, seat: int):
+        return self.opponents[(seat - self.seat) % self.game.num_players - 1]
+
+    def opponent_decides_at(self, state, seat: int) -> int:
+        return self.opponent_decides(self.opponent_at(seat), state, seat)
+
+    def random_action(self, legal: list[int]) -> int:
+        return legal[self.rng.randrange(len(legal))]
+
+    def info(self) -> dict:
+        state = self.state
+        info: dict = {"action_mask": state.legal_action_mask(), "seat": self.seat}
+        if state.is_terminal():
+            info.update(self.final_info())
+        return info
+
+    def learner_mask(self) -> np.ndarray | None:
+        if self.state is None or self.state.current_player() != self.seat:
+            return None
+        return self.state.legal_action_mask()
+
+
+class MedurisSingleAgentEnv(TurnBasedSingleAgentEnv):
     """Meduris for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
+    state_type = State
+    state_label = "State"
+    illegal_action_error = IllegalActionError
+    play = staticmethod(play)
+    resolve_chance = staticmethod(resolve_chance)
+    check_opponent = staticmethod(check_opponent)
+    opponent_label = staticmethod(opponent_label)
 
     def __init__(self, num_players: int | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
@@ -68,85 +235,13 @@ class MedurisSingleAgentEnv(gymnasium.Env):
                  **game_options):
         if num_players is not None:
             game_options["num_players"] = num_players
-        self.game = game_from(game, **game_options)
-        n = self.game.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
-        self.seat_option = seat
+        self.choose_seat(game_from(game, **game_options), seat)
         self.reward_mode = check_reward_mode(reward)
         self.truncation_reward = check_truncation_reward(truncation_reward)
         self.hidden_materials = bool(hidden_materials)
         self.render_mode = check_render_mode(render_mode)
-        self.set_opponents(opponents)
-        self.observation_space = spaces.Box(0.0, observation_high(self.game.max_turns),
-                                            dtype=np.float32)
-        self.action_space = LegalActionSpace(NUM_ACTIONS, self._learner_mask)
-        self._rng = random.Random()
-        self._seed: int | None = None
-        self.state: State | None = None
-        self.seat = 0 if seat == "random" else int(seat)
-
-    def set_opponents(self, opponents: OpponentSpec | Sequence[OpponentSpec]) -> None:
-        """Replace the opponents (from the next decision on); e.g. a self-play pool's pick."""
-        n = self.game.num_players
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
-            self.opponents = [check_opponent(o) for o in opponents]
-        else:
-            self.opponents = [check_opponent(opponents)] * (n - 1)
-
-    # --- gymnasium API -------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None:  # numpy ints too (gymnasium takes only Python ints)
-            seed = check_int("seed", seed, 0, HASHED_SEEDS[1])
-        super().reset(seed=seed)
-        self._seed = seed
-        if seed is not None:
-            self._rng = random.Random(seed)
-        n = self.game.num_players
-        if self.seat_option == "random":
-            self.seat = self._rng.randrange(n)
-        for k, opp in enumerate(self.opponents):
-            if hasattr(opp, "reset"):
-                opp.reset(None if seed is None else derive_seed(seed, STREAM_OPPONENT, k))
-        start = (options or {}).get("state")
-        if start is None:
-            self.state = self.game.new_initial_state()
-        else:
-            if not isinstance(start, State) or start.game != self.game:
-                raise ValueError(f"options['state'] must be a State of {self.game!r}")
-            self.state = start.clone()
-        resolve_chance(self.state, self._rng)
-        self._last_vp = int(self.state.vp[self.seat])
-        self._play_opponents()  # up to the learner's first decision; nothing to reward yet
-        if self.state.is_terminal():
-            raise ValueError("the starting state is already over; there is nothing to decide")
-        self._last_vp = int(self.state.vp[self.seat])
-        return self._observe(), self._info()
-
-    def step(self, action):
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        if self.state.is_terminal():
-            raise RuntimeError("the episode is over; call reset()")
-        try:
-            self.state.apply_action(action, self.seat)
-        except IllegalActionError as err:
-            raise IllegalActionError(f"learner (seat {self.seat}): {err}") from None
-        resolve_chance(self.state, self._rng)
-        reward = self._play_opponents()
-        state = self.state
-        terminated = truncated = False
-        if state.is_terminal():
-            truncated = state.end_reason == END_TRUNCATED
-            terminated = not truncated
-            reward += float(final_rewards(state, self.reward_mode,
-                                          self.truncation_reward)[self.seat])
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), reward, terminated, truncated, self._info()
+        self.setup(opponents, spaces.Box(0.0, observation_high(self.game.max_turns),
+                                         dtype=np.float32), NUM_ACTIONS)
 
     def game_record(self, learner: str = "learner", meta: dict | None = None):
         """The episode so far as a :class:`~meduris_env.records.record.GameRecord`: the
@@ -158,54 +253,45 @@ class MedurisSingleAgentEnv(gymnasium.Env):
         labels = [learner] * n
         for k, opp in enumerate(self.opponents):
             labels[(self.seat + 1 + k) % n] = opponent_label(opp)
-        return GameRecord.from_state(self.state, labels, self._seed, meta)
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (sb3-contrib's MaskablePPO calls this)."""
-        return self.state.legal_action_mask().astype(bool)
+        return GameRecord.from_state(self.state, labels, self.episode_seed, meta)
 
     def render(self):
         return render_state(self.state, self.render_mode)
 
-    # --- internals -----------------------------------------------------------------------------
-    def _play_opponents(self) -> float:
-        """Let the opponents decide until the learner must or the game is over; return the
-        learner's dense reward since its last decision (0 in the other modes)."""
-        me = self.seat
-        play(self.state, self._opponent_decides, self._rng,
-             until=lambda state: state.current_player() == me,
-             who=lambda seat: f"opponent {opponent_label(self._opponent_at(seat))} at seat {seat}")
+    # --- the game's parts ----------------------------------------------------------------------
+    def check_seed(self, seed) -> int | None:
+        # numpy ints too (gymnasium takes only Python ints)
+        return None if seed is None else check_int("seed", seed, 0, HASHED_SEEDS[1])
+
+    def resets(self, opponent) -> bool:
+        return hasattr(opponent, "reset")
+
+    def mark_reward_start(self) -> None:
+        self._last_vp = int(self.state.vp[self.seat])
+
+    def opponents_reward(self) -> float:
+        """``"dense"``: the learner's VP gained since its last decision (0 in the other
+        modes)."""
         if self.reward_mode != "dense":
             return 0.0
-        vp = int(self.state.vp[me])
+        vp = int(self.state.vp[self.seat])
         gained, self._last_vp = vp - self._last_vp, vp
         return gained / SCORE_SCALE
 
-    def _opponent_at(self, seat: int) -> OpponentSpec:
-        return self.opponents[(seat - self.seat) % self.game.num_players - 1]
-
-    def _opponent_decides(self, state: State, seat: int) -> int:
-        opp = self._opponent_at(seat)
+    def opponent_decides(self, opp, state: State, seat: int) -> int:
         if opp == "random":
-            legal = state.legal_actions()
-            return legal[self._rng.randrange(len(legal))]
+            return self.random_action(state.legal_actions())
         uses_obs = getattr(opp, "uses_observation", True)
         obs = observe_state(state, seat, self.hidden_materials) if uses_obs else None
         act: Callable = opp.act if hasattr(opp, "act") else opp
         return act(obs, state)
 
-    def _observe(self) -> np.ndarray:
+    def terminal_reward(self) -> float:
+        return float(final_rewards(self.state, self.reward_mode,
+                                   self.truncation_reward)[self.seat])
+
+    def observe(self) -> np.ndarray:
         return observation_vector(self.state, self.seat, self.hidden_materials)
 
-    def _info(self) -> dict:
-        state = self.state
-        info: dict = {"action_mask": state.legal_action_mask(), "seat": self.seat}
-        if state.is_terminal():
-            info["vp"] = state.scores().tolist()
-            info["winners"] = state.winners()
-        return info
-
-    def _learner_mask(self) -> np.ndarray | None:
-        if self.state is None or self.state.current_player() != self.seat:
-            return None
-        return self.state.legal_action_mask()
+    def final_info(self) -> dict:
+        return {"vp": self.state.scores().tolist(), "winners": self.state.winners()}
