@@ -42,6 +42,12 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from meduris_env.envs.openspiel_base import (
+    EngineOpenSpielGame,
+    EngineOpenSpielState,
+    zero_sum_game_info,
+)
+
 from ..engine.actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, action_to_string
 from ..engine.game import DEFAULT_CIRCLES, DruidsGame
 from ..engine.information import (
@@ -78,9 +84,22 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-class DruidsOpenSpielGame(pyspiel.Game):
+class DruidsOpenSpielState(EngineOpenSpielState):
+    """An OpenSpiel state over an engine state (``self.state``)."""
+
+    chance_offset = NUM_ACTIONS
+    engine_action_string = staticmethod(action_to_string)
+
+    def __str__(self) -> str:
+        return str(self.state)  # every card shown (OpenSpiel's convention for a state)
+
+
+class DruidsOpenSpielGame(EngineOpenSpielGame):
     """The pyspiel game; ``self.game`` is the engine's :class:`DruidsGame` (always with a turn
     limit: the information state tensor needs a bound)."""
+
+    spiel_name = SHORT_NAME
+    state_class = DruidsOpenSpielState
 
     def __init__(self, params=None):
         params = {**PARAMETERS, **dict(params or {})}
@@ -89,16 +108,11 @@ class DruidsOpenSpielGame(pyspiel.Game):
                              "information state tensor")
         self.game = DruidsGame(params["players"], circles=params["circles"],
                                max_turns=params["max_turns"])
-        info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            num_players=self.game.num_players, min_utility=-1.0, max_utility=1.0,
-            utility_sum=0.0, max_game_length=self.game.max_game_length())
+        info = zero_sum_game_info(NUM_ACTIONS, NUM_CHANCE_OUTCOMES, self.game.num_players,
+                                  self.game.max_game_length())
         super().__init__(GAME_TYPE, info, {"players": self.game.num_players,
                                            "circles": self.game.circles,
                                            "max_turns": self.game.max_turns})
-
-    def new_initial_state(self):
-        return DruidsOpenSpielState(self)
 
     def information_state_tensor_shape(self):
         return [max_info_rows(self.game) * INFO_WIDTH]
@@ -112,43 +126,8 @@ class DruidsOpenSpielGame(pyspiel.Game):
     def observation_tensor_size(self):
         return OBS_SIZE
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"python_druids observers take no parameters, got {params}")
+    def new_observer(self, iig_obs_type):
         return DruidsObserver(self.game, iig_obs_type)
-
-
-class DruidsOpenSpielState(pyspiel.State):
-    """An OpenSpiel state over an engine state (``self.state``)."""
-
-    def __init__(self, game: DruidsOpenSpielGame, state=None):
-        super().__init__(game)
-        self.state = state if state is not None else game.game.new_initial_state()
-
-    def current_player(self) -> int:
-        return self.state.current_player()
-
-    def _legal_actions(self, player: int) -> list[int]:
-        return self.state.legal_actions()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(a - NUM_ACTIONS, p) for a, p in self.state.chance_outcomes()]
-
-    def _apply_action(self, action: int) -> None:
-        self.state.apply_action(action + NUM_ACTIONS if self.state.is_chance_node() else action)
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        chance = player == pyspiel.PlayerId.CHANCE
-        return action_to_string(action + NUM_ACTIONS if chance else action)
-
-    def is_terminal(self) -> bool:
-        return self.state.is_terminal()
-
-    def returns(self) -> list[float]:
-        return [float(r) for r in self.state.returns()]
-
-    def __str__(self) -> str:
-        return str(self.state)  # every card shown (OpenSpiel's convention for a state)
 
 
 class DruidsObserver:

@@ -67,6 +67,7 @@ from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.text import render_text
 from ..engine.values import check_bool
 from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, observation_vector
+from .openspiel_base import EngineOpenSpielGame, EngineOpenSpielState, zero_sum_game_info
 
 SHORT_NAME = "python_meduris"
 # per turn at most: the die, a "+1"/"-1" round, the turn action, the offerings of a ring of huts,
@@ -110,26 +111,37 @@ _GAME_TYPE = _game_type(pyspiel.GameType.Information.PERFECT_INFORMATION)
 _GAME_TYPE_HIDDEN = _game_type(pyspiel.GameType.Information.IMPERFECT_INFORMATION)
 
 
-class MedurisOpenSpielGame(pyspiel.Game):
+class MedurisOpenSpielState(EngineOpenSpielState):
+    """An OpenSpiel state over an engine state (``self.state``)."""
+
+    chance_offset = C_DIE
+    engine_action_string = staticmethod(action_to_string)
+
+    def information_state_tensor(self, player=None):
+        raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
+
+    def __str__(self) -> str:
+        return render_text(self.state)
+
+
+class MedurisOpenSpielGame(EngineOpenSpielGame):
     """The pyspiel game; ``self.game`` is the engine's :class:`MedurisGame` and
     ``self.hidden_materials`` whether opponents' splits are private."""
+
+    spiel_name = SHORT_NAME
+    state_class = MedurisOpenSpielState
 
     def __init__(self, params=None):
         params = {**_PARAMETERS, **dict(params or {})}
         self.game = MedurisGame(params["players"], exchange=params["exchange"],
                                 max_turns=params["max_turns"])
         self.hidden_materials = check_bool("hidden_materials", params["hidden_materials"])
-        info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            num_players=self.game.num_players, min_utility=-1.0, max_utility=1.0,
-            utility_sum=0.0, max_game_length=_max_game_length(self.game.max_turns))
+        info = zero_sum_game_info(NUM_ACTIONS, NUM_CHANCE_OUTCOMES, self.game.num_players,
+                                  _max_game_length(self.game.max_turns))
         game_type = _GAME_TYPE_HIDDEN if self.hidden_materials else _GAME_TYPE
         super().__init__(game_type, info, {
             "players": self.game.num_players, "exchange": self.game.exchange,
             "max_turns": self.game.max_turns, "hidden_materials": self.hidden_materials})
-
-    def new_initial_state(self):
-        return MedurisOpenSpielState(self)
 
     def information_state_tensor_shape(self):
         raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
@@ -137,45 +149,8 @@ class MedurisOpenSpielGame(pyspiel.Game):
     def information_state_tensor_size(self):
         raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"python_meduris observers take no parameters, got {params}")
+    def new_observer(self, iig_obs_type):
         return MedurisObserver(self.game, self.hidden_materials, iig_obs_type)
-
-
-class MedurisOpenSpielState(pyspiel.State):
-    """An OpenSpiel state over an engine state (``self.state``)."""
-
-    def __init__(self, game: MedurisOpenSpielGame, state=None):
-        super().__init__(game)
-        self.state = state if state is not None else game.game.new_initial_state()
-
-    def current_player(self) -> int:
-        return self.state.current_player()
-
-    def _legal_actions(self, player: int) -> list[int]:
-        return self.state.legal_actions()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(a - C_DIE, p) for a, p in self.state.chance_outcomes()]
-
-    def _apply_action(self, action: int) -> None:
-        self.state.apply_action(action + C_DIE if self.state.is_chance_node() else action)
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        return action_to_string(action + C_DIE if player == pyspiel.PlayerId.CHANCE else action)
-
-    def is_terminal(self) -> bool:
-        return self.state.is_terminal()
-
-    def returns(self) -> list[float]:
-        return self.state.returns().tolist()
-
-    def information_state_tensor(self, player=None):
-        raise pyspiel.SpielError(_NO_INFO_STATE_TENSOR)
-
-    def __str__(self) -> str:
-        return render_text(self.state)
 
 
 _PMAT_START = OBS_OFFSETS["player_materials"][0]
