@@ -45,6 +45,7 @@ import pyspiel
 from meduris_env.envs.openspiel_base import (
     EngineOpenSpielGame,
     EngineOpenSpielState,
+    game_type,
     zero_sum_game_info,
 )
 
@@ -66,22 +67,9 @@ DEFAULT_MAX_TURNS = 100  # this game's default: see the module docstring
 PARAMETERS = {"players": 2, "circles": DEFAULT_CIRCLES, "max_turns": DEFAULT_MAX_TURNS}
 PUBLIC_SEAT = -1  # seen_by(-1): every private field hidden (no seat owns it)
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Druids (python, meduris-rl engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=PARAMETERS,
-)
+GAME_TYPE = game_type(SHORT_NAME, "Druids (python, meduris-rl engine)",
+                      pyspiel.GameType.Information.IMPERFECT_INFORMATION, PARAMETERS,
+                      information_state_tensor=True)
 
 
 class DruidsOpenSpielState(EngineOpenSpielState):

@@ -67,7 +67,12 @@ from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.text import render_text
 from ..engine.values import check_bool
 from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, observation_vector
-from .openspiel_base import EngineOpenSpielGame, EngineOpenSpielState, zero_sum_game_info
+from .openspiel_base import (
+    EngineOpenSpielGame,
+    EngineOpenSpielState,
+    game_type,
+    zero_sum_game_info,
+)
 
 SHORT_NAME = "python_meduris"
 # per turn at most: the die, a "+1"/"-1" round, the turn action, the offerings of a ring of huts,
@@ -89,22 +94,8 @@ def _max_game_length(max_turns: int) -> int:
 
 
 def _game_type(information) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=SHORT_NAME,
-        long_name="Meduris (python, meduris-rl engine)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=information,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=4,
-        min_num_players=2,
-        provides_information_state_string=True,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=_PARAMETERS,
-    )
+    return game_type(SHORT_NAME, "Meduris (python, meduris-rl engine)", information,
+                     _PARAMETERS, information_state_tensor=False)
 
 
 _GAME_TYPE = _game_type(pyspiel.GameType.Information.PERFECT_INFORMATION)

@@ -4,9 +4,11 @@
 OpenSpiel's players, legal actions, terminal test and returns are the engine's; chance outcomes
 are numbered from 0 (outcome ``k`` is the engine's id ``chance_offset + k``).
 :class:`EngineOpenSpielGame` builds the ``pyspiel.GameInfo`` of a zero-sum game with utility in
-[-1, 1] and makes its states and observers. Meduris (:mod:`meduris_env.envs.openspiel`) and
-Druids (:mod:`druids_env.envs.openspiel`) supply their parameters, game type, string forms and
-observers. Importing this module registers no game (it needs ``open_spiel``).
+[-1, 1] and makes its states and observers; :func:`game_type` the ``pyspiel.GameType`` both
+games share but for names, information and parameters. Meduris
+(:mod:`meduris_env.envs.openspiel`) and Druids (:mod:`druids_env.envs.openspiel`) supply their
+parameters, game type, string forms and observers. Importing this module registers no game
+(it needs ``open_spiel``).
 
 The engine state must offer ``current_player()``, ``legal_actions()``, ``chance_outcomes()``
 (engine ids with probabilities), ``is_chance_node()``, ``apply_action(action)``,
@@ -18,6 +20,29 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pyspiel
+
+
+def game_type(short_name: str, long_name: str, information, parameters: dict, *,
+              information_state_tensor: bool) -> pyspiel.GameType:
+    """The type of a sequential, explicitly stochastic, zero-sum game of 2-4 players with
+    terminal rewards that provides the information state string and both observation forms
+    (and the information state tensor if ``information_state_tensor``)."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=information,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=4,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=information_state_tensor,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
 
 
 def zero_sum_game_info(num_actions: int, num_chance_outcomes: int, num_players: int,
