@@ -43,12 +43,9 @@ from pettingzoo import AECEnv
 
 from meduris_env.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
 
-from ..engine import play, resolve_chance
-from ..engine.actions import NUM_ACTIONS
-from ..engine.errors import IllegalActionError
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
-from ..engine.state import DruidsState
 from .common import (
+    ENGINE,
     RENDER_MODES,
     check_render_mode,
     check_seed,
@@ -69,11 +66,8 @@ class raw_env(TurnBasedAEC):
 
     metadata = {"name": "druids_v0", "render_modes": list(RENDER_MODES),
                 "is_parallelizable": False, "render_fps": 1}
-    state_type = DruidsState
+    engine = ENGINE
     state_label = "DruidsState"
-    illegal_action_error = IllegalActionError
-    play = staticmethod(play)
-    resolve_chance = staticmethod(resolve_chance)
 
     def __init__(self, num_players: int | None = None, *, game: DruidsGame | None = None,
                  max_turns: int | None = DEFAULT_MAX_TURNS, truncation_reward: str = "none",
@@ -88,7 +82,7 @@ class raw_env(TurnBasedAEC):
         if render_seat is not None and render_seat not in range(n):
             raise ValueError(f"render_seat must be 0..{n - 1} or None, got {render_seat!r}")
         self.render_seat = render_seat
-        self.setup(game, NUM_ACTIONS)
+        self.setup(game)
         self.observation_spaces = {a: spaces.Dict({
             "observation": observation_box(self.game), "action_mask": mask_box()})
             for a in self.possible_agents}

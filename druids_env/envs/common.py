@@ -15,11 +15,17 @@ import numpy as np
 from gymnasium import spaces
 
 from meduris_env.engine.values import check_int
+from meduris_env.envs.turn_based import GameEngine
 
+from ..engine import play, resolve_chance
 from ..engine.actions import NUM_ACTIONS
+from ..engine.errors import IllegalActionError
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
 from ..engine.information import OBS_SIZE, observation_string, observation_tensor
+from ..engine.state import DruidsState
 
+# what the environments need of the Druids engine (the AEC and the single-agent env)
+ENGINE = GameEngine(DruidsState, IllegalActionError, NUM_ACTIONS, play, resolve_chance)
 RENDER_MODES = ("human", "ansi")
 TRUNCATION_REWARDS = ("none", "standings")
 # every feature of observation_tensor is at most this (servant counts per place <= 6, piles of

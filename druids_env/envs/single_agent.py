@@ -36,13 +36,11 @@ import numpy as np
 from meduris_env.envs.single_agent import TurnBasedSingleAgentEnv
 from meduris_env.envs.turn_based import check_illegal_action
 
-from ..engine import play, resolve_chance
-from ..engine.actions import NUM_ACTIONS
-from ..engine.errors import IllegalActionError
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
 from ..engine.information import observation_tensor
 from ..engine.state import DruidsState
 from .common import (
+    ENGINE,
     RENDER_MODES,
     OpponentSpec,
     check_opponent,
@@ -62,11 +60,8 @@ class DruidsSingleAgentEnv(TurnBasedSingleAgentEnv):
     """Druids for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
-    state_type = DruidsState
+    engine = ENGINE
     state_label = "DruidsState"
-    illegal_action_error = IllegalActionError
-    play = staticmethod(play)
-    resolve_chance = staticmethod(resolve_chance)
     check_opponent = staticmethod(check_opponent)
     opponent_label = staticmethod(opponent_label)
 
@@ -80,7 +75,7 @@ class DruidsSingleAgentEnv(TurnBasedSingleAgentEnv):
         self.choose_seat(game_from(game, num_players, max_turns, **game_options), seat)
         self.truncation_reward = check_truncation_reward(truncation_reward)
         self.render_mode = check_render_mode(render_mode)
-        self.setup(opponents, observation_box(self.game), NUM_ACTIONS)
+        self.setup(opponents, observation_box(self.game))
 
     def render(self):
         return render_view(self.state, self.seat, self.render_mode)

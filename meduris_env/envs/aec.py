@@ -71,9 +71,12 @@ from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
-from .turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
+from .turn_based import GameEngine, TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
 
-__all__ = ["agent_name", "env", "raw_env"]
+__all__ = ["MEDURIS_ENGINE", "agent_name", "env", "raw_env"]
+
+# what the environments need of the Meduris engine (the AEC and the single-agent env)
+MEDURIS_ENGINE = GameEngine(State, IllegalActionError, NUM_ACTIONS, play, resolve_chance)
 
 
 class raw_env(TurnBasedAEC):
@@ -81,11 +84,8 @@ class raw_env(TurnBasedAEC):
 
     metadata = {"name": "meduris_v0", "render_modes": RENDER_MODES, "is_parallelizable": False,
                 "render_fps": 1}
-    state_type = State
+    engine = MEDURIS_ENGINE
     state_label = "meduris State"
-    illegal_action_error = IllegalActionError
-    play = staticmethod(play)
-    resolve_chance = staticmethod(resolve_chance)
 
     def __init__(self, num_players: int | None = None, *, game: MedurisGame | None = None,
                  reward: str = "win", truncation_reward: str = "none",
@@ -101,7 +101,7 @@ class raw_env(TurnBasedAEC):
         self.max_cycles = check_max_cycles(max_cycles)
         self.hidden_materials = bool(hidden_materials)
         self.render_mode = check_render_mode(render_mode)
-        self.setup(game, NUM_ACTIONS)
+        self.setup(game)
         high = observation_high(self.game.max_turns)
         self.observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(0.0, high, dtype=np.float32),

@@ -46,37 +46,34 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame, game_from
-from ..engine.loop import play, resolve_chance
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
-from ..engine.state import IllegalActionError, State
+from ..engine.state import State
 from ..engine.values import HASHED_SEEDS, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
+from .aec import MEDURIS_ENGINE
 from .observation import observation_high, observation_vector, observe_state
 from .opponents import OpponentSpec, check_opponent, opponent_label
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
 from .spaces import LegalActionSpace
+from .turn_based import GameEngine
 
 
 class TurnBasedSingleAgentEnv(gymnasium.Env):
     """One learning seat of a turn-based game against opponents: the game-generic core.
 
-    Subclasses set ``state_type`` / ``state_label`` (what ``options["state"]`` must be),
-    ``illegal_action_error``, ``play`` / ``resolve_chance`` (the game's loop, as static
-    methods), ``check_opponent`` / ``opponent_label`` (static methods), call :meth:`choose_seat`
-    and :meth:`setup` from ``__init__`` and implement :meth:`observe`, :meth:`render`,
-    :meth:`opponent_decides`, :meth:`terminal_reward` and :meth:`final_info`;
-    :meth:`check_seed`, :meth:`resets`, :meth:`mark_reward_start` and :meth:`opponents_reward` have
-    defaults. ``illegal_action="terminate"`` ends the episode on an illegal action with -1.
+    Subclasses set ``engine`` (a :class:`~meduris_env.envs.turn_based.GameEngine`),
+    ``state_label`` (how messages name its state class) and ``check_opponent`` /
+    ``opponent_label`` (static methods), call :meth:`choose_seat` and :meth:`setup` from
+    ``__init__`` and implement :meth:`observe`, :meth:`render`, :meth:`opponent_decides`,
+    :meth:`terminal_reward` and :meth:`final_info`; :meth:`check_seed`, :meth:`resets`,
+    :meth:`mark_reward_start` and :meth:`opponents_reward` have defaults.
+    ``illegal_action="terminate"`` ends the episode on an illegal action with -1.
     """
 
-    state_type: type = object
+    engine: GameEngine
     state_label = "state"
-    illegal_action_error: type[Exception] = ValueError
     illegal_action = "raise"
-    play: Callable
-    resolve_chance: Callable
     check_opponent: Callable
     opponent_label: Callable
 
@@ -90,10 +87,10 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
 
-    def setup(self, opponents, observation_space: spaces.Space, num_actions: int) -> None:
+    def setup(self, opponents, observation_space: spaces.Space) -> None:
         self.set_opponents(opponents)
         self.observation_space = observation_space
-        self.action_space = LegalActionSpace(num_actions, self.learner_mask)
+        self.action_space = LegalActionSpace(self.engine.num_actions, self.learner_mask)
         self.rng = random.Random()
         self.episode_seed: int | None = None
         self.state = None
@@ -142,11 +139,11 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
         if start is None:
             self.state = self.game.new_initial_state()
         else:
-            if not isinstance(start, self.state_type) or start.game != self.game:
+            if not isinstance(start, self.engine.state_type) or start.game != self.game:
                 raise ValueError(f"options['state'] must be a {self.state_label} of "
                                  f"{self.game!r}")
             self.state = start.clone()
-        self.resolve_chance(self.state, self.rng)
+        self.engine.resolve_chance(self.state, self.rng)
         self.illegal = False
         self.mark_reward_start()
         self.play_opponents()  # up to the learner's first decision; nothing to reward yet
@@ -162,12 +159,12 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over; call reset()")
         try:
             self.state.apply_action(action, self.seat)
-        except self.illegal_action_error as err:
+        except self.engine.illegal_action_error as err:
             if self.illegal_action == "terminate":
                 self.illegal = True
                 return self.observe(), -1.0, True, False, {**self.info(), "illegal": True}
-            raise self.illegal_action_error(f"learner (seat {self.seat}): {err}") from None
-        self.resolve_chance(self.state, self.rng)
+            raise self.engine.illegal_action_error(f"learner (seat {self.seat}): {err}") from None
+        self.engine.resolve_chance(self.state, self.rng)
         self.play_opponents()
         reward = self.opponents_reward()
         state = self.state
@@ -188,7 +185,7 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
     def play_opponents(self) -> None:
         """Let the opponents decide until the learner must or the game is over."""
         me = self.seat
-        self.play(self.state, self.opponent_decides_at, self.rng,
+        self.engine.play(self.state, self.opponent_decides_at, self.rng,
                   until=lambda state: state.current_player() == me,
                   who=lambda seat: f"opponent {self.opponent_label(self.opponent_at(seat))} "
                                    f"at seat {seat}")
@@ -219,11 +216,8 @@ class MedurisSingleAgentEnv(TurnBasedSingleAgentEnv):
     """Meduris for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
-    state_type = State
+    engine = MEDURIS_ENGINE
     state_label = "State"
-    illegal_action_error = IllegalActionError
-    play = staticmethod(play)
-    resolve_chance = staticmethod(resolve_chance)
     check_opponent = staticmethod(check_opponent)
     opponent_label = staticmethod(opponent_label)
 
@@ -241,7 +235,7 @@ class MedurisSingleAgentEnv(TurnBasedSingleAgentEnv):
         self.hidden_materials = bool(hidden_materials)
         self.render_mode = check_render_mode(render_mode)
         self.setup(opponents, spaces.Box(0.0, observation_high(self.game.max_turns),
-                                         dtype=np.float32), NUM_ACTIONS)
+                                         dtype=np.float32))
 
     def game_record(self, learner: str = "learner", meta: dict | None = None):
         """The episode so far as a :class:`~meduris_env.records.record.GameRecord`: the

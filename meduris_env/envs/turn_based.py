@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -63,31 +63,42 @@ def wrap_aec(raw_class: Callable[..., AECEnv], illegal_action: str = "raise",
     return wrappers.OrderEnforcingWrapper(e)
 
 
+@dataclass(frozen=True)
+class GameEngine:
+    """What an environment needs of a game's engine: the state class (what
+    ``options["state"]`` must be), its illegal-action exception, the number of player actions
+    and the play loop's ``play`` and ``resolve_chance`` (:mod:`meduris_env.engine.loop`'s
+    signatures)."""
+
+    state_type: type
+    illegal_action_error: type[Exception]
+    num_actions: int
+    play: Callable
+    resolve_chance: Callable
+
+
 class TurnBasedAEC(AECEnv):
     """A turn-based AEC environment over a game engine (see the module docstring).
 
-    Subclasses set ``state_type`` / ``state_label`` (what ``options["state"]`` must be),
-    ``illegal_action_error`` (the engine's exception class) and ``play`` / ``resolve_chance``
-    (the game's loop functions, as static methods), call :meth:`setup` from ``__init__`` and
+    Subclasses set ``engine`` (a :class:`GameEngine`) and ``state_label`` (how messages name
+    the state class), call :meth:`setup` from ``__init__`` and
     implement :meth:`observe`, :meth:`render`, :meth:`terminal_rewards` and
     :meth:`final_info`; :meth:`check_seed`, :meth:`reset_extra`, :meth:`step_rewards` and
     :meth:`must_decide_message` have defaults.
     """
 
     max_cycles: int | None = None
-    state_type: type = object
+    engine: GameEngine
     state_label = "state"
-    illegal_action_error: type[Exception] = ValueError
-    play: Callable[..., Any]
-    resolve_chance: Callable[..., Any]
 
-    def setup(self, game, num_actions: int) -> None:
+    def setup(self, game) -> None:
         """The game-independent attributes: ``game``, the agents, the action spaces, the RNG
         and seed, ``state`` (``max_cycles`` the subclass sets, with :func:`check_max_cycles`)."""
         self.game = game
         self.possible_agents = [agent_name(s) for s in range(game.num_players)]
         self.seat_of = {a: s for s, a in enumerate(self.possible_agents)}
-        self.action_spaces = {a: LegalActionSpace(num_actions, partial(self.legal_mask_of, s))
+        n = self.engine.num_actions
+        self.action_spaces = {a: LegalActionSpace(n, partial(self.legal_mask_of, s))
                               for s, a in enumerate(self.possible_agents)}
         self.rng: random.Random | None = None
         self.episode_seed: int | None = None
@@ -131,7 +142,7 @@ class TurnBasedAEC(AECEnv):
         elif self.rng is None:
             self.rng = random.Random()
         self.state = self.start_state((options or {}).get("state"))
-        self.resolve_chance(self.state, self.rng)
+        self.engine.resolve_chance(self.state, self.rng)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -149,7 +160,7 @@ class TurnBasedAEC(AECEnv):
         """A new initial state, or a copy of ``start`` (of this env's game)."""
         if start is None:
             return self.game.new_initial_state()
-        if not isinstance(start, self.state_type) or start.game != self.game:
+        if not isinstance(start, self.engine.state_type) or start.game != self.game:
             raise ValueError(f"options['state'] must be a {self.state_label} of this env's game "
                              f"({self.game!r})")
         return start.clone()
@@ -160,16 +171,16 @@ class TurnBasedAEC(AECEnv):
             self._was_dead_step(action)
             return
         if action is None:
-            raise self.illegal_action_error(self.must_decide_message(agent))
+            raise self.engine.illegal_action_error(self.must_decide_message(agent))
         seat = self.seat_of[agent]
         try:
             self.state.apply_action(action, seat)
-        except self.illegal_action_error as err:
-            raise self.illegal_action_error(f"{agent}: {err}") from None
+        except self.engine.illegal_action_error as err:
+            raise self.engine.illegal_action_error(f"{agent}: {err}") from None
         live = [a for a in self.agents if not (self.terminations[a] or self.truncations[a])]
         self.decisions[seat] += 1
         self._cumulative_rewards[agent] = 0.0
-        self.resolve_chance(self.state, self.rng)
+        self.engine.resolve_chance(self.state, self.rng)
         if self.max_cycles is not None:
             self.spend_budget(seat)
         self.after_step(live)
@@ -187,7 +198,7 @@ class TurnBasedAEC(AECEnv):
             return all(self.truncations.values()) or \
                 self.decisions[state.current_player()] < self.max_cycles
 
-        self.play(self.state, self.random_decision, self.rng, until=has_budget)
+        self.engine.play(self.state, self.random_decision, self.rng, until=has_budget)
 
     def random_decision(self, state, seat: int) -> int:
         legal = state.legal_actions()
