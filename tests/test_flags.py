@@ -57,7 +57,8 @@ TESTED = {
               "--value-positions", "--value-epochs", "--out", "--force", "--resume",
               "--no-progress"},
     "serve": {"--host", "--port", "--db",
-              "--max-running"},  # (its cases: tests/test_web_hardening.py)
+              "--max-running",  # (its cases: tests/test_web_hardening.py)
+              "--thinkers"},  # (its cases: tests/test_web_live.py)
     "agents": {"--json", "--game"},  # (--game: tests/test_druids_tooling.py)
 }
 

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from agents import heuristics
-from agents.base import Agent
 from agents.match import play_game
 from agents.registry import make_agent
 from meduris_env import MedurisGame
@@ -76,19 +75,15 @@ def test_the_one_position_kernels_release_the_gil():
 
 
 # --- the web server: no lock shared by all games ----------------------------------------------
-STUCK = "mcts:7"  # a name the server accepts (a searching agent: played in the thread pool)
+STUCK = "mcts:7"  # a name the server accepts (a searching agent: decided in the thinking pool)
 
 
-class StuckAgent(Agent):
-    """Waits in act() until ``release`` is set (or 30 s pass, so a failing test ends)."""
+class Stuck:
+    """The thinking pool's decision for :data:`STUCK` waits until ``release`` is set (or 30 s
+    pass, so a failing test ends); every other agent's is the real one."""
 
     entered = threading.Event()
     release = threading.Event()
-
-    def act(self, observation, state) -> int:
-        StuckAgent.entered.set()
-        StuckAgent.release.wait(30)
-        return state.legal_actions()[0]
 
 
 class Server:
@@ -125,41 +120,52 @@ class Server:
 
 @pytest.fixture
 def stuck_server(tmp_path, monkeypatch):
-    from meduris_cli.web import store
-    real = store.make_agent
-    monkeypatch.setattr(store, "make_agent",
-                        lambda name: StuckAgent(name) if name == STUCK else real(name))
-    StuckAgent.entered.clear()
-    StuckAgent.release.clear()
+    import asyncio
+
+    from meduris_cli.web.thinking import Thinkers
+    real = Thinkers.decide
+
+    async def decide(self, name, players, state_json, seat, seed):
+        if name == STUCK:
+            Stuck.entered.set()
+            await asyncio.to_thread(Stuck.release.wait, 30)
+        return await real(self, name, players, state_json, seat, seed)
+
+    monkeypatch.setattr(Thinkers, "decide", decide)
+    Stuck.entered.clear()
+    Stuck.release.clear()
     server = Server(tmp_path / "games.sqlite")
     yield server
-    StuckAgent.release.set()
+    Stuck.release.set()
     server.stop()
 
 
 def test_a_stuck_opponent_holds_up_neither_the_page_nor_other_games(stuck_server):
+    """Issue 30's server: a game whose opponent never finishes thinking answers at once (with
+    "thinking") and keeps nobody else waiting; once it answers, the game goes on."""
     s = stuck_server
     quick = s.request("/api/games", {"players": 2, "opponents": "greedy", "seed": 3})
     searching = s.request("/api/games", {"players": 2, "opponents": "mcts:5", "seed": 4})
-    # seat 0 starts (R6): with the human at seat 1 the stuck opponent moves first, inside the
-    # request that creates the game
-    answer = {}
-    t = threading.Thread(target=lambda: answer.update(s.request(
-        "/api/games", {"players": 2, "opponents": STUCK, "seat": 1, "seed": 5})))
-    t.start()
-    assert StuckAgent.entered.wait(20), "the stuck opponent was never asked to move"
+    # seat 0 starts (R6): with the human at seat 1 the stuck opponent thinks from the start
     t0 = time.monotonic()
+    stuck = s.request("/api/games", {"players": 2, "opponents": STUCK, "seat": 1, "seed": 5},
+                      timeout=5)
+    assert stuck["thinking"] == {**stuck["thinking"], "seat": 0, "agent": STUCK}
+    assert Stuck.entered.wait(20), "the stuck opponent was never asked to move"
     assert "<title>Meduris</title>" in s.request("/", timeout=5)
-    for g in (quick, searching):  # one on the event loop, one in the thread pool
+    for g in (quick, searching):  # one decided in the server, one in the thinking pool
         action = g["view"]["legal"][0]["id"]
         moved = s.request(f"/api/games/{g['id']}/actions", {"action": action, "step": g["step"]},
                           timeout=5)
         assert moved["step"] > g["step"] and moved["moves"][0]["seat"] == 0
-        assert s.request(f"/api/games/{g['id']}", timeout=5)["step"] == moved["step"]
+    again = s.request(f"/api/games/{stuck['id']}", timeout=5)
     took = time.monotonic() - t0
-    assert t.is_alive() and not answer  # the stuck game is still waiting
-    assert took < 1.0, f"other requests waited {took:.2f} s for the stuck game"
-    StuckAgent.release.set()
-    t.join(20)
-    assert answer["status"] == "running" and answer["view"]["to_move"] == 1
-    assert answer["log"][-1]["who"] == f"seat 0 ({STUCK})"
+    assert again["thinking"] is not None and again["step"] == stuck["step"]  # still waiting
+    assert took < 2.0, f"other requests waited {took:.2f} s for the stuck game"
+    Stuck.release.set()
+    deadline = time.monotonic() + 60
+    while (g := s.request(f"/api/games/{stuck['id']}"))["thinking"] is not None:
+        assert time.monotonic() < deadline, "the released opponent never moved"
+        time.sleep(0.05)
+    assert g["status"] == "running" and g["view"]["to_move"] == 1
+    assert g["log"][-1]["who"] == f"seat 0 ({STUCK})"
