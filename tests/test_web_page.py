@@ -259,21 +259,23 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     move = {"moves": now["log"][last + 1:], "view": now["view"], "step": now["step"],
             "status": "running", "thinking": None}
     assert move["moves"], "greedy answered nothing"
-    # the first connection drops at once and comes back after 2 s: time to see both states
-    streams = [sse(("sync", earlier), retry_ms=2000), sse(("sync", earlier), ("move", move))]
-    page.route(f"**/api/games/{game_id}",
-               lambda route: route.fulfill(json=game_body(server, game_id, thinking=None)))
-    page.route(f"**/api/games/{game_id}/events",
-               lambda route: route.fulfill(status=200, content_type="text/event-stream",
-                                           body=streams.pop(0)) if streams
-               else route.fulfill(status=204))  # no more: EventSource stops reconnecting
     page.evaluate("window.stillThisPage = true")
-    # the page follows the real server's stream already: leave it, so that opening the game
+    # the page follows the real server's stream already: leave it before the fakes are routed
+    # (a reconnection of the real stream must not take a fake), so that opening the game
     # again connects to the faked one
     page.evaluate("stopFollowing()")
     page.wait_for_timeout(300)  # its closing is reported as a failed request: that one only
     problems[:] = [p for p in problems if p != f"request failed: {server.url.rstrip('/')}"
                    f"/api/games/{game_id}/events"]
+    # the first connection drops at once and comes back after 2 s: time to see both states
+    streams = [sse(("sync", earlier), retry_ms=2000), sse(("sync", earlier), ("move", move))]
+    # the game as it stood when the opponent began to think, whichever answer comes last (the
+    # two hash changes may load it twice, after the first stream's sync)
+    page.route(f"**/api/games/{game_id}", lambda route: route.fulfill(json=earlier))
+    page.route(f"**/api/games/{game_id}/events",
+               lambda route: route.fulfill(status=200, content_type="text/event-stream",
+                                           body=streams.pop(0)) if streams
+               else route.fulfill(status=204))  # no more: EventSource stops reconnecting
     page.evaluate("location.hash = ''; location.hash = '#game=" + game_id + "'")
     page.wait_for_function("() => document.body.dataset.thinking === '1'")
     assert page.text_content("#status") == "mcts:200 (seat 1) is thinking..."
