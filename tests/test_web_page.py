@@ -188,8 +188,11 @@ def test_a_phone_gets_a_full_width_board_big_targets_and_taps_that_hint(browser,
     page, problems = open_page(context, server.url)
     measure_phone(page)  # the setup form
     start_game(page, players=3, opponents=("greedy", "random"), seed=5)
-    board = page.locator("#board svg").bounding_box()
-    assert board["width"] >= 370 and page.evaluate(
+    # (the board is redrawn as the opponents' moves arrive: measure a drawn one)
+    page.wait_for_function("() => { const b = document.querySelector('#board svg'); "
+                           "return b && b.getBoundingClientRect().width > 0; }")
+    board = page.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
+    assert board >= 370 and page.evaluate(
         "document.querySelector('#board svg').dataset.layout") == "narrow"
     assert page.evaluate("document.getElementById('side').open") is False  # the log folded
     page.tap("#side summary")
