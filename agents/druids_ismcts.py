@@ -71,10 +71,10 @@ from druids_env.engine.cards import (
 )
 from druids_env.engine.information import resample_hidden
 from meduris_env.engine.constants import CHANCE, TERMINAL
-from meduris_env.engine.values import ValueCheckError, check_float, check_int
+from meduris_env.engine.values import check_float, check_int
 
 from .base import Agent
-from .budgets import MAX_COUNT, MAX_SECONDS
+from .budgets import check_search_budget
 
 # keys for the public part of another seat's action (beyond every action and chance id)
 KEY_GEM = 1000  # + slot: a gem played face down above a place
@@ -327,15 +327,8 @@ class DruidsISMCTSAgent(Agent):
                  widening: float = 1.0, epsilon: float = 0.1, margin: float = 0.5,
                  turns: int = 2):
         super().__init__(name)
-        if (iterations is None) == (seconds is None):
-            raise ValueError("give IS-MCTS either iterations or seconds per move")
-        self.iterations = None if iterations is None else check_int(
-            "iterations", iterations, 1, MAX_COUNT)
-        self.seconds = None if seconds is None else check_float(
-            "seconds", seconds, 0.0, MAX_SECONDS)
-        if self.seconds == 0.0:
-            raise ValueCheckError(f"seconds must be more than 0 and at most {MAX_SECONDS:g}, "
-                                  "got 0")
+        # every number bounded and finite: a budget that never ends is refused here too
+        self.iterations, self.seconds = check_search_budget("IS-MCTS", iterations, seconds)
         self.exploration = check_float("exploration", exploration, 0.0, 100.0)
         self.widening = check_float("widening", widening, 0.0, 100.0)
         self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)

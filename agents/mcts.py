@@ -26,10 +26,10 @@ import time
 import numpy as np
 
 from meduris_env.engine.loop import resolve_chance
-from meduris_env.engine.values import ValueCheckError, check_float, check_int
+from meduris_env.engine.values import check_float, check_int
 
 from .base import Agent
-from .budgets import MAX_COUNT, MAX_SECONDS
+from .budgets import check_search_budget
 from .heuristics import action_values, rollout_values
 
 
@@ -48,16 +48,8 @@ class MCTSAgent(Agent):
                  exploration: float = 0.7, widening: float = 1.0, rollout_depth: int = 6,
                  epsilon: float = 0.1, value_scale: float = 10.0):
         super().__init__(name)
-        if (iterations is None) == (seconds is None):
-            raise ValueError("give MCTS either iterations or seconds per move")
         # every number bounded and finite: a budget that never ends is refused here too
-        self.iterations = None if iterations is None else check_int(
-            "iterations", iterations, 1, MAX_COUNT)
-        self.seconds = None if seconds is None else check_float(
-            "seconds", seconds, 0.0, MAX_SECONDS)
-        if self.seconds == 0.0:
-            raise ValueCheckError(f"seconds must be more than 0 and at most {MAX_SECONDS:g}, "
-                                  "got 0")
+        self.iterations, self.seconds = check_search_budget("MCTS", iterations, seconds)
         self.exploration = check_float("exploration", exploration, 0.0, 100.0)
         self.widening = check_float("widening", widening, 0.0, 100.0)
         self.rollout_depth = check_int("rollout_depth", rollout_depth, 0, 1000)
