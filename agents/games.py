@@ -89,7 +89,7 @@ def druids_end(state) -> str:
 
 #: every game the tooling plays, Meduris first (the default)
 GAMES: dict[str, GameSpec] = {
-    "meduris": GameSpec("meduris", "Meduris (Kluska & Koenig, 2013): the board game of the "
+    "meduris": GameSpec("meduris", "Meduris (Dorra & zur Linde, HABA 2016): the board game of the "
                         "project", (2, 3, 4), "R1", make_meduris, observe_meduris, meduris_end,
                         ("random", "greedy", "mcts:200", "ppo")),
     "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
