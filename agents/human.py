@@ -5,6 +5,11 @@ Input: a number from the list, or an action's words (``build hut on field 12``);
 shows the board again, ``help`` the commands, ``quit`` ends the game (the record is still saved).
 Anything else is refused with the reason and asked again. The end of input counts as ``quit``,
 and so does no input at all (stdin closed or unreadable: :meth:`HumanAgent.read_line`).
+
+What the agent shows and how it reads an action's words are its methods (``board``,
+``decision``, ``action_text``, ``parse``, ``help_text``): Meduris's here, Druids' in
+:mod:`agents.druids_human`; the commands, the numbers and the end of input are the same in
+every game (:func:`parse_common`).
 """
 
 from __future__ import annotations
@@ -69,16 +74,29 @@ class HumanAgent(Agent):
         except (OSError, ValueError):  # a descriptor that cannot be read is the end of input
             return ""
 
+    # what a game shows and reads (Meduris's here; agents.druids_human overrides them)
     def board(self, state) -> str:
         return render_text(state, None if self.open_screens else state.current_player())
+
+    def decision(self, state) -> str:
+        return describe_decision(state)
+
+    def action_text(self, state, action: int) -> str:
+        return describe_action(state, action)
+
+    def parse(self, line: str, legal: list[int], state) -> tuple[int | None, str]:
+        return parse_choice(line, legal, state)
+
+    def help_text(self) -> str:
+        return HELP + "\n" + LEGEND
 
     def act(self, observation, state) -> int:
         legal = state.legal_actions()
         seat = state.current_player()
         self.say("\n" + self.board(state))
-        self.say(f"\nYour move, seat {seat}: {describe_decision(state)}")
+        self.say(f"\nYour move, seat {seat}: {self.decision(state)}")
         for i, a in enumerate(legal, 1):
-            self.say(f"  {i:>3}. {describe_action(state, a)}")
+            self.say(f"  {i:>3}. {self.action_text(state, a)}")
         while True:
             self.out.write(f"choose 1-{len(legal)} > ")
             self.out.flush()
@@ -87,7 +105,7 @@ class HumanAgent(Agent):
                 self.say("\n(input ended)")
                 self.input_ended = True
                 raise GameAbandoned("input ended")
-            choice, reason = parse_choice(line, legal, state)
+            choice, reason = self.parse(line, legal, state)
             if choice is not None:
                 return choice
             if reason == "quit":
@@ -95,7 +113,7 @@ class HumanAgent(Agent):
             if reason == "board":
                 self.say(self.board(state))
             elif reason == "help":
-                self.say(HELP + "\n" + LEGEND)
+                self.say(self.help_text())
             else:
                 self.say(f"not accepted: {reason}; type a number 1-{len(legal)}, an action's "
                          "words, or 'help'")
@@ -103,6 +121,22 @@ class HumanAgent(Agent):
 
 def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
     """(action, "") for a valid choice, else (None, reason) - or a command word as reason."""
+    common = parse_common(line, legal)
+    if common is not None:
+        return common
+    text = line.strip()
+    try:
+        a = string_to_action(text)
+    except ValueError:
+        return None, f"{text!r} is neither a number nor an action"
+    if a not in legal:
+        return None, f"'{action_to_string(a)}' is not legal now ({describe_decision(state)} is due)"
+    return a, ""
+
+
+def parse_common(line: str, legal: list[int]) -> tuple[int | None, str] | None:
+    """What every game reads alike: a command word (as the reason), empty input, a number from
+    the list; None for any other line (the game reads it as an action's words)."""
     text = line.strip()
     low = text.lower()
     if low in ("quit", "q", "exit"):
@@ -118,10 +152,4 @@ def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
         if 1 <= i <= len(legal):
             return legal[i - 1], ""
         return None, f"{i} is not on the list (1-{len(legal)})"
-    try:
-        a = string_to_action(text)
-    except ValueError:
-        return None, f"{text!r} is neither a number nor an action"
-    if a not in legal:
-        return None, f"'{action_to_string(a)}' is not legal now ({describe_decision(state)} is due)"
-    return a, ""
+    return None

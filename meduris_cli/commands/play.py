@@ -1,6 +1,11 @@
 """``meduris play``: a person plays against agents in the terminal (the game itself is
 :func:`agents.play.play_human`); this module is its flags and their checks, made before the
-game starts, each error one line naming the flag to change (:class:`PlayError`)."""
+game starts, each error one line naming the flag to change (:class:`PlayError`).
+
+``--game druids`` plays Druids (docs/druids.md): the person sees only what their seat knows
+(D14). Its opponents are Druids agents (``meduris agents --game druids``; default
+``ismcts:200``); Meduris's own flags (``--exchange``, ``--open-screens``, ``--level``, whose
+ladder is Meduris's) are refused with it."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import TextIO
 
 from agents import UnknownAgentError, make_agent
 from agents.external import DEFAULT_MOVE_TIME, set_limits
+from agents.games import GAME_NAMES, game_spec
 from agents.levels import describe, level
 from agents.play import play_human
 from meduris_env.engine.errors import MedurisError
@@ -23,28 +29,37 @@ class PlayError(MedurisError, ValueError):
     """A game that cannot be set up as asked (the message names the fix)."""
 
 
+DEFAULT_OPPONENTS = {"meduris": "mcts:200", "druids": "ismcts:200"}
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play against agents in the terminal",
-                       description="Play Meduris against agents: the board is shown each turn "
-                       "and your legal actions are numbered. The game record is saved at the end.")
+                       description="Play Meduris (or Druids, --game druids) against agents: "
+                       "the board is shown each turn and your legal actions are numbered. The "
+                       "game record is saved at the end.")
+    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
+                   help="the game to play (default meduris; druids: docs/druids.md, you see "
+                   "only your own cards)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--opponents", default=None,
                    help="agent name for every opponent, or one per opponent separated by commas "
-                   "(default mcts:200)")
+                   f"(default {DEFAULT_OPPONENTS['meduris']}; with --game druids "
+                   f"{DEFAULT_OPPONENTS['druids']}: meduris agents --game druids lists them)")
     p.add_argument("--level", type=int, default=None,
                    help="every opponent at a difficulty level: 1 beginner .. 5 expert, each an "
                    "agent with its rating on the ladder (meduris agents lists them); instead "
                    "of --opponents")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
     p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
-                   help="exchanges made by the engine when needed, or chosen by you (R15)")
+    p.add_argument("--exchange", choices=("auto", "manual"), default=None,
+                   help="Meduris: exchanges made by the engine when needed (auto, the "
+                   "default), or chosen by you (R15)")
     p.add_argument("--record", default=None,
                    help="where to save the game record (default records/play-<seed>.json)")
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
     p.add_argument("--open-screens", action="store_true",
-                   help="show the opponents' materials (by the rules they are behind screens: "
-                   "you see their totals)")
+                   help="Meduris: show the opponents' materials (by the rules they are behind "
+                   "screens: you see their totals)")
     add_time_flags(p)
     p.set_defaults(func=run)
 
@@ -52,8 +67,12 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     record = args.record or f"records/play-{seed}.json"
-    opponents = args.opponents or "mcts:200"
+    opponents = args.opponents or DEFAULT_OPPONENTS[args.game]
     if args.level is not None:
+        if args.game != "meduris":
+            raise PlayError(f"--level picks Meduris opponents from its ladder; with --game "
+                            f"{args.game} name them with --opponents (meduris agents --game "
+                            f"{args.game} lists them)")
         if args.opponents is not None:
             raise PlayError("give --level or --opponents, not both")
         chosen = level(args.level)
@@ -61,16 +80,20 @@ def run(args) -> int:
         print(f"opponents: {describe(chosen)}", flush=True)
     return play(args.players, opponents, args.seat, seed, record, sys.stdin, sys.stdout,
                 exchange=args.exchange, open_screens=args.open_screens, force=args.force,
-                move_time=args.move_time, game_time=args.game_time)
+                move_time=args.move_time, game_time=args.game_time, game=args.game)
 
 
-def opponent_specs(opponents: str, players: int) -> list[str]:
+def opponent_specs(opponents: str, players: int, game: str = "meduris") -> list[str]:
     """One agent name per opponent seat; a single name fills every opponent seat."""
-    if isinstance(players, bool) or players not in (2, 3, 4):
-        raise PlayError(f"--players {players}: Meduris is played by 2, 3 or 4 (R1)")
+    spec = game_spec(game)
+    if isinstance(players, bool) or players not in spec.player_counts:
+        raise PlayError(f"--players {players}: {game.capitalize()} is played by "
+                        f"{', '.join(map(str, spec.player_counts[:-1]))} or "
+                        f"{spec.player_counts[-1]} ({spec.players_rule})")
     names = [n.strip() for n in opponents.split(",")]
     if any(not n for n in names):
-        raise PlayError("--opponents needs agent names separated by commas, e.g. mcts:200")
+        raise PlayError("--opponents needs agent names separated by commas, e.g. "
+                        + DEFAULT_OPPONENTS[game])
     if len(names) == 1:
         names *= players - 1
     if len(names) != players - 1:
@@ -93,26 +116,43 @@ def check_record_path(path: Path, force: bool) -> None:
 
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
-         inp: TextIO, out: TextIO, exchange: str = "auto", open_screens: bool = False,
+         inp: TextIO, out: TextIO, exchange: str | None = None, open_screens: bool = False,
          force: bool = False, move_time: float = DEFAULT_MOVE_TIME,
-         game_time: float | None = None) -> int:
-    """Check the flags' values, then play one game with the person at ``seat``
+         game_time: float | None = None, game: str = "meduris") -> int:
+    """Check the flags' values, then play one game of ``game`` with the person at ``seat``
     (:func:`agents.play.play_human`); return its exit status. ``move_time`` and ``game_time``
-    limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``)."""
-    names = opponent_specs(opponents, players)
+    limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``). ``exchange``
+    (None: "auto") and ``open_screens`` are Meduris's options, refused with Druids."""
+    check_game_options(game, exchange, open_screens)
+    names = opponent_specs(opponents, players, game)
     if not 0 <= seat < players:
-        raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, R6)")
+        raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, "
+                        f"{'R6' if game == 'meduris' else 'D3'})")
     try:
-        bots = [make_agent(n) for n in names]
+        bots = [make_agent(n, game) for n in names]
         for bot in bots:  # a policy file trained for another player count: refused now
             if hasattr(bot, "check_players"):
                 bot.check_players(players)
     except UnknownAgentError as err:
-        raise PlayError(str(err)) from None
+        raise PlayError(str(err) if game == "meduris" else f"--opponents: {err}") from None
     set_limits(bots, move_time, game_time)
     record_path = Path(record_path)
     check_record_path(record_path, force)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    return play_human(players, bots, seat, seed, record_path, inp, out, exchange=exchange,
-                      open_screens=open_screens)
+    return play_human(players, bots, seat, seed, record_path, inp, out,
+                      exchange=exchange or "auto", open_screens=open_screens, game=game)
+
+
+def check_game_options(game: str, exchange: str | None, open_screens: bool) -> None:
+    """The game is one of :data:`agents.games.GAMES` and only its own options are given."""
+    if game not in GAME_NAMES:
+        raise PlayError(f"--game {game!r}: the games are {', '.join(GAME_NAMES)}")
+    if game == "meduris":
+        return
+    if exchange is not None:
+        raise PlayError(f"--exchange is a Meduris option (R15); {game.capitalize()} has no "
+                        "exchanges: leave it out")
+    if open_screens:
+        raise PlayError(f"--open-screens is a Meduris option; in {game.capitalize()} you see "
+                        "only your own cards (D14): leave it out")
