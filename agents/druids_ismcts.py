@@ -44,7 +44,6 @@ Hot path: rollouts apply the engine's rule functions directly (:func:`fast_apply
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 
@@ -65,11 +64,10 @@ from druids_env.engine.cards import (
     gem_value,
     is_gem,
     place_colour,
-    servant,
     servant_owner,
     servant_value,
 )
-from druids_env.engine.information import resample_hidden
+from druids_env.engine.information import relabel_servants, resample_hidden
 from meduris_env.engine.constants import CHANCE, TERMINAL
 from meduris_env.engine.values import check_float, check_int
 
@@ -297,26 +295,13 @@ def canonical(st, me: int):
 
 def canonical_servants(st, q: int) -> None:
     """Seat ``q``'s servants in hand and on the table renamed to the first consistent values
-    (see :func:`canonical`), their draw and play times moving with them."""
-    cards = [c for c in st.hands[q] if not is_gem(c)]
-    cards += [c for pile in st.under for c in pile if servant_owner(c) == q]
-    if not cards:
-        return
-    shown = [(i, servant_value(c)) for i, c in st.reveals if servant_owner(c) == q]
-    allowed = [[v for v in range(1, 7) if all(w != v or i <= st.drawn_at[c] for i, w in shown)]
-               for c in cards]
-    pick = next(p for p in itertools.permutations(range(1, 7), len(cards))
-                if all(v in ok for v, ok in zip(p, allowed, strict=True)))
-    rename = {c: servant(q, v) for c, v in zip(cards, pick, strict=True)}
-    drawn = {rename[c]: st.drawn_at[c] for c in cards}
-    played = {rename[c]: st.played_at[c] for c in cards}
-    for v in range(1, 7):
-        c = servant(q, v)
-        st.drawn_at[c] = drawn.get(c, -1)
-        st.played_at[c] = played.get(c, -1)
-    st.hands[q] = [rename.get(c, c) for c in st.hands[q]]
-    st.under = [[rename.get(c, c) for c in pile] for pile in st.under]
-    st.servant_sets[q] = [servant(q, v) for v in range(1, 7) if servant(q, v) not in drawn]
+    (see :func:`canonical`), their draw and play times moving with them: the engine's
+    :func:`~druids_env.engine.information.relabel_servants` picking the first assignment."""
+    relabel_servants(st, q, _first)
+
+
+def _first(count: int) -> int:
+    return 0
 
 
 class DruidsISMCTSAgent(Agent):

@@ -201,3 +201,34 @@ def test_information_state_tensor_has_a_fixed_length_and_bounds_the_log():
         t = D.information_state_tensor(s, 1)
         assert t.shape == (limit * 5,) and t.dtype == np.float32
         assert D.observation_tensor(s, 1).shape == (D.OBS_SIZE,)
+
+
+def test_D14_relabel_servants_takes_the_assignment_the_picker_names():
+    """``relabel_servants`` (shared by ``resample_hidden`` and the IS-MCTS agent's canonical
+    deal) counts the servant assignments consistent with the reveals (D6, D14) and takes the
+    one of index ``picker(n)`` in lexicographic order: the same list, in the same order, as
+    filtering ``itertools.permutations`` (how it was computed before), for every index."""
+    import itertools
+
+    from druids_env.engine.cards import is_gem, servant_value
+    from druids_env.engine.information import relabel_servants
+
+    compared = constrained = 0
+    for s in random_states(2, 12, 9)[::4]:
+        cards = [c for c in s.hands[1] if not is_gem(c)]
+        cards += [c for pile in s.under for c in pile if servant_owner(c) == 1]
+        shown = [(i, servant_value(c)) for i, c in s.reveals if servant_owner(c) == 1]
+        banned = [{v for i, v in shown if i > s.drawn_at[c]} for c in cards]
+        expected = [p for p in itertools.permutations(range(1, 7), len(cards))
+                    if not any(v in no for v, no in zip(p, banned, strict=True))]
+        constrained += any(banned)
+        for k, values in enumerate(expected):
+            r = s.clone()
+            counts = []
+            relabel_servants(r, 1, lambda n, k=k, counts=counts: counts.append(n) or k)
+            got = [servant_value(c) for c in r.hands[1] if not is_gem(c)]
+            got += [servant_value(c) for pile in r.under for c in pile if servant_owner(c) == 1]
+            assert (counts[-1:], tuple(got)) == ([len(expected)] if cards else [], values)
+            assert not D.check(r) and r.hands[0] == s.hands[0]
+            compared += 1
+    assert compared > 100 and constrained >= 3, (compared, constrained)

@@ -38,6 +38,7 @@ from .cards import (
     servant_owner,
     servant_value,
 )
+from .errors import DruidsError
 from .events import KINDS, Event
 from .rules import CHANCE, PHASE_NAMES, TERMINAL
 
@@ -275,16 +276,34 @@ def _resample_gems(st, seat: int, rng: random.Random) -> dict:
 
 
 def _resample_servants(st, q: int, rng: random.Random) -> dict:
+    return relabel_servants(st, q, rng.randrange)
+
+
+def relabel_servants(st, q: int, picker) -> dict:
+    """Seat ``q``'s servants in hand and under the places, in place, given the values of one
+    assignment that agrees with every reveal of ``q``'s servants since each card was drawn (D6,
+    D14: a card drawn before a reveal cannot be one of the revealed cards); their draw and play
+    times move with them, ``q``'s servant set holds the values left. The consistent assignments
+    are the value tuples (one value per card: the cards in hand in hand order, then those under
+    the places in row and play order) in lexicographic order, as
+    ``itertools.permutations(range(1, 7), len(cards))`` lists them; ``picker(n)`` chooses the
+    index of the one to take among the ``n`` (``rng.randrange``: uniform, what
+    :func:`resample_hidden` uses; ``lambda n: 0``: the first, the IS-MCTS agent's canonical
+    deal). Each is found by counting, without listing the ``n``. Returns, for the events of
+    each card's present stay in hand and in play, event index -> the card it now names."""
     cards = [c for c in st.hands[q] if not is_gem(c)]
     cards += [c for pile in st.under for c in pile if servant_owner(c) == q]
     if not cards:
         return {}
     shown = [(i, servant_value(c)) for i, c in st.reveals if servant_owner(c) == q]
-    allowed = [{v for v in range(1, 7)} - {v for i, v in shown if i > st.drawn_at[c]}
-               for c in cards]
-    choices = [p for p in itertools.permutations(range(1, 7), len(cards))
-               if all(v in ok for v, ok in zip(p, allowed, strict=True))]
-    pick = choices[rng.randrange(len(choices))]
+    allowed = []  # per card, a bit mask of the values it may have (bit v - 1)
+    for c in cards:
+        banned = 0
+        for i, v in shown:
+            if i > st.drawn_at[c]:
+                banned |= 1 << (v - 1)
+        allowed.append(0b111111 & ~banned)
+    pick = _nth_assignment(allowed, picker)
     rename = {c: servant(q, v) for c, v in zip(cards, pick, strict=True)}
     drawn = {rename[c]: st.drawn_at[c] for c in cards}
     played = {rename[c]: st.played_at[c] for c in cards}
@@ -294,14 +313,54 @@ def _resample_servants(st, q: int, rng: random.Random) -> dict:
         st.played_at[c] = played.get(c, -1)
     st.hands[q] = [rename.get(c, c) for c in st.hands[q]]
     st.under = [[rename.get(c, c) for c in pile] for pile in st.under]
-    st.servant_sets[q] = sorted(servant(q, v) for v in range(1, 7)
-                                if servant(q, v) not in drawn)
+    st.servant_sets[q] = [servant(q, v) for v in range(1, 7) if servant(q, v) not in drawn]
     out = {}
     for new in rename.values():  # the events of the card's present stay in hand or play
         out[drawn[new]] = new
         if played[new] >= 0:
             out[played[new]] = new
     return out
+
+
+_BITS = [[1 << b for b in range(6) if mask >> b & 1] for mask in range(64)]  # ascending
+
+
+def _nth_assignment(allowed: list[int], picker) -> list[int]:
+    """Distinct values 1-6, the value of position ``k`` in the bit mask ``allowed[k]`` (bit
+    ``v - 1``): the assignment of index ``picker(n)`` among the ``n`` in lexicographic order,
+    found by counting the completions of each prefix (at most 64 counts: the values used so
+    far say how many positions are filled)."""
+    k = len(allowed)
+    memo: dict[int, int] = {}
+
+    def ways(used: int, pos: int) -> int:  # the completions of positions pos.. given `used`
+        if pos == k:
+            return 1
+        n = memo.get(used)
+        if n is None:
+            n = 0
+            for bit in _BITS[allowed[pos] & ~used]:
+                n += ways(used | bit, pos + 1)
+            memo[used] = n
+        return n
+
+    total = ways(0, 0)
+    if not total:
+        raise DruidsError("no values of a seat's servants agree with the servants revealed "
+                          "(a position edited by hand?)")
+    index = picker(total)
+    if not 0 <= index < total:
+        raise DruidsError(f"picker chose assignment {index} of {total}")
+    values, used = [], 0
+    for pos in range(k):
+        for bit in _BITS[allowed[pos] & ~used]:
+            w = ways(used | bit, pos + 1)
+            if index < w:
+                values.append(bit.bit_length())
+                used |= bit
+                break
+            index -= w
+    return values
 
 
 _PRIVATE_GEM = frozenset(("gem_dealt", "draw_gem", "play_gem", "discard"))
