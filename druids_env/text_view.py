@@ -61,6 +61,8 @@ def slot_line(st, slot: int, seat: int) -> str:
     servants = [f"your servant {servant_value(c)}" if servant_owner(c) == seat
                 else f"a {PLAYER_COLOURS[servant_owner(c)]} servant" for c in st.under[slot]]
     cards = len(gems) + len(servants)
+    if not cards:
+        return f"place {slot + 1}: {place_name(st.row[slot])}, no cards"
     ready = ", collectable (D4)" if collectable(st, slot) else ""
     return (f"place {slot + 1}: {place_name(st.row[slot])}, {cards} card"
             f"{'' if cards == 1 else 's'}{ready}\n"
