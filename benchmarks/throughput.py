@@ -28,13 +28,30 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    legal actions / ``step``). Every ``step`` call counts, the final ``step(None)`` of each
    agent included, for both environments.
 
+5. **Druids beside OpenSpiel's C++ games** (issue 28): random games of the Druids engine
+   (``druids_env.DruidsGame``, 2, 3 and 4 players) and of ``pyspiel.load_game("leduc_poker")``
+   and ``"liars_dice"`` (2 players each), all driven by the *same* function,
+   :func:`play_random_decisions`: a new game, at a chance node an outcome drawn by its
+   probabilities from a seeded numpy stream (``numpy.random.default_rng(seed)``), else a
+   uniformly random legal action from that stream, until the game ends. Only decisions
+   (non-chance actions) count here; Druids takes a decision with a single legal action itself
+   (docs/druids.md), so those never reach the driver. Reported as decisions/s, games/s and
+   decisions per game (the OpenSpiel games are much smaller), and for 2 players again with a
+   ``clone()`` of the state before every decision (what a search pays per node). One untimed
+   game warms each up.
+
 numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
 timings and reported separately. After the batch rows the process is pinned to one CPU where the
-OS allows it (items 1-4 are single-core measurements).
+OS allows it (items 1-5 are single-core measurements).
 Usage from the repo root (needs OpenSpiel and pygame: ``pip install -e .[bench]``)::
 
     python benchmarks/throughput.py [--seconds 5] [--players 2] [--exchange auto] [--seed 0] \
-        [--json]
+        [--json] [--ppo-envs 256] [--ppo-rollouts 3]
+
+The flags are bounded (``--seconds`` in (0, 600], ``--seed`` in [0, 2**63), ``--ppo-envs`` in
+[1, 4096], ``--ppo-rollouts`` in [1, 100]); a bad value is refused in one line before anything
+is timed. ``--players`` and ``--exchange`` choose the Meduris measurements; Druids is measured
+with 2, 3 and 4 players whatever they say.
 
 Each ``measure_*`` function returns a dict, so further measurements (e.g. of the AEC
 environment) can be added beside them and merged into the result in :func:`main`.
@@ -80,6 +97,38 @@ def play_random_game(state, rng: random.Random, limit: int = 10**9) -> int:
         s.apply_action(a)
         decisions += 1
     return decisions
+
+
+def play_random_decisions(state, rng: np.random.Generator, clone: bool = False) -> int:
+    """Play ``state`` to the end and return the number of decisions (non-chance actions).
+
+    At a chance node the outcome is drawn by its probabilities (one ``rng.random()`` against
+    the running sum of ``chance_outcomes()``), else a legal action uniformly (one
+    ``rng.integers``). With ``clone`` every decision is applied to a ``clone()`` of the state,
+    as a search does at each node. The one driver loop shared by the Druids and OpenSpiel
+    measurements (any state with the OpenSpiel protocol)."""
+    s = state
+    decisions = 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(_outcome_at(s.chance_outcomes(), rng.random()))
+        else:
+            legal = s.legal_actions()
+            if clone:
+                s = s.clone()
+            s.apply_action(legal[int(rng.integers(len(legal)))])
+            decisions += 1
+    return decisions
+
+
+def _outcome_at(outcomes: list[tuple[int, float]], u: float) -> int:
+    """The outcome where ``u`` in [0, 1) falls in the running sum of the probabilities (the
+    last one if rounding leaves ``u`` beyond the sum)."""
+    for action, p in outcomes:
+        u -= p
+        if u < 0:
+            return action
+    return outcomes[-1][0]
 
 
 def play_random_aec_game(env, rng: random.Random, seed: int) -> int:
@@ -172,6 +221,57 @@ def measure_clones(game: MedurisGame, seconds: float, seed: int, batch: int = 10
     return {"clones_per_s": n / elapsed, "clones": n, "elapsed_s": elapsed}
 
 
+DRUIDS_PLAYER_COUNTS = (2, 3, 4)
+OPENSPIEL_GAMES = ("leduc_poker", "liars_dice")
+
+
+def _time_decisions(new_state, seconds: float, seed: int, clone: bool = False) -> dict:
+    """Whole games from ``new_state()`` with :func:`play_random_decisions` for ``seconds``,
+    after one untimed game; ``decisions`` counts non-chance actions."""
+    rng = np.random.default_rng(seed)
+    play_random_decisions(new_state(), rng, clone)
+    return _rates(*_run_for(seconds, lambda: play_random_decisions(new_state(), rng, clone)))
+
+
+def measure_druids(players: int, seconds: float, seed: int, clone: bool = False) -> dict:
+    from druids_env import DruidsGame
+    return _time_decisions(DruidsGame(num_players=players).new_initial_state, seconds, seed,
+                           clone)
+
+
+def measure_openspiel(name: str, seconds: float, seed: int, clone: bool = False) -> dict:
+    import pyspiel
+    return _time_decisions(pyspiel.load_game(name).new_initial_state, seconds, seed, clone)
+
+
+def _decision_figures(prefix: str, rates: dict) -> dict:
+    return {f"{prefix}_decisions_per_s": rates["decisions_per_s"],
+            f"{prefix}_games_per_s": rates["games_per_s"],
+            f"{prefix}_decisions_per_game": rates["decisions"] / rates["games"]}
+
+
+def measure_druids_vs_openspiel(seconds: float, seed: int) -> dict:
+    """Item 5 of the module docstring: Druids with 2, 3, 4 players and OpenSpiel's games, the
+    same driver; for 2 players and each OpenSpiel game also with a clone() per decision."""
+    out: dict = {"druids_by_players": {}}
+    for n in DRUIDS_PLAYER_COUNTS:
+        rates = measure_druids(n, seconds, seed)
+        out["druids_by_players"][str(n)] = {
+            k.removeprefix("d_"): v for k, v in _decision_figures("d", rates).items()}
+        if n == 2:
+            out.update(_decision_figures("druids", rates))
+    out["druids_clone_decisions_per_s"] = measure_druids(2, seconds, seed, clone=True)[
+        "decisions_per_s"]
+    for name in OPENSPIEL_GAMES:
+        out.update(_decision_figures(f"openspiel_{name}",
+                                     measure_openspiel(name, seconds, seed)))
+        out[f"openspiel_{name}_clone_decisions_per_s"] = measure_openspiel(
+            name, seconds, seed, clone=True)["decisions_per_s"]
+        out[f"druids_vs_{name}"] = (out["druids_decisions_per_s"]
+                                    / out[f"openspiel_{name}_decisions_per_s"])
+    return out
+
+
 def measure_kernel_playout(game: MedurisGame, seconds: float, seed: int) -> dict:
     init, fm, fa = game.new_initial_state().array, game.field_materials, game.field_areas
     seeds = (derive_seed(seed, i) for i in itertools.count())
@@ -256,6 +356,23 @@ def warm_up(game: MedurisGame, seed: int) -> dict:
     return {"engine_warmup_s": t1 - t0, "kernel_compile_s": t2 - t1}
 
 
+MAX_SECONDS = 600.0
+MAX_PPO_ENVS = 4096
+MAX_PPO_ROLLOUTS = 100
+
+
+def check_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse an unbounded flag in one line (``ap.error``) before anything is timed."""
+    if not 0 < args.seconds <= MAX_SECONDS:  # also refuses nan
+        ap.error(f"--seconds {args.seconds:g}: give a duration in (0, {MAX_SECONDS:g}] seconds")
+    if not 0 <= args.seed < 1 << 63:
+        ap.error(f"--seed {args.seed}: give a seed in [0, 2**63)")
+    if not 1 <= args.ppo_envs <= MAX_PPO_ENVS:
+        ap.error(f"--ppo-envs {args.ppo_envs}: give 1 to {MAX_PPO_ENVS} games")
+    if not 1 <= args.ppo_rollouts <= MAX_PPO_ROLLOUTS:
+        ap.error(f"--ppo-rollouts {args.ppo_rollouts}: give 1 to {MAX_PPO_ROLLOUTS} rollouts")
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="duration of each measurement")
@@ -268,6 +385,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ppo-rollouts", type=int, default=3,
                     help="timed rollouts (+ updates) of the MaskablePPO measurement (default 3)")
     args = ap.parse_args(argv)
+    check_args(ap, args)
     try:
         import pygame  # noqa: F401  (PettingZoo's connect_four imports it)
         import pyspiel  # noqa: F401
@@ -290,6 +408,7 @@ def main(argv: list[str] | None = None) -> dict:
     kp = measure_kernel_playout(game, args.seconds, args.seed)
     aec = measure_aec_env(args.players, args.exchange, args.seconds, args.seed)
     c4 = measure_connect_four(args.seconds, args.seed)
+    druids = measure_druids_vs_openspiel(args.seconds, args.seed)
 
     result = {
         "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
@@ -314,6 +433,7 @@ def main(argv: list[str] | None = None) -> dict:
         **batch,
         "batch_vs_aec": batch["batch_steps_per_s"] / aec["steps_per_s"],
         **ppo,
+        **druids,
         **warm,
     }
     if args.json:
@@ -347,6 +467,25 @@ def print_table(r: dict) -> None:
     print(f"{'MaskablePPO learn() on it':<26}{ppo['num_envs']:>8}{ppo['torch_threads']:>9}"
           f"{r['ppo_batch_steps_per_s']:>14,.0f}  env steps/s (2x256 MLP, n_steps "
           f"{ppo['n_steps']}, batch {ppo['batch_size']}, {ppo['n_epochs']} epochs)")
+    print()
+    _print_druids(r)
+
+
+def _print_druids(r: dict) -> None:
+    """Item 5: Druids beside OpenSpiel's games, decisions = non-chance actions."""
+    print(f"{'numpy-stream driver loop':<26}{'players':>8}{'decisions/s':>14}{'games/s':>12}"
+          f"{'decisions/game':>16}{'+clone()/s':>14}")
+    rows = [("Druids", n, v["decisions_per_s"], v["games_per_s"], v["decisions_per_game"],
+             r["druids_clone_decisions_per_s"] if n == "2" else None)
+            for n, v in r["druids_by_players"].items()]
+    rows += [(f"OpenSpiel {name}", "2", r[f"openspiel_{name}_decisions_per_s"],
+              r[f"openspiel_{name}_games_per_s"], r[f"openspiel_{name}_decisions_per_game"],
+              r[f"openspiel_{name}_clone_decisions_per_s"]) for name in OPENSPIEL_GAMES]
+    for label, n, dps, gps, dpg, cps in rows:
+        clone = f"{cps:>14,.0f}" if cps is not None else f"{'':>14}"
+        print(f"{label:<26}{n:>8}{dps:>14,.0f}{gps:>12,.1f}{dpg:>16,.1f}{clone}")
+    print("Druids (2 players) / " + ", ".join(
+        f"{name}: {r[f'druids_vs_{name}']:.2f}x decisions/s" for name in OPENSPIEL_GAMES))
 
 
 def _print_pair(r: dict, title: str, ours: tuple[str, str], ref: tuple[str, str],

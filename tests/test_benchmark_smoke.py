@@ -26,6 +26,55 @@ def test_throughput_benchmark_reports_all_keys():
     assert {(b, out["threads"]) for b in (1, 64, 1024)} <= rows
     assert out["batch_steps_per_s"] == max(r["steps_per_s"] for r in out["batch_rows"]
                                            if r["threads"] == out["threads"])
+    # issue 28: Druids beside OpenSpiel's leduc_poker and liars_dice, one driver loop
+    by_players = out["druids_by_players"]
+    assert sorted(by_players) == ["2", "3", "4"]
+    assert by_players["2"]["decisions_per_s"] == out["druids_decisions_per_s"]
+    games = [by_players[n] for n in by_players]
+    for name in ("leduc_poker", "liars_dice"):
+        prefix = f"openspiel_{name}"
+        assert out[f"{prefix}_clone_decisions_per_s"] > 0, name
+        games.append({k: out[f"{prefix}_{k}"] for k in
+                      ("decisions_per_s", "games_per_s", "decisions_per_game")})
+        assert out[f"druids_vs_{name}"] == pytest.approx(
+            out["druids_decisions_per_s"] / out[f"{prefix}_decisions_per_s"], rel=1e-6)
+        # a Druids game (D3-D11: 20-40 turns) makes many more decisions than a hand of these
+        assert out["druids_decisions_per_game"] > 5 * out[f"{prefix}_decisions_per_game"]
+    for g in games:
+        assert g["decisions_per_s"] > 0 and g["decisions_per_game"] >= 1
+        assert g["decisions_per_s"] == pytest.approx(g["games_per_s"] * g["decisions_per_game"])
+    assert out["druids_clone_decisions_per_s"] > 0
+
+
+def test_throughput_driver_counts_decisions_only_and_clone_changes_nothing():
+    import pyspiel
+
+    import druids_env
+
+    mod = load_benchmark("throughput")
+    for new_state, is_decision in (
+            (druids_env.DruidsGame(3).new_initial_state,
+             lambda s: [a for a in s.history() if a < druids_env.NUM_ACTIONS]),
+            (pyspiel.load_game("leduc_poker").new_initial_state,
+             lambda s: [a for a in s.full_history() if a.player >= 0])):
+        counts = []
+        for clone in (False, True):
+            state = new_state()
+            n = mod.play_random_decisions(state, np.random.default_rng(5), clone=clone)
+            counts.append(n)
+            if not clone:  # played in place: the state is the finished game
+                assert state.is_terminal() and n == len(is_decision(state)) > 0
+        assert counts[0] == counts[1]  # the same stream, the same game, with clones or not
+
+
+def test_throughput_benchmark_refuses_unbounded_flags(capsys):
+    mod = load_benchmark("throughput")
+    for bad in (["--seconds", "0"], ["--seconds", "nan"], ["--seconds", "601"],
+                ["--seed", "-1"], ["--ppo-envs", "0"], ["--ppo-rollouts", "101"]):
+        with pytest.raises(SystemExit):  # refused before anything is timed
+            mod.main(bad)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert f"error: {bad[0]} {bad[1]}: give " in err[-1], err  # the one line saying why
 
 
 def test_tournament_benchmark_reports_rows_against_their_bars(tmp_path):
