@@ -19,9 +19,16 @@ import psutil
 import pytest
 from helpers import run_cli
 
-from agents.ladder import SHIPPED, fit_ratings, open_ladder, play_anchors, play_gauntlet
+from agents.ladder import (
+    LADDERS,
+    SHIPPED,
+    fit_ratings,
+    open_ladder,
+    play_anchors,
+    play_gauntlet,
+)
 from agents.ladder.fit import orderings
-from agents.ladder.gauntlet import PROBES, gauntlet_rounds
+from agents.ladder.gauntlet import gauntlet_rounds
 from agents.ladder.store import ANCHORS, game_key
 from agents.match import GameResult
 
@@ -118,7 +125,8 @@ def test_the_gauntlet_starts_at_the_probes_then_plays_the_anchors_nearest_its_es
     with open_ladder(db) as store:
         rounds = list(win_every_game(store, gauntlet_rounds(store, "x", 2, 32, seed=3)))
     first = rounds[0]
-    assert first.opponents == list(PROBES) and len(first.plan) == 8 and first.estimate is None
+    assert first.opponents == list(LADDERS["meduris"].probes) == ["greedy", "mcts:200"]
+    assert len(first.plan) == 8 and first.estimate is None
     assert {p.lineup for p in first.plan} == {("x", "greedy"), ("greedy", "x"),
                                               ("x", "mcts:200"), ("mcts:200", "x")}
     assert len(rounds) == 4 and sum(len(r.plan) for r in rounds) == 32  # rounds of 8 games

@@ -7,15 +7,18 @@ every game kept in an SQLite file (``meduris ladder``, docs/agents.md#the-rating
   players, Plackett-Luce for 3-4, on the Elo scale with ``random`` = 0, 95% intervals);
 * :mod:`.gauntlet`: the anchors' games and an entrant's gauntlet (duplicate play, seeds from
   ``derive_seed``, the next opponents chosen near the estimate), played in worker processes;
-* :mod:`.report`: the table, JSON and PNG of ``meduris ladder show``.
+* :mod:`.report`: the table, JSON and PNG of ``meduris ladder show``;
+* :mod:`.anchors`: each game's ladder (Meduris, Druids): its anchors, probes, shipped file and
+  default file; the rest takes the game as a parameter, and a ladder file records its game.
 
-The shipped ladder of the anchors, ``agents/data/ladder_anchors.sqlite`` (:data:`SHIPPED`), is
-where a new ladder starts (``meduris ladder anchors`` reproduces it).
+The shipped ladders of the anchors, ``agents/data/ladder_anchors.sqlite`` (Meduris,
+:data:`SHIPPED`) and ``agents/data/ladder_anchors_druids.sqlite`` (Druids), are where a new
+ladder starts (``meduris ladder anchors [--game druids]`` reproduces them).
 """
 
+from .anchors import LADDERS, LadderGame, game_flag, ladder_of
 from .fit import Fit, Rating, fit_ratings
 from .gauntlet import (
-    DEFAULT_ANCHORS,
     MAX_LADDER_GAMES,
     check_agents,
     play_anchors,
@@ -25,7 +28,7 @@ from .report import draw, table, to_json
 from .store import SHIPPED, LadderError, LadderStore, copy_anchors, open_ladder
 
 __all__ = [
-    "DEFAULT_ANCHORS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderStore",
-    "Rating", "check_agents", "copy_anchors", "draw", "fit_ratings", "open_ladder", "play_anchors",
-    "play_gauntlet", "table", "to_json",
+    "LADDERS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderGame", "LadderStore",
+    "Rating", "check_agents", "copy_anchors", "draw", "fit_ratings", "game_flag", "ladder_of",
+    "open_ladder", "play_anchors", "play_gauntlet", "table", "to_json",
 ]

@@ -16,14 +16,17 @@ of ``p`` consecutive anchors) plays ``games`` games, rounded up to whole units.
 whole units) in rounds of :data:`ROUND_UNITS` units against ``k = max(2, players - 1)`` anchors
 (the entrant never plays itself, if it is an anchor):
 
-1. round 1 against the probes :data:`PROBES` (``greedy`` and ``mcts:200``; for 4 players with
-   the anchor nearest them in rating; anchors nearest the middle of the scale if the ladder
-   has no probes);
+1. round 1 against the game's probes (:mod:`.anchors`: Meduris ``greedy`` and ``mcts:200``,
+   Druids ``greedy`` and ``ismcts:200``; for 4 players with the anchor nearest them in rating;
+   anchors nearest the middle of the scale if the ladder has no probes);
 2. after each round the entrant's rating is estimated by the fit (:mod:`.fit`) of the anchors'
    games and the entrant's games of the rounds before, and the next round plays the ``k``
    anchors nearest that estimate;
 3. with 2 players each round's units alternate between the ``k`` anchors, with more players
    they sit together; the last round is cut to what ``games`` leaves.
+
+**The game** is the ladder's (:attr:`~.store.LadderStore.game`): its agents are built for it,
+so an agent that does not play it (``mcts`` for Druids) is one line before any game.
 
 The plan depends on the stored anchors' games, the entrant, ``games``, ``players`` and
 ``seed`` only (never on the workers, other entrants or which games a killed run had stored), so
@@ -45,17 +48,10 @@ from ..base import UnknownAgentError
 from ..registry import make_agent
 from ..tournament.schedule import TournamentConfig
 from ..tournament.stream import game_stream
+from .anchors import game_flag, ladder_of
 from .fit import Fit, fit_ratings
 from .store import ANCHORS, LadderError, LadderStore, game_key
 
-#: the anchors per player count, weakest first as expected (neighbours play each other)
-DEFAULT_ANCHORS = {
-    2: ("random", "greedy", "mcts:50", "mcts:100", "mcts:200", "mcts:400", "mcts:800",
-        "mcts:1600", "ppo", "az:200"),
-    3: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo"),
-    4: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo"),
-}
-PROBES = ("greedy", "mcts:200")
 ROUND_UNITS = 4  # units (seat-swapped pairs, rotations) per round of a gauntlet
 MAX_LADDER_GAMES = 100_000
 
@@ -104,9 +100,11 @@ def nearest(pool: list[str], ratings: dict[str, float], target: float, k: int) -
     return sorted(chosen, key=lambda a: (ratings[a], a))
 
 
-def first_round(pool: list[str], ratings: dict[str, float], k: int) -> list[str]:
-    """Round 1's anchors: the probes, filled up to ``k`` with the anchors nearest them."""
-    probes = [a for a in PROBES if a in pool]
+def first_round(pool: list[str], ratings: dict[str, float], k: int,
+                probes: tuple[str, ...]) -> list[str]:
+    """Round 1's anchors: the ``probes`` on the ladder, filled up to ``k`` with the anchors
+    nearest them."""
+    probes = [a for a in probes if a in pool]
     if probes:
         centre = sum(ratings[a] for a in probes) / len(probes)
     else:
@@ -152,8 +150,8 @@ def gauntlet_rounds(store: LadderStore, entrant: str, players: int, games: int, 
     anchors = store.anchors(players)
     if not anchors:
         raise LadderError(f"the ladder {str(store.path)!r} has no {players}-player anchors' "
-                          f"games: play them first with meduris ladder anchors --players "
-                          f"{players} --db {store.path}")
+                          f"games: play them first with meduris ladder anchors"
+                          f"{game_flag(store.game)} --players {players} --db {store.path}")
     base = fit_ratings([(g.agents, g.ranks) for g in store.games(players, ANCHORS)], players,
                        anchors).by_name()
     pool = [a for a in anchors if a != entrant and a in base]
@@ -166,7 +164,7 @@ def gauntlet_rounds(store: LadderStore, entrant: str, players: int, games: int, 
     current: float | None = None
     while left > 0:
         if number == 1:
-            chosen = first_round(pool, ratings, k)
+            chosen = first_round(pool, ratings, k, ladder_of(store.game).probes)
         else:
             fit = estimate(store, players, entrant, keys, anchors).by_name()
             current = fit[entrant].elo if entrant in fit else min(ratings.values())
@@ -179,11 +177,12 @@ def gauntlet_rounds(store: LadderStore, entrant: str, players: int, games: int, 
         number += 1
 
 
-def check_agents(names: list[str]) -> None:
-    """Every agent can be built (its model loaded) before any game: one line if not."""
+def check_agents(names: list[str], game: str = "meduris") -> None:
+    """Every agent plays ``game`` and can be built (its model loaded) before any game: one
+    line if not."""
     for name in dict.fromkeys(names):
         try:
-            make_agent(name)
+            make_agent(name, game)
         except UnknownAgentError as err:
             raise LadderError(str(err)) from None
 
@@ -195,7 +194,8 @@ class Runner:
                  on_game: Callable[[int], None] | None = None):
         self.store, self.players, self.names = store, players, names
         self.index = {n: i for i, n in enumerate(names)}
-        self.cfg = TournamentConfig(agents=names, players=players, workers=workers)
+        self.cfg = TournamentConfig(agents=names, players=players, workers=workers,
+                                    game=store.game)
         self.on_game = on_game or (lambda count: None)
         self.played = 0
 
@@ -217,7 +217,7 @@ class Runner:
 def play_anchors(store: LadderStore, anchors: list[str], players: int, games: int, seed: int,
                  workers: int, on_game: Callable[[int], None] | None = None) -> int:
     """Play (and store) the anchors' games not stored yet; how many were played."""
-    check_agents(anchors)
+    check_agents(anchors, store.game)
     plan = anchor_plan(anchors, players, games, seed)
     runner = Runner(store, players, list(dict.fromkeys(anchors)), workers, on_game)
     if not any(p.key not in store.keys(players) for p in plan):
@@ -232,12 +232,12 @@ def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int, se
                   say: Callable[[str], None] | None = None) -> int:
     """Play (and store) the entrant's gauntlet; how many games were played (not stored
     before). ``say`` hears one line per round."""
-    check_agents([entrant])
+    check_agents([entrant], store.game)
     say = say or (lambda line: print(line, file=sys.stderr))
     rounds = gauntlet_rounds(store, entrant, players, games, seed)
     first = next(rounds)  # (checks the ladder before the workers start)
     names = list(dict.fromkeys([entrant, *store.anchors(players)]))
-    check_agents(names[1:])
+    check_agents(names[1:], store.game)
     runner = Runner(store, players, names, workers, on_game)
     with game_stream(runner.cfg, runner.names) as play:
         for rnd in itertools.chain([first], rounds):

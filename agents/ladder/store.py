@@ -6,6 +6,14 @@ Contract:
 * :func:`open_ladder` opens (or creates) a ladder file in WAL mode and checks that it is one:
   a file that is not SQLite, or an SQLite file of something else (another ``application_id``
   or other tables), is refused with one line (:class:`LadderError`) and left untouched.
+* A ladder holds the games of one game (:data:`agents.games.GAMES`), recorded in its
+  ``ladder_meta`` (``game``) when it is created; a file without that entry (made before Druids
+  had a ladder) is a Meduris ladder. Opening a ladder of one game for another is refused in one
+  line naming the ``--game`` that fits it.
+* A writer returns the file to the rollback journal when it closes (best effort: not while
+  another connection has it open), so a ladder at rest is one file: the shipped anchors' files
+  are made by ``meduris ladder anchors`` itself, and reading them leaves no ``-wal``/``-shm``
+  beside them.
 * :meth:`LadderStore.add` stores one game and commits before it returns; a key already stored
   is ignored (``INSERT OR IGNORE``), so a run killed at any point and run again stores every
   game exactly once. A game's key names everything that makes it that game (the player count,
@@ -30,10 +38,11 @@ from pathlib import Path
 from meduris_env.engine.errors import MedurisError
 
 from ..match import GameResult
+from .anchors import LADDERS, game_flag, ladder_of
 
 APPLICATION_ID = 0x4D4C4144  # "MLAD": this file is a Meduris ladder
 SCHEMA_VERSION = 1
-SHIPPED = Path(__file__).resolve().parent.parent / "data" / "ladder_anchors.sqlite"
+SHIPPED = LADDERS["meduris"].shipped  # the shipped Meduris ladder (each game's: .anchors)
 ANCHORS = ""  # the entrant of the anchors' games
 
 SCHEMA = """
@@ -91,16 +100,19 @@ def game_key(players: int, entrant: str, lineup: list[str] | tuple[str, ...], in
     return json.dumps([players, entrant, list(lineup), index, seed], separators=(",", ":"))
 
 
-def open_ladder(path: str | Path, create: bool = True, read_only: bool = False) -> LadderStore:
-    """The ladder in ``path`` (created if missing and ``create``; opened for reading only if
-    ``read_only``, e.g. the shipped one), checked to be a ladder."""
+def open_ladder(path: str | Path, create: bool = True, read_only: bool = False,
+                game: str = "meduris") -> LadderStore:
+    """The ladder of ``game`` in ``path`` (created if missing and ``create``; opened for
+    reading only if ``read_only``, e.g. the shipped one), checked to be a ladder of ``game``."""
+    ladder_of(game)
     path = Path(path)
     if path.is_dir():
         raise LadderError(f"--db {str(path)!r} is a folder; give a ladder file, e.g. "
                           "ladder.sqlite")
     if not path.exists() and (read_only or not create):
-        raise LadderError(f"no ladder at {str(path)!r}: `meduris ladder add AGENT --db "
-                          f"{path}` starts one from the shipped anchors' games")
+        raise LadderError(f"no ladder at {str(path)!r}: `meduris ladder add AGENT"
+                          f"{game_flag(game)} --db {path}` starts one from the shipped anchors' "
+                          "games")
     if not path.exists() and not path.parent.is_dir():
         raise LadderError(f"cannot create {str(path)!r}: the folder {str(path.parent)!r} "
                           "does not exist")
@@ -112,8 +124,9 @@ def open_ladder(path: str | Path, create: bool = True, read_only: bool = False) 
         raise LadderError(f"cannot open {str(path)!r} as a ladder ({err})") from None
     try:
         check_ladder(con, path)
+        check_held_game(con, path, game)  # (before prepare: a refused file is left untouched)
         if not read_only:
-            prepare(con)
+            prepare(con, game)
     except sqlite3.OperationalError as err:  # (read-only file or folder, locked, disk full)
         con.close()
         raise LadderError(f"cannot use the ladder {str(path)!r} ({err})") from None
@@ -124,11 +137,11 @@ def open_ladder(path: str | Path, create: bool = True, read_only: bool = False) 
     except LadderError:
         con.close()
         raise
-    return LadderStore(con, path)
+    return LadderStore(con, path, game, read_only)
 
 
-def prepare(con: sqlite3.Connection) -> None:
-    """WAL mode, and the tables of a new ladder."""
+def prepare(con: sqlite3.Connection, game: str) -> None:
+    """WAL mode, and the tables of a new ladder (of ``game``)."""
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives a killed process
     if not con.execute("SELECT 1 FROM sqlite_master WHERE name='games'").fetchone():
@@ -139,7 +152,25 @@ def prepare(con: sqlite3.Connection) -> None:
                 con.execute(statement)
         con.execute("INSERT OR IGNORE INTO ladder_meta VALUES ('schema', ?)",
                     (str(SCHEMA_VERSION),))
+        con.execute("INSERT OR IGNORE INTO ladder_meta VALUES ('game', ?)", (game,))
         con.execute("COMMIT")
+
+
+def held_game(con: sqlite3.Connection) -> str | None:
+    """The game a ladder holds: its ``game`` entry, Meduris without one (None: no tables)."""
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE name='ladder_meta'").fetchone():
+        return None
+    row = con.execute("SELECT value FROM ladder_meta WHERE key='game'").fetchone()
+    return "meduris" if row is None else row[0]
+
+
+def check_held_game(con: sqlite3.Connection, path: Path, game: str) -> None:
+    """Refuse a ladder of another game than ``game``, naming the flag that opens it."""
+    held = held_game(con)
+    if held is not None and held != game:
+        flag = game_flag(held).strip() or "--game meduris (the default)"
+        raise LadderError(f"{str(path)!r} is a {held} ladder, not a {game} one: use {flag}, "
+                          f"or another --db for {game}")
 
 
 def check_ladder(con: sqlite3.Connection, path: Path) -> None:
@@ -163,9 +194,12 @@ def check_ladder(con: sqlite3.Connection, path: Path) -> None:
 class LadderStore:
     """An open ladder file (see the module docstring); close it, or use it in ``with``."""
 
-    def __init__(self, con: sqlite3.Connection, path: Path):
+    def __init__(self, con: sqlite3.Connection, path: Path, game: str = "meduris",
+                 read_only: bool = False):
         self.con = con
         self.path = path
+        self.game = game  # the game whose games it holds (agents.games.GAMES)
+        self.read_only = read_only
 
     def __enter__(self) -> LadderStore:
         return self
@@ -174,6 +208,14 @@ class LadderStore:
         self.close()
 
     def close(self) -> None:
+        """Close; a writer first returns the file to the rollback journal (one file at rest),
+        unless another connection has it open (then it stays in WAL mode, as good)."""
+        if not self.read_only:
+            try:
+                self.con.execute("PRAGMA busy_timeout=200")
+                self.con.execute("PRAGMA journal_mode=DELETE").fetchall()
+            except sqlite3.Error:
+                pass
         self.con.close()
 
     def keys(self, players: int) -> set[str]:
@@ -252,6 +294,6 @@ def copy_anchors(source: Path, store: LadderStore, players: int) -> int:
     """Copy the anchors' games of ``players`` from the ladder ``source``; how many were new."""
     if not Path(source).is_file():
         return 0
-    with open_ladder(source, read_only=True) as shipped:
+    with open_ladder(source, read_only=True, game=store.game) as shipped:
         games = shipped.games(players, ANCHORS)
     return store.add_stored(games) if games else 0

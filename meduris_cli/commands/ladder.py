@@ -10,6 +10,10 @@
   table per player count; ``--json`` for scripts, ``--png`` for the picture.
 * ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
 
+Every subcommand takes ``--game`` (``meduris``, the default, or ``druids``): each game has its
+own anchors, shipped anchors' file and default ``--db`` (:mod:`agents.ladder.anchors`); a
+ladder file records its game, and opening it for another game is refused.
+
 Every check happens before the first game, each error one line (:class:`~agents.ladder.
 LadderError`, or argparse's for numbers out of range).
 """
@@ -21,15 +25,17 @@ import sys
 import time
 from pathlib import Path
 
+from agents.games import GAME_NAMES
 from agents.ladder import (
-    DEFAULT_ANCHORS,
+    LADDERS,
     MAX_LADDER_GAMES,
-    SHIPPED,
     LadderError,
     check_agents,
     copy_anchors,
     draw,
     fit_ratings,
+    game_flag,
+    ladder_of,
     open_ladder,
     play_anchors,
     play_gauntlet,
@@ -39,7 +45,7 @@ from agents.ladder import (
 
 from ..checks import SEED, HelpFormatter, int_in, output_file
 
-DB = "ladder.sqlite"
+DB = LADDERS["meduris"].db
 
 
 def add_parser(sub) -> None:
@@ -51,8 +57,12 @@ def add_parser(sub) -> None:
 
     def command(name: str, help: str, func) -> object:
         c = cmds.add_parser(name, help=help, description=help, formatter_class=HelpFormatter)
-        c.add_argument("--db", default=DB, help=f"the ladder file (default {DB})")
-        c.set_defaults(func=func)
+        c.add_argument("--db", default=None, help=f"the ladder file (default {DB}; "
+                       f"{LADDERS['druids'].db} with --game druids)")
+        c.add_argument("--game", choices=GAME_NAMES, default="meduris",
+                       help="the game of the ladder (default meduris; or druids: "
+                       "docs/druids.md)")
+        c.set_defaults(func=lambda args: func(with_db(args)))
         return c
 
     def playing(c, games: int, games_help: str) -> None:
@@ -87,6 +97,13 @@ def add_parser(sub) -> None:
                         help="2, 3 or 4 (default 2)")
 
 
+def with_db(args):
+    """``args`` with ``--db`` filled in: the game's default ladder file if not given."""
+    if args.db is None:
+        args.db = ladder_of(args.game).db
+    return args
+
+
 def workers(args) -> int:
     useful = min(args.workers, os.cpu_count() or 1)
     if useful < args.workers:
@@ -105,10 +122,10 @@ def progress(args, total: int, desc: str):
 
 
 def run_add(args) -> int:
-    check_agents([args.agent])  # before the ladder file is made
-    with open_ladder(args.db) as store:
+    check_agents([args.agent], args.game)  # before the ladder file is made
+    with open_ladder(args.db, game=args.game) as store:
         if not store.anchors(args.players):
-            copied = copy_anchors(SHIPPED, store, args.players)
+            copied = copy_anchors(ladder_of(args.game).shipped, store, args.players)
             if copied:
                 print(f"{args.db}: started from the shipped ladder ({copied} anchors' games, "
                       f"{args.players} players)", file=sys.stderr)
@@ -163,7 +180,7 @@ def say(bar, line: str) -> None:
 
 def anchor_list(args) -> list[str]:
     if args.anchors is None:
-        return list(DEFAULT_ANCHORS[args.players])
+        return list(ladder_of(args.game).anchors[args.players])
     names = [n.strip() for n in args.anchors.split(",")]
     if any(not n for n in names) or len(set(names)) != len(names):
         raise LadderError(f"--anchors {args.anchors!r}: write distinct agent names separated "
@@ -174,25 +191,25 @@ def anchor_list(args) -> list[str]:
     return names
 
 
-def rated_zero(db: str, players: int) -> bool:
+def rated_zero(db: str, players: int, game: str) -> bool:
     """Whether the ladder in ``db`` (if there is one) has ``random`` among its anchors."""
     if not Path(db).is_file():
         return False
-    with open_ladder(db, read_only=True) as store:
+    with open_ladder(db, read_only=True, game=game) as store:
         return "random" in store.anchors(players)
 
 
 def run_anchors(args) -> int:
     names = anchor_list(args)
-    check_agents(names)
+    check_agents(names, args.game)
     links = len(names) - args.players + 1
     per = -(-args.games // args.players) * args.players
-    if "random" not in names and not rated_zero(args.db, args.players):
+    if "random" not in names and not rated_zero(args.db, args.players, args.game):
         # (a subset, e.g. more games for some links, is fine once random is on the ladder)
         raise LadderError(f"--anchors {args.anchors!r}: the anchors must include random (the "
                           f"agent rated 0) while {args.db} has no {args.players}-player games "
                           "of it")
-    with open_ladder(args.db) as store:
+    with open_ladder(args.db, game=args.game) as store:
         done = play_and_fit(args, store, links * per, "anchors", lambda update, bar: play_anchors(
             store, names, args.players, args.games, args.seed, workers(args), update))
     if done is None:
@@ -205,7 +222,7 @@ def run_anchors(args) -> int:
 
 def run_show(args) -> int:
     png = output_file(args.png, "--png", args.force) if args.png else None
-    with open_ladder(args.db, read_only=True) as store:
+    with open_ladder(args.db, read_only=True, game=args.game) as store:
         counts = [args.players] if args.players else store.player_counts()
         fits = []
         for n in counts:
@@ -214,8 +231,8 @@ def run_show(args) -> int:
                 raise LadderError(f"{args.db} holds no {n}-player games")
             fits.append(fit_ratings([(g.agents, g.ranks) for g in games], n, store.anchors(n)))
     if not fits:
-        raise LadderError(f"{args.db} holds no games yet: meduris ladder add AGENT --db "
-                          f"{args.db} plays some")
+        raise LadderError(f"{args.db} holds no games yet: meduris ladder add AGENT"
+                          f"{game_flag(args.game)} --db {args.db} plays some")
     print(to_json(fits) if args.json else "\n\n".join(table(f) for f in fits), end="" if
           args.json else "\n")
     if png is not None:
@@ -225,7 +242,7 @@ def run_show(args) -> int:
 
 
 def run_list(args) -> int:
-    with open_ladder(args.db, read_only=True) as store:
+    with open_ladder(args.db, read_only=True, game=args.game) as store:
         for n in store.player_counts():
             anchors = store.anchors(n)
             print(f"{n} players: anchors {', '.join(anchors) or 'none'} "
@@ -236,7 +253,7 @@ def run_list(args) -> int:
 
 
 def run_remove(args) -> int:
-    with open_ladder(args.db, create=False) as store:
+    with open_ladder(args.db, create=False, game=args.game) as store:
         if args.agent not in store.entrants(args.players):
             known = ", ".join(store.entrants(args.players)) or "none"
             raise LadderError(f"{args.agent!r} has no {args.players}-player gauntlet in "
