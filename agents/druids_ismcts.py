@@ -39,7 +39,9 @@ Budget: ``iterations`` or ``seconds`` per move, bounded as every search budget i
 iteration budget; a time budget depends on the machine's speed).
 
 Hot path: rollouts apply the engine's rule functions directly (:func:`fast_apply`), skipping
-``apply_action``'s legality check, since every action there is drawn from the legal ones.
+``apply_action``'s legality check, since every action there is drawn from the legal ones; the
+determinisations leave the event log unrewritten (``resample_hidden(..., rewrite_log=False)``:
+the search reads positions, never logs, and the same random numbers give the same position).
 """
 
 from __future__ import annotations
@@ -349,7 +351,7 @@ class DruidsISMCTSAgent(Agent):
     def iterate(self, root: Node, state, me: int) -> None:
         """One iteration: determinise, select and expand, roll out, back up."""
         rng = self.rng
-        st = resample_hidden(state, me, rng)
+        st = resample_hidden(state, me, rng, rewrite_log=False)  # logs never read here
         node, path = root, [root]
         while True:
             while st.to_move == CHANCE:

@@ -232,3 +232,19 @@ def test_D14_relabel_servants_takes_the_assignment_the_picker_names():
             assert not D.check(r) and r.hands[0] == s.hands[0]
             compared += 1
     assert compared > 100 and constrained >= 3, (compared, constrained)
+
+
+def test_D14_resampling_without_the_log_rewrite_deals_the_same_position():
+    """``rewrite_log=False`` (what the IS-MCTS agent asks: it never reads logs) draws the
+    same random numbers and deals the same hidden cards (D14); only the log is left as it
+    was."""
+    fields = ("hands", "above", "under", "discards", "gem_deck", "servant_sets", "drawn_at",
+              "played_at")
+    rewritten = 0
+    for k, s in enumerate(random_states(3, 4, 6)[::3]):
+        full = D.resample_hidden(s, k % 3, random.Random(k))
+        fast = D.resample_hidden(s, k % 3, random.Random(k), rewrite_log=False)
+        assert [getattr(fast, f) for f in fields] == [getattr(full, f) for f in fields]
+        assert fast.log_events == s.log_events
+        rewritten += full.log_events != s.log_events
+    assert rewritten >= 5

@@ -16,6 +16,7 @@ hand holds, and which source each card was drawn from.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
@@ -234,7 +235,7 @@ def max_info_rows(game) -> int:
 
 
 # --- determinisation ---------------------------------------------------------------------------
-def resample_hidden(st, seat: int, rng: random.Random):
+def resample_hidden(st, seat: int, rng: random.Random, *, rewrite_log: bool = True):
     """A copy of ``st`` with every card ``seat`` cannot know dealt again at random,
     consistently with all that ``seat`` knows (D14): ``seat``'s observation and information
     state are the same in the copy, every public fact and every invariant hold, play goes on.
@@ -247,14 +248,19 @@ def resample_hidden(st, seat: int, rng: random.Random):
     reveal cannot be one of the revealed cards). Which physical card was drawn when is kept
     from ``st`` (an approximation: the search samples among the deals with the true timing of
     those draws). The event log is rewritten to match, so the other seats' information
-    states in the copy describe their own (new) cards."""
+    states in the copy describe their own (new) cards. With ``rewrite_log=False`` the log is
+    left as it is (its hidden fields then name the old cards; the same random numbers are
+    drawn, so the position is the same): for a search that never reads the log, such as
+    the IS-MCTS agent, which saves a third of the time here."""
     new = st.clone()
     gems = _resample_gems(new, seat, rng)
     at = {}  # event index -> the servant card that event now names
     for q in range(st.game.num_players):
         if q != seat:
             at.update(_resample_servants(new, q, rng))
-    new.log_events = [_renamed(i, ev, gems, at) for i, ev in enumerate(new.log_events)]
+    if rewrite_log:
+        new.log_events = [_renamed(i, ev, gems, at) if ev.hidden else ev
+                          for i, ev in enumerate(new.log_events)]
     return new
 
 
@@ -328,12 +334,39 @@ _BITS = [[1 << b for b in range(6) if mask >> b & 1] for mask in range(64)]  # a
 def _nth_assignment(allowed: list[int], picker) -> list[int]:
     """Distinct values 1-6, the value of position ``k`` in the bit mask ``allowed[k]`` (bit
     ``v - 1``): the assignment of index ``picker(n)`` among the ``n`` in lexicographic order,
-    found by counting the completions of each prefix (at most 64 counts: the values used so
-    far say how many positions are filled)."""
+    found from the counts of the completions of each prefix (:func:`_completions`)."""
+    k = len(allowed)
+    ways = _completions(tuple(allowed))
+    total = ways[0]
+    if not total:
+        raise DruidsError("no values of a seat's servants agree with the servants revealed "
+                          "(a position edited by hand?)")
+    index = picker(total)
+    if not 0 <= index < total:
+        raise DruidsError(f"picker chose assignment {index} of {total}")
+    values, used = [], 0
+    for pos in range(k):
+        for bit in _BITS[allowed[pos] & ~used]:
+            w = ways[used | bit] if pos + 1 < k else 1
+            if index < w:
+                values.append(bit.bit_length())
+                used |= bit
+                break
+            index -= w
+    return values
+
+
+@functools.lru_cache(maxsize=4096)
+def _completions(allowed: tuple[int, ...]) -> dict[int, int]:
+    """For each set of values used by a prefix of the positions (a bit mask; its size says how
+    many positions are filled, so at most 64 entries), the number of ways to complete it, each
+    position ``k`` taking an unused value of ``allowed[k]``; ``[0]`` is the number of
+    assignments. Cached: a search determinises the same position again and again. Read
+    only."""
     k = len(allowed)
     memo: dict[int, int] = {}
 
-    def ways(used: int, pos: int) -> int:  # the completions of positions pos.. given `used`
+    def ways(used: int, pos: int) -> int:
         if pos == k:
             return 1
         n = memo.get(used)
@@ -344,23 +377,8 @@ def _nth_assignment(allowed: list[int], picker) -> list[int]:
             memo[used] = n
         return n
 
-    total = ways(0, 0)
-    if not total:
-        raise DruidsError("no values of a seat's servants agree with the servants revealed "
-                          "(a position edited by hand?)")
-    index = picker(total)
-    if not 0 <= index < total:
-        raise DruidsError(f"picker chose assignment {index} of {total}")
-    values, used = [], 0
-    for pos in range(k):
-        for bit in _BITS[allowed[pos] & ~used]:
-            w = ways(used | bit, pos + 1)
-            if index < w:
-                values.append(bit.bit_length())
-                used |= bit
-                break
-            index -= w
-    return values
+    ways(0, 0)
+    return memo
 
 
 _PRIVATE_GEM = frozenset(("gem_dealt", "draw_gem", "play_gem", "discard"))
