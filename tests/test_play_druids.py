@@ -156,3 +156,10 @@ def test_druids_setup_errors_are_one_line(args, message, capsys, tmp_path, monke
     err = captured.err
     assert err.startswith("meduris: error: ") and message in err and err.count("\n") == 1
     assert captured.out == "" and not path.exists()  # refused before the game
+
+
+def test_the_default_druids_opponent_is_ismcts(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--game", "druids", "--players", "3", "--seed", "2", "--record",
+                 str(tmp_path / "q.json")]) == 0
+    assert "seat 0: human, seat 1: ismcts:200, seat 2: ismcts:200" in capsys.readouterr().out
