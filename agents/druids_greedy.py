@@ -106,18 +106,7 @@ class DruidsGreedyAgent(Agent):
         return self.best(scored)
 
     def play(self, st, legal: list[int]) -> int:
-        seat = st.current_player()
-        before = [place_worth(st, seat, s) if st.row[s] >= 0 else 0.0 for s in range(ROW_SIZE)]
-        scored = []
-        for a in legal:
-            is_a_gem, what, slot = A.decode_play(a)
-            if is_a_gem:
-                gain = place_worth(st, seat, slot, gem=what) - before[slot]
-            else:
-                card = servant(seat, what)
-                gain = place_worth(st, seat, slot, servant=card) - before[slot] - SERVANT_COST
-            scored.append((gain, a))
-        return self.best(scored)
+        return self.best(_play_gains(st, st.current_player(), legal))
 
     def discard(self, st, legal: list[int]) -> int:
         colours = {place_colour(p) for p in st.row if p >= 0}
@@ -130,3 +119,52 @@ class DruidsGreedyAgent(Agent):
         if A.A_DRAW_SERVANT in legal and (held < SERVANTS_WANTED or A.A_DRAW_GEM not in legal):
             return A.A_DRAW_SERVANT
         return A.A_DRAW_GEM if A.A_DRAW_GEM in legal else legal[0]
+
+
+# --- the heuristic as a value per action (the PPO network's greedy inputs) ----------------------
+NO_COLLECT_EDGE = 1e-6  # collecting nothing wins ties at worth 0, as :meth:`collect` does
+
+
+def action_values(st) -> dict[int, float]:
+    """The heuristic's score of every legal action of the seat to move, on one scale per
+    decision (amulets of place worth; for a discard or a draw, its order of preference): the
+    action :class:`DruidsGreedyAgent` plays has the highest score (ties aside). Used as the
+    residual policy's greedy inputs (:mod:`agents.druids_features`)."""
+    seat = st.current_player()
+    legal = st.legal_actions()
+    phase = st.phase
+    if phase == rules.P_COLLECT:
+        return {a: NO_COLLECT_EDGE if a == A.A_NO_COLLECT else place_worth(st, seat,
+                                                                           a - A.A_COLLECT)
+                for a in legal}
+    if phase == rules.P_PLAY:
+        return dict((a, gain) for gain, a in _play_gains(st, seat, legal))
+    if phase == rules.P_DISCARD:
+        colours = {place_colour(p) for p in st.row if p >= 0}
+        values = {}
+        for a in legal:
+            if a == A.A_NO_DISCARD:
+                values[a] = 0.0
+            else:  # a useless gem, lowest first, beats keeping; a gem that can score does not
+                g = a - A.A_DISCARD
+                useless = gem_colour(g) not in colours
+                values[a] = (1.0 if useless else -1.0) - 0.1 * gem_value(g)
+        return values
+    held = sum(1 for c in st.hands[seat] if not is_gem(c))
+    wants_servant = held < SERVANTS_WANTED or A.A_DRAW_GEM not in legal
+    return {a: (1.0 if (a == A.A_DRAW_SERVANT) == wants_servant else 0.0) for a in legal}
+
+
+def _play_gains(st, seat: int, legal: list[int]) -> list[tuple[float, int]]:
+    """(gain, action) of every card play (see :meth:`DruidsGreedyAgent.play`)."""
+    before = [place_worth(st, seat, s) if st.row[s] >= 0 else 0.0 for s in range(ROW_SIZE)]
+    scored = []
+    for a in legal:
+        is_a_gem, what, slot = A.decode_play(a)
+        if is_a_gem:
+            gain = place_worth(st, seat, slot, gem=what) - before[slot]
+        else:
+            gain = (place_worth(st, seat, slot, servant=servant(seat, what)) - before[slot]
+                    - SERVANT_COST)
+        scored.append((gain, a))
+    return scored

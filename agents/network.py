@@ -46,18 +46,32 @@ GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent 
 
 
 class GreedyResidualExtractor(BaseFeaturesExtractor):
-    def __init__(self, observation_space: spaces.Box, hidden: int = 256):
-        super().__init__(observation_space, features_dim=hidden + NUM_ACTIONS)
+    """An MLP of the whole input beside the last ``actions`` inputs (the greedy evaluation of
+    each of the game's actions) passed through."""
+
+    def __init__(self, observation_space: spaces.Box, hidden: int = 256,
+                 actions: int = NUM_ACTIONS):
+        super().__init__(observation_space, features_dim=hidden + actions)
         n = int(observation_space.shape[0])
         self.mlp = nn.Sequential(nn.Linear(n, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
                                  nn.ReLU())
         self.hidden = hidden
+        self.actions = actions
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.cat([self.mlp(x), x[:, -NUM_ACTIONS:]], dim=1)
+        return torch.cat([self.mlp(x), x[:, -self.actions:]], dim=1)
 
 
 KINDS = ("residual", "mlp")
+GAMES = ("meduris", "druids")  # the games a policy file may be for (agents.games.GAMES)
+
+
+def game_actions(game: str) -> int:
+    """The number of distinct actions of ``game`` (the policy's action space)."""
+    if game == "druids":
+        from druids_env.engine.actions import NUM_ACTIONS as DRUIDS_ACTIONS
+        return DRUIDS_ACTIONS
+    return NUM_ACTIONS
 POLICY_FORMAT = "meduris-policy"
 POLICY_VERSION = 1
 
@@ -66,20 +80,38 @@ class PolicyFileError(MedurisError, ValueError):
     """A policy file that is not a weights-only Meduris policy (the message says why)."""
 
 
-def architecture(kind: str, inputs: int, net_arch: list[int], players: int | None = None
-                 ) -> dict:
+def architecture(kind: str, inputs: int, net_arch: list[int], players: int | None = None,
+                 game: str = "meduris") -> dict:
     """The description of a policy network that a policy file carries: ``kind`` ("residual":
     the greedy-residual network with ``net_arch[0]`` hidden units; "mlp": sb3's MLP with
-    ``net_arch`` layers), ``inputs`` (the feature vector's length) and, when known, ``players``
-    (the player count it was trained for)."""
+    ``net_arch`` layers), ``inputs`` (the feature vector's length), when known ``players``
+    (the player count it was trained for) and, for a game other than Meduris, ``game``
+    (files without one are Meduris policies)."""
     if kind not in KINDS:
         raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
+    if game not in GAMES:
+        raise ValueError(f"game {game!r}; one of {GAMES}")
     arch = {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
+    if game != "meduris":
+        arch["game"] = game
     if players is not None:
         if isinstance(players, bool) or players not in (2, 3, 4):
             raise ValueError(f"players {players!r}; 2, 3 or 4")
         arch["players"] = int(players)
     return arch
+
+
+def game_of(arch: dict) -> str:
+    """The game a policy is for (files without ``game`` are Meduris policies)."""
+    return arch.get("game", "meduris")
+
+
+def check_game(arch: dict, path, game: str) -> None:
+    """PolicyFileError unless the policy in ``path`` plays ``game``."""
+    if game_of(arch) != game:
+        raise PolicyFileError(f"{path} is a {game_of(arch).capitalize()} policy: it cannot play "
+                              f"{game.capitalize()}; use one trained with `meduris train "
+                              f"--game {game}`")
 
 
 SHIPPED_NAME = re.compile(r"ppo_([234])p\.pt")
@@ -116,7 +148,7 @@ def check_finite(state_dict, path, what: str = "policy") -> None:
 def policy_kwargs(arch: dict) -> dict:
     """sb3's ``policy_kwargs`` for an architecture."""
     if arch["kind"] == "residual":
-        return residual_policy_kwargs(arch["net_arch"][0])
+        return residual_policy_kwargs(arch["net_arch"][0], game_actions(game_of(arch)))
     return {"net_arch": list(arch["net_arch"])}
 
 
@@ -126,7 +158,8 @@ def build_policy(arch: dict):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     observation_space = spaces.Box(-1.0, 1.0, (arch["inputs"],), dtype=np.float32)
-    return MaskableActorCriticPolicy(observation_space, spaces.Discrete(NUM_ACTIONS),
+    return MaskableActorCriticPolicy(observation_space,
+                                     spaces.Discrete(game_actions(game_of(arch))),
                                      lambda _: 0.0, **policy_kwargs(arch))
 
 
@@ -223,7 +256,7 @@ def load_policy_file(path):
     arch = doc.get("architecture")
     try:
         arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"],
-                            arch.get("players"))
+                            arch.get("players"), arch.get("game", "meduris"))
         policy = build_policy(arch)
         policy.load_state_dict(doc["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
@@ -266,6 +299,7 @@ class NumpyForward:
 
         extractor = policy.features_extractor
         self.residual = isinstance(extractor, GreedyResidualExtractor)
+        self.actions = extractor.actions if self.residual else 0
         self.extractor = layers(extractor.mlp) if self.residual else []
         self.pi = layers(policy.mlp_extractor.policy_net)
         self.vf = layers(policy.mlp_extractor.value_net)
@@ -286,7 +320,8 @@ class NumpyForward:
     def _features(self, x):
         x = np.asarray(x, dtype=np.float32)
         if self.residual:
-            return np.concatenate([self._run(self.extractor, x), x[:, -NUM_ACTIONS:]], axis=1)
+            return np.concatenate([self._run(self.extractor, x), x[:, -self.actions:]],
+                                  axis=1)
         return x
 
     def logits(self, x):
@@ -300,17 +335,17 @@ class NumpyForward:
         return logits, values[:, 0]
 
 
-def residual_policy_kwargs(hidden: int = 256) -> dict:
+def residual_policy_kwargs(hidden: int = 256, actions: int = NUM_ACTIONS) -> dict:
     return {"features_extractor_class": GreedyResidualExtractor,
-            "features_extractor_kwargs": {"hidden": hidden},
+            "features_extractor_kwargs": {"hidden": hidden, "actions": actions},
             "net_arch": {"pi": [], "vf": [128]}}
 
 
 def init_as_greedy(model) -> None:
     """Set the action head to play like greedy: logits = scale x the greedy inputs."""
     head = model.policy.action_net
-    hidden = model.policy.features_extractor.hidden
+    extractor = model.policy.features_extractor
     with torch.no_grad():
         head.weight.zero_()
         head.bias.zero_()
-        head.weight[:, hidden:] = GREEDY_LOGIT_SCALE * torch.eye(NUM_ACTIONS)
+        head.weight[:, extractor.hidden:] = GREEDY_LOGIT_SCALE * torch.eye(extractor.actions)

@@ -30,10 +30,11 @@ def load_policy(path: Path, name: str = "ppo"):
     return load_policy_and_architecture(path, name)[0]
 
 
-def load_policy_and_architecture(path: Path, name: str = "ppo"):
+def load_policy_and_architecture(path: Path, name: str = "ppo", game: str = "meduris"):
     """(policy network, architecture) in ``path``, a weights-only policy file (``out/policy.pt`` of
     ``meduris train``, what ships; :mod:`agents.network`). Raises UnknownAgentError saying what
-    to do when the file is missing or not a policy file. Full training checkpoints (``.zip``)
+    to do when the file is missing, not a policy file, or a policy of another game than
+    ``game`` (:func:`agents.network.check_game`). Full training checkpoints (``.zip``)
     are pickles that can run code when loaded: the agent refuses them; only ``--resume`` of
     one's own run loads them."""
     if path.suffix == ".zip":
@@ -44,12 +45,14 @@ def load_policy_and_architecture(path: Path, name: str = "ppo"):
         raise UnknownAgentError(f"agent {name!r}: no trained model at {path}; train one with "
                                 "`meduris train` or pass ppo:<path to a policy.pt>")
     try:
-        from .network import PolicyFileError, load_policy_file
+        from .network import PolicyFileError, check_game, load_policy_file
     except ImportError:
         raise UnknownAgentError(f"agent {name!r} needs sb3-contrib: pip install -e .[train]") \
             from None
     try:
-        return load_policy_file(path)
+        policy, arch = load_policy_file(path)
+        check_game(arch, path, game)
+        return policy, arch
     except PolicyFileError as err:
         raise UnknownAgentError(f"agent {name!r}: {err}") from None
 

@@ -94,9 +94,9 @@ def test_agent_kinds_name_their_games():
 
 @pytest.mark.parametrize("name,words", [
     ("mcts:20", "agent 'mcts:20' does not play druids; druids agents: random, greedy"),
-    ("ppo", "agent 'ppo' does not play druids"),
+    ("az", "agent 'az' does not play druids"),
     ("grredy", "unknown druids agent 'grredy' (did you mean 'greedy'?)"),
-    ("cmd:./bot", "does not play druids"),
+    ("openspiel-mcts", "does not play druids"),
 ])
 def test_a_kind_not_serving_the_game_is_refused_in_one_line(name, words):
     with pytest.raises(UnknownAgentError) as err:

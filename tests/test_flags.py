@@ -47,9 +47,11 @@ TESTED = {
                    "--game"},  # (--game: tests/test_druids_tooling.py)
     "play": {"--players", "--opponents", "--seat", "--seed", "--exchange", "--record",
              "--force", "--open-screens", "--move-time", "--game-time",
-             "--level"},  # (its cases: tests/test_levels.py)
+             "--level",  # (its cases: tests/test_levels.py)
+             "--game"},  # (--game: tests/test_play_druids.py)
     "replay": {"record", "--html", "--force", "--all"},
-    "train": {"--config", "--players", "--steps", "--envs", "--threads", "--seed", "--features",
+    "train": {"--config", "--game",  # (--game: tests/test_druids_ppo.py)
+              "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--shaping", "--bc-teacher", "--bc-games", "--eval-every",
               "--eval-games",
               "--best-against", "--best-against-games", "--checkpoint-every",

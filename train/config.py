@@ -27,6 +27,7 @@ class ConfigError(MedurisError, ValueError):
 
 @dataclass
 class TrainConfig:
+    game: str = "meduris"  # or "druids" (train.druids_league: a vector env, no batch engine)
     players: int = 2
     steps: int = 2_000_000  # PPO environment steps (the learner's decisions)
     envs: int = 256  # games played at once by the batch engine
@@ -70,8 +71,13 @@ class TrainConfig:
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         for f in fields(self):
             setattr(self, f.name, checked_value(f.name, getattr(self, f.name)))
+        if self.game not in ("meduris", "druids"):
+            raise ConfigError(f"game: {excerpt(self.game)}; 'meduris' or 'druids'")
         if self.players not in PLAYER_COUNTS:
-            raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
+            raise ConfigError(f"players: {self.players}; {self.game.capitalize()} is played by "
+                              f"2, 3 or 4 ({'R1' if self.game == 'meduris' else 'D2'})")
+        if self.game == "druids":
+            self._check_druids()
         from agents.features import FEATURE_SETS
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {excerpt(self.features)}; one of {list(FEATURE_SETS)}")
@@ -98,11 +104,22 @@ class TrainConfig:
         from agents import UnknownAgentError, make_agent
         for name in ("bc_teacher", "best_against"):
             if getattr(self, name) is not None:
-                try:
-                    make_agent(getattr(self, name))  # before any work, not inside the workers
+                try:  # before any work, not inside the workers
+                    make_agent(getattr(self, name), game=self.game)
                 except UnknownAgentError as err:
                     raise ConfigError(f"{name}: {err}") from None
         return self
+
+    def _check_druids(self) -> None:
+        """What a Druids run cannot do (Meduris-only parts of the trainer), one line each."""
+        for name, meduris_only, fix in (
+                ("bc_teacher", self.bc_teacher is not None, "null"),
+                ("value_positions", self.value_positions != 0, "0"),
+                ("reward", self.reward != "win", "'win' (D13's result; shaping adds the "
+                                                 "amulet margin)")):
+            if meduris_only:
+                raise ConfigError(f"{name}: {excerpt(getattr(self, name))} is for Meduris "
+                                  f"runs; with game 'druids' set it to {fix}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -115,8 +132,9 @@ _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snap
                             "value_positions", "value_epochs", "best_against_games")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
                                  "ent_coef", "shaping")})
-_TYPES.update(features=(str,), reward=(str,), policy=(str,), out=(str,), opponents=(dict,),
-              net_arch=(list,), bc_teacher=(str, type(None)), best_against=(str,))
+_TYPES.update(game=(str,), features=(str,), reward=(str,), policy=(str,), out=(str,),
+              opponents=(dict,), net_arch=(list,), bc_teacher=(str, type(None)),
+              best_against=(str,))
 
 
 def checked_value(name: str, value):

@@ -185,9 +185,31 @@ def rounding_note(cfg: TrainConfig, done: int = 0) -> str | None:
 def network_of(cfg: TrainConfig) -> dict:
     """The policy network's architecture for this configuration (:mod:`agents.network`), the
     player count included: every policy file of the run records it."""
-    from agents.features import FEATURE_SETS
     from agents.network import architecture
-    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch, cfg.players)
+    if cfg.game == "druids":
+        from agents.druids_features import FEATURE_SETS
+    else:
+        from agents.features import FEATURE_SETS
+    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch, cfg.players,
+                        cfg.game)
+
+
+def training_env(cfg: TrainConfig):
+    """The run's vector env with its league: Meduris's on the batch engine
+    (:mod:`train.league`), Druids's on its single-agent env (:mod:`train.druids_league`)."""
+    if cfg.game == "druids":
+        from .druids_league import DruidsTrainingEnv
+        return DruidsTrainingEnv(cfg)
+    from .league import TrainingEnv
+    return TrainingEnv(cfg)
+
+
+def win_rate_vs_greedy(cfg: TrainConfig, model) -> float:
+    """The evaluation against greedy (module docstring, 3) for the run's game."""
+    if cfg.game == "druids":
+        from .druids_league import evaluate_druids
+        return evaluate_druids(model.policy, cfg.players, cfg.eval_games, cfg.seed)
+    return evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
@@ -195,15 +217,13 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     """Run the training described in the module docstring; return the run state."""
     import torch
 
-    from .league import TrainingEnv
-
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "snapshots").mkdir(exist_ok=True)
     torch.manual_seed(cfg.seed)
     run_start = time.perf_counter()
     torch.set_num_threads(cfg.threads)
-    venv = TrainingEnv(cfg)
+    venv = training_env(cfg)
     state = {"config": cfg.to_dict(), "timesteps": 0, "snapshots": [], "evals": [],
              "bc_losses": [], "wall_seconds": 0.0}
     arch = network_of(cfg)
@@ -250,7 +270,7 @@ def _new_model(cfg: TrainConfig, venv, arch: dict, state: dict, progress: bool, 
         seed=cfg.seed, device="cpu", verbose=0)
     if cfg.policy == "residual":
         init_as_greedy(model)
-    win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
+    win = win_rate_vs_greedy(cfg, model)
     state["evals"].append({"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": win})
     if report is not None:
         report(f"evaluation before training: win rate vs greedy {win:.1%}")
@@ -261,7 +281,7 @@ def _new_model(cfg: TrainConfig, venv, arch: dict, state: dict, progress: bool, 
                                                BC_BATCH, progress)
         state["bc_samples"] = int(len(data[2]))
         state["bc_seconds"] = time.perf_counter() - t0
-        win = evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
+        win = win_rate_vs_greedy(cfg, model)
         state["evals"].append({"timesteps": 0, "phase": "warm start",
                                "win_rate_vs_greedy": win})
         if report is not None:
@@ -344,7 +364,7 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
     save_policy(model.policy, arch, out / "policy.pt")
     save_checkpoint(model, state, out)
     plot_learning_curve(state["evals"], out / "learning_curve.png", cfg.players,
-                        cfg.best_against)
+                        cfg.best_against, cfg.game)
     venv.close()
     if cfg.value_positions:
         _value_network(cfg, state, out, progress, report)
@@ -390,10 +410,13 @@ def _evaluate_ppo(cfg: TrainConfig, state: dict, model, arch: dict, out: Path,
 
     t = model.num_timesteps
     entry = {"timesteps": t, "phase": "ppo",
-             "win_rate_vs_greedy": evaluate_vs_greedy(model, cfg.players, cfg.eval_games,
-                                                      cfg.seed),
+             "win_rate_vs_greedy": win_rate_vs_greedy(cfg, model),
              "wall_seconds": wall_seconds}
-    if cfg.best_against != "greedy":
+    if cfg.best_against != "greedy" and cfg.game == "druids":
+        from .druids_league import evaluate_druids
+        entry["win_rate_vs_best_against"] = evaluate_druids(
+            model.policy, cfg.players, cfg.best_against_games, cfg.seed, cfg.best_against)
+    elif cfg.best_against != "greedy":
         with tempfile.TemporaryDirectory(prefix="meduris-eval-") as tmp:
             policy_file = Path(tmp) / f"step_{t}.pt"
             save_policy(model.policy, arch, policy_file)
@@ -432,7 +455,7 @@ def _write_eval_csv(out: Path, evals: list[dict], cfg: TrainConfig) -> None:
 
 
 def plot_learning_curve(evals: list[dict], path: Path, players: int,
-                        best_against: str = "greedy") -> None:
+                        best_against: str = "greedy", game: str = "meduris") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -457,7 +480,8 @@ def plot_learning_curve(evals: list[dict], path: Path, players: int,
     ax.set_ylabel("win rate vs greedy" if not pts else "win rate")
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right")
-    ax.set_title(f"MaskablePPO on the batch engine, {players} players")
+    ax.set_title(f"MaskablePPO on the batch engine, {players} players" if game == "meduris"
+                 else f"MaskablePPO, {game.capitalize()}, {players} players")
     fig.tight_layout()
     atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)

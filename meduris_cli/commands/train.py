@@ -16,7 +16,7 @@ from ..checks import SEED, UsageError, int_in, output_folder
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
              "eval.csv", "learning_curve.png", "snapshots", "tb")
-FLAGS = ("players", "steps", "envs", "threads", "seed", "features", "reward", "shaping",
+FLAGS = ("game", "players", "steps", "envs", "threads", "seed", "features", "reward", "shaping",
          "bc_teacher",
          "bc_games", "eval_every", "eval_games", "best_against", "best_against_games",
          "checkpoint_every", "snapshot_every", "n_steps",
@@ -38,6 +38,8 @@ def add_parser(sub) -> None:
         p.add_argument(flag, **{**kw, "help": f"{kw['help']} (default: {shown})"})
 
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
+    setting("--game", choices=("meduris", "druids"), help="the game to learn (druids: a vector "
+            "of its single-agent env, train/druids_league.py)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
     setting("--envs", type=int_in(1), help="games played at once by the batch engine")
@@ -113,15 +115,16 @@ def run(args) -> int:
         print(f"meduris: interrupted; {interrupted_advice(args, cfg)}", file=sys.stderr)
         return 130
     last = state["evals"][-1]["win_rate_vs_greedy"] if state["evals"] else float("nan")
+    game = "" if cfg.game == "meduris" else f" --game {cfg.game}"
     print(f"trained {state['timesteps']} steps in {state['wall_seconds']:.0f} s "
           f"({state.get('ppo_steps_per_second', 0):.0f} PPO steps/s); "
           f"win rate vs greedy {last:.1%}; policy: {cfg.out}/policy.pt\n"
-          f"play it: meduris tournament --agents ppo:{cfg.out}/policy.pt,greedy")
+          f"play it: meduris tournament{game} --agents ppo:{cfg.out}/policy.pt,greedy")
     if "best" in state:
         best = state["best"]
         against = best.get("best_against", "greedy")
         score = best.get("win_rate_vs_best_against", best["win_rate_vs_greedy"])
         print(f"best evaluation: {score:.1%} vs {against} at "
               f"{best['timesteps']:,} steps, kept as {cfg.out}/best.pt "
-              f"(meduris tournament --agents ppo:{cfg.out}/best.pt,{against})")
+              f"(meduris tournament{game} --agents ppo:{cfg.out}/best.pt,{against})")
     return 0
