@@ -6,16 +6,22 @@ stdout: one JSON object per line, UTF-8, each line ended by ``\\n``, in both dir
 child's stderr is its own: it is appended to a log file (below). Like UCI engines under
 cutechess, the bot is a plain loop: read a line, and answer the lines that ask a question.
 
-Messages to the bot (``type`` says which) and the answers it must give:
+The bot plays any game of :data:`agents.games.GAMES`: ``"meduris"`` or ``"druids"``, named by
+the ``game`` field of ``hello`` and ``new_game``. A child plays one game: an agent asked to play
+another game than its child's starts a new child (with a new handshake). A bot that only picks
+among the ``legal`` ids plays every game. Messages to the bot (``type`` says which) and the
+answers it must give:
 
 * ``{"type": "hello", "protocol": 1, "game": "meduris"}``: sent once after the start. Answer
   ``{"type": "hello", "name": "<your bot's name>", "protocol": 1}`` within the handshake time
   (the move time, at least 10 s).
-* ``{"type": "new_game", "seat": 0, "players": 2, "seed": 123, "exchange": "auto",
-  "max_turns": 1000, "board": "2-3 players", "move_time": 10.0, "game_time": null}``: a game
-  starts; ``seat`` is the bot's (0 moves first, R6), ``seed`` a seed for its random choices
+* ``{"type": "new_game", "game": "meduris", "seat": 0, "players": 2, "seed": 123, "exchange":
+  "auto", "max_turns": 1000, "board": "2-3 players", "move_time": 10.0, "game_time": null}``: a
+  game starts; ``seat`` is the bot's (0 moves first, R6), ``seed`` a seed for its random choices
   (derived from the game's seed and the seat: the same tournament gives the same seed), the
-  limits in seconds (``null``: none). No answer.
+  limits in seconds (``null``: none). In Druids ``{"type": "new_game", "game": "druids", "seat",
+  "players", "seed", "max_turns" (``null``: none), "circles" (per scoring card, D12),
+  "move_time", "game_time"}`` (:func:`new_game_message`). No answer.
 * ``{"type": "decide", "seat": 0, "turn": 3, "decision": {"kind": "place worker", ...},
   "legal": [[0, "place worker on wood"], ...], "observation": {"observation": [...],
   "action_mask": [...]}, "state": {...}, "time_left": null}``: the bot must choose. ``legal``
@@ -25,6 +31,11 @@ Messages to the bot (``type`` says which) and the answers it must give:
   ``State.to_json()`` parsed (``MedurisGame.state_from_json`` reads it back); ``decision`` is
   ``State.pending_decision()``; ``time_left`` is the game time left in seconds (``null``:
   no game limit). Answer ``{"action": <one of the legal ids>}`` within the move time.
+  In Druids (:func:`decide_message`) every field is only what the seat knows (D14): ``legal``
+  with Druids' action texts (they name the seat's own cards), ``observation`` the 857 numbers of
+  ``druids_env.observation_tensor`` and the mask over Druids' action ids, ``decision`` the phase
+  (``{"kind": "play (D8)", "seat": 0}``), and ``state`` :func:`druids_seat_state`, not
+  ``DruidsState.to_json()``: never another hand, a face-down card of another seat or a deck.
 * ``{"type": "game_over", "seat": 0, "vp": [..], "ranks": [..], "winners": [..],
   "end_reason": "...", "forfeit": "", "forfeit_seat": null}``: the game has ended (the ranks
   and winners as scored, a forfeit included). No answer; the next ``new_game`` may follow.
@@ -50,8 +61,8 @@ starts with one of these words: ``crashed`` (it exited or closed its stdout: exi
 signal given), ``timeout`` (no answer within the move time, or the game time used up),
 ``malformed`` (a line that is not a JSON object with an integer ``action``, or a line over
 1 MiB), ``illegal`` (an id not among ``legal``), ``handshake`` (a wrong or missing hello, a
-protocol other than 1), ``start`` (the program could not be started). The child is then
-killed, and started again (with a new handshake) when the next game needs it.
+protocol other than 1), ``start`` (the program could not be started), in every game. The
+child is then killed, and started again (with a new handshake) when the next game needs it.
 
 **Lifetime.** The child is started lazily, at the agent's first decision, and kept for the
 games after (one child per agent object, so one per tournament worker). It is closed
@@ -88,12 +99,10 @@ import time
 import weakref
 from pathlib import Path
 
-from meduris_env.engine.actions import action_to_string
-from meduris_env.envs.observation import observe_state
-
 from .base import Agent, Forfeit, UnknownAgentError
+from .games import spec_of
 
-PROTOCOL = 1
+PROTOCOL = 1  # Druids and the game field were added, nothing changed: protocol 1 bots play on
 DEFAULT_MOVE_TIME = 10.0  # seconds per decision
 HANDSHAKE_TIME = 10.0  # seconds for the hello answer, at least (the move time if longer)
 MAX_LINE = 1 << 20  # bytes in one answer line
@@ -274,6 +283,7 @@ class SubprocessAgent(Agent):
         self.channel: LineChannel | None = None
         self.log = None
         self.bot_name = ""  # what the bot called itself in its hello
+        self.game = ""  # the game its child was started for (its hello said so)
         self.seed: int | None = None
         self.seat: int | None = None  # the seat of the game in progress (new_game sent)
         self.used = 0.0  # seconds of the game in progress
@@ -295,23 +305,17 @@ class SubprocessAgent(Agent):
 
     def act(self, observation, state) -> int:
         seat = state.current_player()
+        game = spec_of(state.game)
         try:
-            if self.proc is None or self.proc.poll() is not None:
-                self.start()
+            if self.proc is None or self.proc.poll() is not None or self.game != game.name:
+                self.start(game.name)
             if self.seat is None:
                 self.begin_game(state, seat)
             legal = state.legal_actions()
-            obs = observation if observation is not None else observe_state(state, seat)
+            obs = observation if observation is not None else game.observe(state, seat)
             limit, what = self.limit()
-            message = {"type": "decide", "seat": seat, "turn": state.turn,
-                       "decision": state.pending_decision(),
-                       "legal": [[a, action_to_string(a)] for a in legal],
-                       "observation": {key: value.tolist() for key, value in obs.items()},
-                       "time_left": None if self.game_time is None else
-                       max(0.0, self.game_time - self.used)}
-            # the state's JSON goes in as it is written (not parsed and written again)
-            text = json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + \
-                " ".join(state.to_json().splitlines()) + "}"
+            text = decide_message(state, seat, legal, obs, None if self.game_time is None else
+                                  max(0.0, self.game_time - self.used))
             t0 = time.monotonic()
             try:
                 self.channel.send(text, t0 + limit, what)
@@ -334,12 +338,9 @@ class SubprocessAgent(Agent):
         return self.move_time, f"{self.move_time:g} s (the move time)"
 
     def begin_game(self, state, seat: int) -> None:
-        game = state.game
-        self.note(f"game with seed {self.seed}, seat {seat}")
-        self.channel.send({"type": "new_game", "seat": seat, "players": game.num_players,
-                           "seed": self.seed, "exchange": game.exchange,
-                           "max_turns": game.max_turns, "board": game.board.name,
-                           "move_time": self.move_time, "game_time": self.game_time},
+        self.note(f"{self.game} game with seed {self.seed}, seat {seat}")
+        self.channel.send(new_game_message(state.game, seat, self.seed, self.move_time,
+                                           self.game_time),
                           time.monotonic() + self.move_time, f"{self.move_time:g} s")
         self.seat = seat
 
@@ -360,9 +361,11 @@ class SubprocessAgent(Agent):
             self.close(0.0)
 
     # --- the child -----------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the child and shake hands; a Forfeit if either fails."""
+    def start(self, game: str = "meduris") -> None:
+        """Start the child and shake hands for ``game`` (a name of :data:`agents.games.GAMES`);
+        a Forfeit if either fails."""
         self.close(0.0)
+        self.game = game
         install_cleanup()
         try:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -382,7 +385,7 @@ class SubprocessAgent(Agent):
         limit = max(self.move_time, HANDSHAKE_TIME)
         deadline = time.monotonic() + limit
         try:
-            self.channel.send({"type": "hello", "protocol": PROTOCOL, "game": "meduris"},
+            self.channel.send({"type": "hello", "protocol": PROTOCOL, "game": game},
                               deadline, f"{limit:g} s (the handshake)")
             line = self.channel.receive(deadline, f"{limit:g} s (the handshake)")
         except Forfeit as err:
@@ -423,6 +426,76 @@ class SubprocessAgent(Agent):
     def __del__(self):
         if getattr(self, "proc", None) is not None:
             self.close(0.0)
+
+
+# --- the messages of a game ---------------------------------------------------------------------
+def new_game_message(game, seat: int, seed: int | None, move_time: float,
+                     game_time: float | None) -> dict:
+    """The ``new_game`` message of ``game`` (a ``MedurisGame`` or a ``DruidsGame``)."""
+    name = spec_of(game).name
+    message = {"type": "new_game", "game": name, "seat": seat, "players": game.num_players,
+               "seed": seed}
+    if name == "druids":
+        message.update(max_turns=game.max_turns or None, circles=game.circles)
+    else:
+        message.update(exchange=game.exchange, max_turns=game.max_turns, board=game.board.name)
+    return {**message, "move_time": move_time, "game_time": game_time}
+
+
+def decide_message(state, seat: int, legal: list[int], observation: dict,
+                   time_left: float | None) -> str:
+    """The ``decide`` line (without its newline) asking ``seat`` to choose among ``legal``;
+    ``observation`` is the game's observation dict of ``seat``. In Druids every field is what
+    ``seat`` knows (D14): the observation, the legal ids' texts (its own cards) and
+    :func:`druids_seat_state`."""
+    message = {"type": "decide", "seat": seat, "turn": state.turn,
+               "decision": state.pending_decision(),
+               "legal": [[a, state.action_to_string(a)] for a in legal],
+               "observation": {key: value.tolist() for key, value in observation.items()},
+               "time_left": time_left}
+    if spec_of(state.game).name == "druids":
+        view = json.dumps(druids_seat_state(state, seat), separators=(",", ":"))
+    else:  # Meduris has no hidden information: the state's JSON as it is written
+        view = " ".join(state.to_json().splitlines())
+    return json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + view + "}"
+
+
+#: the fields of a Druids position that every seat knows (D14), as ``DruidsState.to_json``
+#: names them
+DRUIDS_PUBLIC = ("phase", "seat", "turn", "setup_i", "replace_slot", "played",
+                 "servant_played", "acted", "idle", "base", "collections", "end_reason", "row",
+                 "removed", "collected", "score", "reveals")
+
+
+def druids_seat_state(st, seat: int) -> dict:
+    """A Druids position as ``seat`` knows it (D14), for a ``cmd:`` bot: ``DruidsState.to_json``
+    with every card hidden from ``seat`` left out. The public fields as they are
+    (:data:`DRUIDS_PUBLIC`); ``above`` and ``under`` per place as ``[card, seat]`` pairs, the card
+    ``null`` unless it is ``seat``'s (the owners are public); ``seat``'s own ``hand``,
+    ``servant_set`` and ``discards``; of every seat the counts of gems and servants in hand, of
+    its servant set and discards; the decks' sizes; the events with the fields hidden from
+    ``seat`` null (:meth:`~druids_env.engine.events.Event.seen_by`). Never another hand, a
+    face-down card of another seat, a deck, the history of action ids (a chance outcome names
+    the card drawn) or the times cards were drawn."""
+    from druids_env.engine.cards import is_gem, servant_owner
+
+    n = st.game.num_players
+    position = {key: getattr(st, key) for key in DRUIDS_PUBLIC}
+    position.update(
+        above=[[[card if who == seat else None, who] for card, who in pile] for pile in st.above],
+        under=[[[card if servant_owner(card) == seat else None, servant_owner(card)]
+                for card in pile] for pile in st.under],
+        hand=list(st.hands[seat]), servant_set=list(st.servant_sets[seat]),
+        discards=[card for card, who in st.discards if who == seat],
+        hand_gems=[sum(1 for c in st.hands[q] if is_gem(c)) for q in range(n)],
+        hand_servants=[sum(1 for c in st.hands[q] if not is_gem(c)) for q in range(n)],
+        servant_set_sizes=[len(st.servant_sets[q]) for q in range(n)],
+        discard_counts=[sum(1 for _, who in st.discards if who == q) for q in range(n)],
+        gem_deck_size=len(st.gem_deck), place_deck_size=len(st.place_deck))
+    return {"game": "druids", "params": st.game.params(), "viewer": seat,
+            "to_move": st.to_move, "position": position,
+            "events": [[e.step, e.kind, e.seen_by(seat), e.owner, list(e.hidden)]
+                       for e in st.log_events]}
 
 
 def check_hello(line: bytes) -> str:

@@ -23,6 +23,16 @@ an :class:`~agents.base.Agent` by :func:`build`:
   ``f(observation) -> action id``, ``observation = {"observation": vector, "action_mask":
   mask}``), wrapped in :class:`PolicyAgent`.
 
+A plug-in plays every game of :data:`agents.games.GAMES` (Meduris, Druids) and receives what a
+built-in agent of that game receives (:func:`agents.match.play_game`): ``act(observation,
+state)`` the game's observation dict (``GameSpec.observe``: in Druids
+:func:`agents.games.observe_druids`, the seat's D14 view, 857 numbers and a mask of the Druids
+action ids) and the live state (a ``DruidsState`` in Druids: the whole position, so a plug-in
+honouring D14 reads its observation, or searches on ``druids_env.resample_hidden`` copies); a
+policy the observation dict. The object named may declare the games it plays with an attribute
+``games`` (:func:`declared_games`, e.g. ``games = ("druids",)``); the registry refuses its name
+for any other game.
+
 Contract:
 
 * Every agent built here has ``name`` = the name it was asked by (tournament labels, records),
@@ -34,7 +44,8 @@ Contract:
   ``sys.path`` (as when Python runs a script), so it can import the modules next to it, and
   then taken off again.
 * Whatever goes wrong (no such file, an import that fails, no such attribute, something not
-  callable, a factory that raises or returns something that cannot act) is one line,
+  callable, a ``games`` that names no game, a factory that raises or returns something that
+  cannot act) is one line,
   :class:`PluginError`, naming the agent and the cause, never a traceback.
 * :func:`worker_context` / :func:`apply_worker_context` carry the parent's current folder and
   ``sys.path`` to a worker that does not inherit them (a Ray actor), so names resolve there
@@ -52,6 +63,8 @@ import os
 import re
 import sys
 from pathlib import Path
+
+from meduris_env.engine.values import excerpt
 
 from .base import Agent, UnknownAgentError
 
@@ -163,6 +176,27 @@ def resolve_entry_point(value: str, package: str, text: str):
         raise PluginError(f"agent {text!r}: the entry point of package {package} is "
                           f"{value!r}; it must name an attribute, module:attribute")
     return attribute(load_module(module.strip(), text), module.strip(), dotted.strip(), text)
+
+
+def declared_games(obj, text: str, known: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The games the plug-in object ``obj`` says it plays (its attribute ``games``: a game's
+    name or a list of them, each one of ``known``), or None when it says nothing (every
+    game)."""
+    games = getattr(obj, "games", None)
+    if games is None:
+        return None
+    names = (games,) if isinstance(games, str) else games
+    try:
+        names = tuple(names)
+    except TypeError:
+        names = ()
+    bad = [g for g in names if g not in known]
+    if not names or bad:
+        shown = excerpt(bad[0] if bad else games, 40)
+        raise PluginError(f"agent {text!r}: its games = {excerpt(games, 60)} must name "
+                          f"the games it plays ({shown} is not one); the games: "
+                          f"{', '.join(known)}")
+    return names
 
 
 def takes_no_argument(func) -> bool:

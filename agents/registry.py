@@ -29,6 +29,11 @@ and Druids with a heuristic of each game's own (:mod:`agents.simple`,
 :mod:`agents.druids_greedy`). A name is parsed for a game (``AgentSpec.parse(name,
 game="druids")``, default Meduris) and a kind that does not serve it is refused in one line.
 Rows serving no Meduris (a Druids-only kind) set ``web=False``: the web server plays Meduris.
+The plug-ins serve every game: the file, module and ``cmd:`` forms, and every entry point (its
+row is made without importing it). A Python plug-in (file, module or entry point) may say which
+games it plays with an attribute ``games`` on the object named (``games = ("druids",)`` on the
+class or function; a string or a list of names of :data:`agents.games.GAMES`; none: every game):
+the name is refused for another game in one line when it is parsed (:meth:`AgentSpec.games`).
 
 Contract:
 
@@ -235,13 +240,13 @@ KINDS: tuple[AgentKind, ...] = (
 PLUGIN_FORMS: tuple[AgentKind, ...] = (
     AgentKind("file", "a plug-in: an Agent class, an object with act(), or a policy function "
               "of the observation, from a Python file", _plugin, web=False, source="file",
-              syntax="<path/to/file.py>:<Name>[:<parameter>]"),
+              syntax="<path/to/file.py>:<Name>[:<parameter>]", games=GAME_NAMES),
     AgentKind("module", "a plug-in as above from an importable module (installed or on "
               "PYTHONPATH)", _plugin, web=False, source="module",
-              syntax="<module>:<Name>[:<parameter>]"),
+              syntax="<module>:<Name>[:<parameter>]", games=GAME_NAMES),
     AgentKind("cmd", "a program in any language speaking the JSON-lines protocol on "
               "stdin/stdout (the whole text after cmd: is its command line)", _cmd, web=False,
-              source="cmd", syntax="cmd:<command line>"),
+              source="cmd", syntax="cmd:<command line>", games=GAME_NAMES),
 )
 
 
@@ -262,7 +267,7 @@ def entry_point_kinds(found: list[tuple[str, str, str]], taken: set[str]
             taken.add(name)
             rows.append(AgentKind(name, f"a plug-in from the package {package} ({value})",
                                   _plugin, source="entry point", target=value,
-                                  package=package))
+                                  package=package, games=GAME_NAMES))
     return tuple(rows), ignored
 
 
@@ -271,6 +276,15 @@ ENTRY_POINT_KINDS, IGNORED_ENTRY_POINTS = entry_point_kinds(
 KINDS = KINDS + PLUGIN_FORMS + ENTRY_POINT_KINDS
 BY_NAME = {kind.name: kind for kind in KINDS}
 NAMED = ("built-in", "entry point")  # sources whose rows are written by their name
+PYTHON_PLUGINS = ("file", "module", "entry point")  # sources that may declare their games
+
+
+def located(kind: str, colon: str, param: str) -> bool:
+    """Is ``<kind>:<param>`` a file or module plug-in's name (``path/bots.py:Name``,
+    ``my_pkg.bots:Name``)?"""
+    return plugins.is_file_location(kind) or bool(
+        colon and plugins.IDENTIFIER.match(kind) and plugins.IDENTIFIER.match(
+            param.partition(":")[0]))
 
 
 def known_list(game: str = "meduris") -> str:
@@ -298,16 +312,18 @@ class AgentSpec:
         (for a plug-in, after importing it: PluginError if it cannot be loaded); a kind that
         does not serve ``game`` is refused in one line."""
         check_game(game, UnknownAgentError)
-        kind = text.strip().partition(":")[0] if isinstance(text, str) else ""
-        if game != "meduris" and kind not in BY_NAME:
+        kind, colon, param = text.strip().partition(":") if isinstance(text, str) else ("",) * 3
+        if game != "meduris" and kind not in BY_NAME and not located(kind, colon, param):
             close = difflib.get_close_matches(kind, known_list(game).split(", "), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise UnknownAgentError(f"unknown {game} agent {excerpt(str(text), 100)}{hint}; "
                                     f"{game} agents: {known_list(game)}")
         spec = cls.parse_name(text)
-        if not spec.row.serves(game):
-            raise UnknownAgentError(f"agent {spec.text!r} does not play {game}; {game} agents: "
-                                    f"{known_list(game)}")
+        games = spec.games()
+        if game not in games:
+            said = f" (its games = {games!r})" if spec.row.source in PYTHON_PLUGINS else ""
+            raise UnknownAgentError(f"agent {spec.text!r} does not play {game}{said}; {game} "
+                                    f"agents: {known_list(game)}")
         return spec if game == "meduris" else dataclasses.replace(spec, game=game)
 
     @classmethod
@@ -329,9 +345,7 @@ class AgentSpec:
             return cls.parse_builtin(text, row, param)
         if row is not None and row.source == "entry point":
             return cls.parse_plugin(text, row, param if colon else None)
-        if plugins.is_file_location(kind) or (
-                colon and plugins.IDENTIFIER.match(kind)
-                and plugins.IDENTIFIER.match(param.partition(":")[0])):
+        if located(kind, colon, param):
             return cls.parse_located(text, kind, param)
         named = [k.name for k in KINDS if k.source in NAMED]
         close = difflib.get_close_matches(kind, named, n=1)
@@ -377,6 +391,14 @@ class AgentSpec:
         spec = cls(row.name, parameter=parameter, text=text, target=target)
         spec.plugin_object()
         return spec
+
+    def games(self) -> tuple[str, ...]:
+        """The games this agent plays: its row's, or for a Python plug-in the ``games`` its
+        object declares (PluginError in one line for a bad declaration)."""
+        if self.row.source not in PYTHON_PLUGINS:
+            return self.row.games
+        declared = plugins.declared_games(self.plugin_object(), self.text, GAME_NAMES)
+        return self.row.games if declared is None else declared
 
     def plugin_object(self):
         """The object a file, module or entry-point plug-in names (its module imported)."""

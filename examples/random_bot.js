@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// A Meduris bot in JavaScript (node, no packages): it plays a seeded random legal move.
+// A bot in JavaScript (node, no packages): it plays a seeded random legal move.
 //
 // Run it as an agent with: meduris tournament --agents "cmd:node examples/random_bot.js,greedy"
+// (add --game druids for Druids: it picks among the "legal" ids only, so it plays any game;
+// the "game" field of "hello" and "new_game" names the game).
 // It speaks protocol 1 of docs/bring_your_own_agent.md on stdin/stdout, one JSON object per
 // line: it answers "hello" with its name and every "decide" with {"action": <a legal id>},
 // seeds its random stream from each "new_game"'s seed, ignores "game_over" and leaves on

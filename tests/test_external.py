@@ -7,6 +7,11 @@ each forfeit with the right reason in games.csv, scored as a loss; the tournamen
 and no child process is left behind, also after Ctrl-C. The protocol's messages are checked
 against its documentation with a bot that records what it receives.
 
+Druids (the same protocol, ``"game": "druids"``): the example bots play it, a faulty bot
+forfeits as in Meduris, and every message a Druids bot is sent holds only what its seat knows
+(D14): it is the same for any deal of the cards hidden from the seat (``resample_hidden``), and
+no gem hidden from the seat appears in it.
+
 Child processes are found by a marker in their environment (``MEDURIS_BOT_MARK``), inherited
 from the test through the tournament's workers to the bots: a bot orphaned by a dead worker
 is found too.
@@ -15,6 +20,7 @@ is found too.
 import csv
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -25,9 +31,12 @@ from pathlib import Path
 import pytest
 
 from agents.base import Agent, Forfeit
-from agents.external import SubprocessAgent, close_agents
+from agents.external import DRUIDS_PUBLIC, SubprocessAgent, close_agents, decide_message
+from agents.games import observe_druids
 from agents.match import forfeit_ranks, play_game
 from agents.registry import make_agent
+from druids_env import DruidsGame, resample_hidden
+from druids_env.engine.cards import gem_name, is_gem
 from meduris_cli.main import main
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
@@ -284,9 +293,9 @@ def test_the_messages_follow_the_documented_protocol(tmp_path):
     messages = [json.loads(line) for line in heard.read_text().splitlines()]
     hello, new, first = messages[:3]
     assert hello == {"type": "hello", "protocol": 1, "game": "meduris"}
-    assert new == {"type": "new_game", "seat": 1, "players": 2, "seed": derive_seed(11, 2),
-                   "exchange": "auto", "max_turns": 1000, "board": game.board.name,
-                   "move_time": 10.0, "game_time": None}
+    assert new == {"type": "new_game", "game": "meduris", "seat": 1, "players": 2,
+                   "seed": derive_seed(11, 2), "exchange": "auto", "max_turns": 1000,
+                   "board": game.board.name, "move_time": 10.0, "game_time": None}
     assert first["type"] == "decide" and first["seat"] == 1 and first["time_left"] is None
     assert len(first["observation"]["observation"]) == 1470
     mask = first["observation"]["action_mask"]
@@ -303,6 +312,114 @@ def test_the_messages_follow_the_documented_protocol(tmp_path):
                     "winners": result.winners, "end_reason": result.end_reason, "forfeit": "",
                     "forfeit_seat": None}
     assert messages[-1] == {"type": "quit"}  # close() asks it to leave
+
+
+# --- Druids ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [f"{PY} examples/random_bot.py", "node examples/random_bot.js"])
+def test_an_example_bot_plays_druids(tmp_path, mark, command, monkeypatch):
+    monkeypatch.chdir(REPO)
+    agent = f"cmd:{command}"
+    got = tournament(tmp_path, f"{agent},random", "--game", "druids", "--save-records", "0-1",
+                     games=2)
+    assert got["summary"]["config"]["game"] == "druids"
+    assert [r["forfeit"] for r in got["rows"]] == ["", ""]
+    assert {r["seat0_agent"] for r in got["rows"]} == {agent, "random"}
+    for path in sorted((tmp_path / "records").glob("game-*.json")):
+        assert GameRecord.load(path).replay().is_terminal()  # every move legal
+    assert bots_left(mark) == []
+
+
+DRUIDS_FAULTS = [("hang", "timeout: no answer within 0.5 s (the move time)"),
+                 ("illegal", "illegal: action 999 is not legal now"),
+                 ("crash", "crashed: exit code 3")]  # (crash: at seat 1 only)
+
+
+@pytest.mark.parametrize("mode,reason", DRUIDS_FAULTS)
+def test_a_faulty_druids_bot_forfeits_as_in_meduris(tmp_path, mark, mode, reason):
+    agent = f"{FAULTY} {mode}"
+    rows = tournament(tmp_path, f"{agent},random", "--game", "druids", "--move-time", "0.5",
+                      games=2)["rows"]
+    for r in rows:
+        seat = 0 if r["seat0_agent"] == agent else 1
+        if mode == "crash" and seat == 0:  # it plays the game out
+            assert r["forfeit"] == "" and r["end_reason"] != "forfeit"
+            continue
+        assert r["end_reason"] == "forfeit" and r["forfeit_seat"] == str(seat)
+        assert r["forfeit"].startswith(reason) and r["winners"] == str(1 - seat)
+    assert bots_left(mark) == []
+
+
+class Witness(SubprocessAgent):
+    """A cmd: agent keeping a copy of each true state it was asked to decide in."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.states = []
+
+    def act(self, observation, state) -> int:
+        self.states.append(state.clone())
+        return super().act(observation, state)
+
+
+def hidden_gems(state, seat: int) -> set[int]:
+    """The gems ``seat`` cannot know (D14): the other hands', the others' face-down gems above
+    the places and their discards, the gem deck."""
+    hidden = {c for q, hand in enumerate(state.hands) if q != seat for c in hand if is_gem(c)}
+    hidden |= {c for pile in state.above for c, who in pile if who != seat}
+    hidden |= {c for c, who in state.discards if who != seat}
+    return hidden | set(state.gem_deck)
+
+
+def cards_named(message: dict) -> set[int]:
+    """Every card id the message's state names (hand, set, discards, cards on the table, gems
+    revealed, the events' cards)."""
+    pos = message["state"]["position"]
+    named = set(pos["hand"]) | set(pos["servant_set"]) | set(pos["discards"])
+    named |= set(pos["removed"]) | {c for _, c in pos["reveals"]}
+    named |= {c for pile in pos["above"] + pos["under"] for c, _ in pile if c is not None}
+    return named | {d["card"] for _, _, d, _, _ in message["state"]["events"]
+                    if d.get("card") is not None}
+
+
+def test_a_druids_bot_is_sent_only_what_its_seat_knows(tmp_path):
+    heard = tmp_path / "heard.jsonl"
+    bot = Witness("recorder", f"{PY} {REPO / 'tests/data/bots/recorder_bot.py'} {heard}",
+                  log_dir=tmp_path)
+    try:
+        result = play_game(DruidsGame(3), [make_agent("random", "druids"), bot,
+                                           make_agent("greedy", "druids")], seed=7)
+    finally:
+        close_agents([bot])
+    assert result.forfeit == "" and bot.bot_name == "recorder"
+    messages = [json.loads(line) for line in heard.read_text().splitlines()]
+    assert messages[0] == {"type": "hello", "protocol": 1, "game": "druids"}
+    assert messages[1] == {"type": "new_game", "game": "druids", "seat": 1, "players": 3,
+                           "seed": derive_seed(7, 2), "max_turns": 500, "circles": 5,
+                           "move_time": 10.0, "game_time": None}
+    decides = [m for m in messages if m["type"] == "decide"]
+    assert len(decides) == len(bot.states) == result.decisions_per_seat[1] > 20
+    rng, redealt = random.Random(0), 0
+    for sent, state in zip(decides, bot.states, strict=True):
+        legal = state.legal_actions()
+        assert sent == json.loads(decide_message(state, 1, legal, observe_druids(state, 1),
+                                                 None))
+        assert len(sent["observation"]["observation"]) == 857
+        other = resample_hidden(state, 1, rng)  # another deal of what seat 1 cannot see
+        redealt += other.hands != state.hands
+        assert sent == json.loads(decide_message(other, 1, legal, observe_druids(other, 1),
+                                                 None))
+        hidden = hidden_gems(state, 1)
+        assert hidden and not hidden & cards_named(sent)
+        assert not any(gem_name(c) in text for c in hidden for _, text in sent["legal"])
+    assert redealt > len(decides) // 2  # the other deals differed: the test could fail
+    view = decides[-1]["state"]  # no other field: never the history (chance outcomes name
+    assert list(view) == ["game", "params", "viewer", "to_move", "position", "events"]  # cards)
+    assert set(view["position"]) == {*DRUIDS_PUBLIC, "above", "under", "hand", "servant_set",
+                                     "discards", "hand_gems", "hand_servants",
+                                     "servant_set_sizes", "discard_counts", "gem_deck_size",
+                                     "place_deck_size"}
+    assert not {"hands", "gem_deck", "servant_sets", "drawn_at", "played_at"} & set(
+        DRUIDS_PUBLIC)
 
 
 # --- scoring a forfeit -------------------------------------------------------------------------

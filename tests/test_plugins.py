@@ -3,14 +3,17 @@ the project, from a module on the path, and from the entry point of a package re
 in this environment (examples/meduris-bot-example: ``cautious``, ``first-legal``) play in
 ``meduris tournament`` (a pool of two worker processes) and ``meduris play``, are listed by
 ``meduris agents``, are adapted and seeded like the built-ins, and every bad one is one line
-before any game."""
+before any game. Every plug-in form plays Druids too, given what a built-in Druids agent is
+given (D14: the seat's observation); one declaring ``games`` is refused for another game."""
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents import Agent, UnknownAgentError, make_agent
@@ -19,6 +22,7 @@ from agents.plugins import ActAgent, PluginError, PolicyAgent, worker_context
 from agents.registry import BY_NAME, IGNORED_ENTRY_POINTS, KINDS, AgentSpec, entry_point_kinds
 from agents.tournament import TournamentConfig, run_tournament
 from agents.tournament.backends import init_worker, play_task
+from druids_env import DruidsGame, observation_tensor
 from meduris_cli import main
 from meduris_env import MedurisGame
 
@@ -98,6 +102,21 @@ def make_number():
 
 class Abstract(Agent):
     pass
+
+
+class Watcher(Agent):
+    """Keeps what it is given (the observation dict, a copy of the state) and plays the lowest
+    legal id of its mask."""
+
+    uses_observation = True
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def act(self, observation, state):
+        self.seen.append((observation, state.clone()))
+        return int(np.flatnonzero(observation["action_mask"])[0])
 '''
 
 STRATEGIES = '''
@@ -109,6 +128,19 @@ class Steady(Agent):
 
     def act(self, observation, state):
         return min(state.legal_actions())
+
+
+class DruidsOnly(Steady):
+    """Says it plays Druids only."""
+
+    games = ("druids",)
+
+
+def nowhere(observation):
+    return 0
+
+
+nowhere.games = ["druids", "chess"]
 '''
 
 
@@ -417,3 +449,60 @@ def test_the_example_plugins_play():
     _, result = play(["examples/plugins/mybots.py:Cautious:5",
                       f"{REPO}/examples/plugins/policies.py:lowest"])
     assert result.decisions > 20
+
+
+# --- Druids ------------------------------------------------------------------------------------
+def test_every_plugin_form_plays_druids_given_what_a_builtin_is(on_path):
+    bots = f"{on_path}/bots/bots.py"
+    names = [f"{bots}:Watcher", f"{bots}:highest", "p1bots.strategies:Steady", "cautious:5"]
+    agents = [make_agent(n, "druids") for n in names]
+    result = play_game(DruidsGame(4), agents, 3, keep_history=True)
+    assert result.agents == names and result.end_reason.endswith(("(D11)", "(D11b)", "(D12)"))
+    assert isinstance(agents[1], PolicyAgent) and isinstance(agents[3], ActAgent)
+    watched = agents[0].seen
+    assert len(watched) == result.decisions_per_seat[0] > 10
+    for observation, state in watched:  # D14: the seat's own view, as a built-in gets it
+        assert type(state).__name__ == "DruidsState" and state.current_player() == 0
+        assert np.array_equal(observation["observation"], observation_tensor(state, 0))
+        assert np.array_equal(observation["action_mask"], state.legal_action_mask())
+    again = play_game(DruidsGame(4), [make_agent(n, "druids") for n in names], 3,
+                      keep_history=True)
+    assert again.history == result.history  # seeded like the built-ins
+
+
+def test_a_druids_tournament_takes_plugins(place, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(place)
+    out = tmp_path / "d"
+    assert main(["tournament", "--game", "druids", "--agents", "bots/bots.py:Careful,first-legal",
+                 "--games", "2", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    games = (out / "games.csv").read_text()
+    assert games.count("bots/bots.py:Careful") == 2 and "forfeit" not in capsys.readouterr().err
+    assert json.loads((out / "summary.json").read_text())["config"]["game"] == "druids"
+
+
+def test_a_plugin_may_declare_the_games_it_plays(on_path, monkeypatch, capsys, tmp_path):
+    bots = f"{on_path}/bots/bots.py"
+    for name in ("cmd:./bot", f"{bots}:Careful", "p1bots.strategies:Steady", "cautious"):
+        assert AgentSpec.parse(name, game="druids").game == "druids"  # undeclared: every game
+    only = "p1bots.strategies:DruidsOnly"
+    assert AgentSpec.parse(only, game="druids").games() == ("druids",)
+    with pytest.raises(UnknownAgentError) as err:
+        AgentSpec.parse(only)
+    assert str(err.value).startswith(f"agent {only!r} does not play meduris (its games = "
+                                     "('druids',)); meduris agents: random, greedy")
+    with pytest.raises(PluginError) as err:
+        AgentSpec.parse("p1bots.strategies:nowhere", game="druids")
+    assert str(err.value) == ("agent 'p1bots.strategies:nowhere': its games = ['druids', "
+                              "'chess'] must name the games it plays ('chess' is not one); "
+                              "the games: meduris, druids")
+    # an entry point says it the same way (its row is made without importing it)
+    row = dataclasses.replace(BY_NAME["cautious"], name="p1-druids", target=only)
+    monkeypatch.setitem(BY_NAME, "p1-druids", row)
+    assert BY_NAME["p1-druids"].serves("meduris")
+    assert make_agent("p1-druids", "druids").name == "p1-druids"
+    with pytest.raises(UnknownAgentError, match=r"'p1-druids' does not play meduris \(its"):
+        AgentSpec.parse("p1-druids")
+    assert main(["tournament", "--agents", f"{only},random", "--games", "2", "--workers", "1",
+                 "--no-progress", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "does not play meduris (its games = ('druids',))" in err and err.count("\n") == 1

@@ -8,6 +8,10 @@ its name and seeds it with ``reset(seed)`` before every game.
   legal action id with probability ``level``/10 (``level`` 0..10, default 3).
 * ``first-legal`` (:func:`first_legal`): a policy function, the lowest legal action id of the
   observation's mask.
+
+Both read only the legal ids, so they play every game of meduris-rl (Meduris, and Druids with
+``--game druids``). A plug-in for some games only says so with an attribute ``games`` on the
+class or function, e.g. ``games = ("druids",)``.
 """
 
 from __future__ import annotations
