@@ -422,6 +422,21 @@ def test_a_druids_bot_is_sent_only_what_its_seat_knows(tmp_path):
         DRUIDS_PUBLIC)
 
 
+def test_one_cmd_agent_playing_another_game_starts_a_child_for_it(tmp_path):
+    heard = tmp_path / "heard.jsonl"
+    bot = SubprocessAgent("recorder", f"{PY} {REPO / 'tests/data/bots/recorder_bot.py'} {heard}",
+                          log_dir=tmp_path)
+    try:
+        for game in (DruidsGame(2), MedurisGame(2)):
+            assert play_game(game, [bot, make_agent("random")], seed=1).forfeit == ""
+    finally:
+        close_agents([bot])
+    messages = [json.loads(line) for line in heard.read_text().splitlines()]
+    said = [(m["type"], m.get("game")) for m in messages if m["type"] in ("hello", "new_game")]
+    assert said == [("hello", "druids"), ("new_game", "druids"), ("hello", "meduris"),
+                    ("new_game", "meduris")]
+
+
 # --- scoring a forfeit -------------------------------------------------------------------------
 class Quitter(Agent):
     """Forfeits at its ``after``-th decision; remembers the results it is told."""
