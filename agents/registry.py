@@ -171,6 +171,9 @@ def _mcts(spec: AgentSpec) -> Agent:
 
 
 def _ppo(spec: AgentSpec) -> Agent:
+    if spec.game == "druids":
+        from .druids_ppo import DruidsPPOAgent
+        return DruidsPPOAgent(str(spec), spec.parameter)
     from .ppo import PPOAgent
     return PPOAgent(str(spec), spec.parameter)
 
@@ -222,7 +225,9 @@ KINDS: tuple[AgentKind, ...] = (
               budget=SEARCH),
     AgentKind("ppo", "the PPO policy network: the shipped model for the game's player count, "
               "or a policy.pt", _ppo, batch="policy", file="policy.pt",
-              needs=("torch", "model")),
+              needs=("torch", "model"), games=("meduris", "druids"), game_summaries=(
+                  ("druids", "the Druids PPO policy (meduris train --game druids): the shipped "
+                             "model for the player count, or a policy.pt"),)),
     AgentKind("openspiel-mcts", "OpenSpiel's MCTSBot with random rollouts", _openspiel_mcts,
               budget=Budget("simulations", 100), needs=("open_spiel",)),
     # the web server never loads files, and an RLlib agent is nothing without its checkpoint
