@@ -45,7 +45,7 @@ An example exchange (``>`` to the bot, ``<`` from it; ``...`` shortens)::
 
     > {"type": "hello", "protocol": 1, "game": "meduris"}
     < {"type": "hello", "name": "firstbot", "protocol": 1}
-    > {"type": "new_game", "seat": 1, "players": 2, "seed": 1941900513, ...}
+    > {"type": "new_game", "game": "meduris", "seat": 1, "players": 2, "seed": ..., ...}
     > {"type": "decide", "seat": 1, "turn": 0, "legal": [[0, "place worker on wood"], ...], ...}
     < {"action": 0}
     ...
