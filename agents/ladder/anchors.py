@@ -50,10 +50,10 @@ LADDERS: dict[str, LadderGame] = {
         ("greedy", "mcts:200"), DATA / "ladder_anchors.sqlite", "ladder.sqlite"),
     "druids": LadderGame(
         "druids",
-        {2: ("random", "greedy", "ismcts:50", "ismcts:200", "ismcts:800"),
-         3: ("random", "greedy", "ismcts:50", "ismcts:200"),
-         4: ("random", "greedy", "ismcts:50", "ismcts:200")},
-        ("greedy", "ismcts:200"), DATA / "ladder_anchors_druids.sqlite",
+        {2: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200", "ismcts:800"),
+         3: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200"),
+         4: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200")},
+        ("greedy", "ismcts:50"), DATA / "ladder_anchors_druids.sqlite",
         "ladder_druids.sqlite"),
 }
 
