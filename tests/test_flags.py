@@ -255,7 +255,10 @@ def test_serve_flags(tmp_path):
                                "127.0.0.1", "--port", str(port), "--db", str(db)], cwd=REPO,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        for _ in range(100):
+        # (the server answers once its thinking workers are warm: seconds on a quiet machine,
+        # half a minute when the machine is loaded; bounded at 90 s)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and server.poll() is None:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:
                     assert page.status == 200
