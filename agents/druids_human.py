@@ -19,7 +19,7 @@ from druids_env.engine import action_to_string, string_to_action
 from druids_env.engine.errors import IllegalActionError
 from druids_env.text_view import decision_text, event_lines, seat_view
 
-from .human import HumanAgent, parse_common
+from .human import HumanAgent, parse_words
 
 HELP = ("type the number of an action, or its words as listed (e.g. 'collect place 2', 'draw "
         "a gem'); 'board' shows the table again, 'help' this text, 'quit' ends the game and "
@@ -55,18 +55,8 @@ class DruidsHumanAgent(HumanAgent):
         return action_to_string(action)
 
     def parse(self, line: str, legal: list[int], state) -> tuple[int | None, str]:
-        common = parse_common(line, legal)
-        if common is not None:
-            return common
-        text = line.strip()
-        try:
-            a = string_to_action(text)
-        except IllegalActionError:
-            return None, f"{text!r} is neither a number nor an action"
-        if a not in legal:
-            return None, (f"'{action_to_string(a)}' is not legal now (due: "
-                          f"{decision_text(state)})")
-        return a, ""
+        return parse_words(line, legal, string_to_action, action_to_string,
+                           lambda: decision_text(state), (IllegalActionError,))
 
     def help_text(self) -> str:
         return HELP

@@ -121,16 +121,26 @@ class HumanAgent(Agent):
 
 def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
     """(action, "") for a valid choice, else (None, reason) - or a command word as reason."""
+    return parse_words(line, legal, string_to_action, action_to_string,
+                       lambda: describe_decision(state))
+
+
+def parse_words(line: str, legal: list[int], to_action, to_string, due,
+                errors: tuple[type[Exception], ...] = (ValueError,)
+                ) -> tuple[int | None, str]:
+    """:func:`parse_common`, else the line as an action's words in a game's own language
+    (``to_action`` raising one of ``errors`` for words that name no action; ``to_string`` its
+    inverse; ``due()`` the decision due, named when the action is not legal now)."""
     common = parse_common(line, legal)
     if common is not None:
         return common
     text = line.strip()
     try:
-        a = string_to_action(text)
-    except ValueError:
+        a = to_action(text)
+    except errors:
         return None, f"{text!r} is neither a number nor an action"
     if a not in legal:
-        return None, f"'{action_to_string(a)}' is not legal now ({describe_decision(state)} is due)"
+        return None, f"'{to_string(a)}' is not legal now ({due()} is due)"
     return a, ""
 
 

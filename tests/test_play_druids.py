@@ -82,7 +82,7 @@ def test_bad_input_is_refused_and_words_are_read(tmp_path):
     assert "not accepted: 'abc' is neither a number nor an action" in out
     assert "not accepted: 0 is not on the list (1-42)" in out
     assert "not accepted: 'collect place 9' is neither a number nor an action" in out
-    assert "not accepted: 'draw a servant' is not legal now (due: play a card face down" in out
+    assert "not accepted: 'draw a servant' is not legal now (play a card face down" in out
     assert "not accepted: empty input" in out
     assert "'board' shows the table again" in out and "(D14)" in out  # help
     # 'board' shows the position again: the first decision's view twice
