@@ -174,3 +174,28 @@ def test_a_policy_of_one_game_is_refused_by_the_other_in_one_line(capsys, tmp_pa
                            "--out", str(tmp_path / "d"))
     assert code != 0 and "is a Meduris policy: it cannot play Druids" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_shipped_druids_model_plays_2_players_and_beats_greedy():
+    """``ppo`` in Druids is agents/models/druids_ppo_2p.pt (issue 28: >= 60 % against greedy
+    over 400 games, docs/druids.md); 20 seeded games here, seats alternating, as a regression
+    check, and a 3-player game without a shipped model is one line."""
+    from agents import UnknownAgentError, make_agent
+    from agents.druids_ppo import shipped_model
+    from agents.match import play_game
+
+    _, arch = load_policy_file(shipped_model(2))
+    assert arch["game"] == "druids" and arch["players"] == 2
+    wins = 0.0
+    for g in range(20):
+        agents = [make_agent("ppo", "druids"), make_agent("greedy", "druids")]
+        seat = g % 2
+        result = play_game(D.DruidsGame(2), agents if seat == 0 else agents[::-1], 1000 + g)
+        wins += (seat in result.winners) / len(result.winners)
+    assert wins >= 12, wins
+    agent = make_agent("ppo", "druids")
+    st = D.DruidsGame(3).new_initial_state()
+    while st.is_chance_node():
+        st.apply_action(st.chance_outcomes()[0][0])
+    with pytest.raises(UnknownAgentError, match="no shipped Druids model for 3 players"):
+        agent.act(None, st)
