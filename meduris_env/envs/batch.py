@@ -77,6 +77,7 @@ from ..engine.values import SEED_MAX, check_int
 from . import batch_kernels as k
 from .batch_kernels import ALL_SEATS, RANDOM_SEAT, Games
 from .observation import OBS_SIZE, encode_board
+from .positions import PositionPool
 from .rewards import REWARD_MODES, check_reward_mode
 
 __all__ = ["ALL_SEATS", "RANDOM_SEAT", "MAX_BATCH_BYTES", "MAX_GAMES", "MAX_HISTORY",
@@ -347,6 +348,18 @@ class MedurisBatch:
         b = self._game(i)
         return State(self.game, self.states[b].copy())
 
+    def rows(self, games: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Copies of the chosen games' state rows (int32 ``(k, STATE_SIZE)``), e.g. for
+        :meth:`PositionPool.load <meduris_env.envs.positions.PositionPool.load>`."""
+        return self.states[self._indices(games)].copy()
+
+    def position_pool(self, capacity: int, seed: int | None = None) -> PositionPool:
+        """A :class:`~meduris_env.envs.positions.PositionPool` of this batch's game (its
+        observation option too), seeded with ``seed`` (default: the batch seed); it never
+        touches the batch's games or streams."""
+        return PositionPool(self.game, capacity, self.seed if seed is None else seed,
+                            hidden_materials=self.hidden_materials)
+
     def replay(self, i: int) -> State:
         """Game ``i`` rebuilt by the scalar engine from its history (``history`` must be on and
         large enough)."""
@@ -383,6 +396,14 @@ class MedurisBatch:
                 idx.min() < 0 or idx.max() >= self.num_games)):
             raise ValueError(f"games must be indices 0..{self.num_games - 1}, got {games!r}")
         return np.unique(idx).astype(np.int64)
+
+    def _indices(self, games) -> np.ndarray:
+        """``games`` as int64 indices, in the given order (repeats kept)."""
+        idx = np.asarray(games)
+        if idx.ndim != 1 or (idx.size and (idx.dtype.kind not in "iu" or idx.min() < 0
+                                           or idx.max() >= self.num_games)):
+            raise ValueError(f"games must be indices 0..{self.num_games - 1}, got {games!r}")
+        return idx.astype(np.int64)
 
     def _illegal_reason(self, b: int, action: int) -> str:
         state = self.state(b)

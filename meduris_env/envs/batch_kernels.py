@@ -24,15 +24,20 @@ import numpy as np
 from numba import njit, prange
 
 from ..engine.batch import (
+    AGENT_DRAWS,
+    CHANCE_DRAWS,
     CHUNK,
+    HISTORY_LENGTH,
+    KEY,
     act_row,
     agent_draw,
     random_action,
     reset_row,
     scratch,
+    stream_key,
 )
 from ..engine.constants import END_TRUNCATED, MAX_PLAYERS, TERMINAL
-from ..engine.kernel import below, current_player, legal_mask
+from ..engine.kernel import below, current_player, is_legal, legal_mask, win_returns
 from ..engine.layout import O_END, O_NF, O_NP, O_VP
 from .observation import encode_board, encode_position
 from .rewards import DENSE, SCORE_SCALE, terminal_reward_kernel
@@ -237,3 +242,63 @@ def draw_seeds(games, streams, out):
     """A 31-bit seed per game from its agent stream (for opponents that act in batch)."""
     for j in prange(games.shape[0]):
         out[j] = agent_draw(streams, games[j]) >> 1
+
+
+# --- the position pool (:mod:`.positions`) -----------------------------------------------------
+# A pool's rows are positions, not games: ``states`` (N, STATE_SIZE), ``streams`` (N, 3) and
+# ``counts`` (N, 2) as a batch's (``counts[:, HISTORY_LENGTH]`` counts the ids of ``record``),
+# ``record`` (N, POOL_RECORD) int16: the action that made the row from its parent, then the
+# chance outcomes drawn after it; ``movers`` (N,) int8, the seat to move or -1 once over.
+POOL_RECORD = 16
+# the "game" numbers of the pool's stream keys (``stream_key(seed, tag, value)``): far beyond
+# any batch's game index, so a pool never draws a batch's dice
+POOL_COUNTER_TAG = 1 << 62  # value: the pool's expansion counter
+POOL_STREAM_TAG = (1 << 62) + 1  # value: a stream number given by the caller
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def check_expansions(states, fm, parents, actions, bad):
+    """``bad[j]`` = 1 where ``actions[j]`` is not a legal action of row ``parents[j]`` (the
+    legal-mask test, before anything is written)."""
+    for j in prange(parents.shape[0]):
+        bad[j] = 0 if is_legal(states[parents[j]], fm, actions[j]) else 1
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def expand_rows(states, streams, counts, record, movers, parents_of, fm, fa, seed, tag, values,
+                parents, actions, rows):
+    """Row ``rows[j]``: a copy of row ``parents[j]`` after ``actions[j]`` (checked legal before),
+    chance resolved from the stream ``stream_key(seed, tag, values[j])``; in parallel over j."""
+    n = parents.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        ev, evc, cmask, _ = scratch()
+        for j in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            r = rows[j]
+            states[r, :] = states[parents[j]]
+            streams[r, KEY] = stream_key(seed, tag, values[j])
+            streams[r, CHANCE_DRAWS] = 0
+            streams[r, AGENT_DRAWS] = 0
+            counts[r, HISTORY_LENGTH] = 0
+            parents_of[r] = parents[j]
+            mover = act_row(states, fm, fa, r, actions[j], streams, record, counts, ev, evc,
+                            cmask)
+            movers[r] = mover if mover >= 0 else -1
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def pool_returns(states, ids, zero_sum, out):
+    """``out[j, :players]``: the engine's returns of row ``ids[j]`` (win/lose utility), 0 while
+    the game is not over."""
+    for j in prange(ids.shape[0]):
+        st = states[ids[j]]
+        if current_player(st) == TERMINAL:
+            win_returns(st, zero_sum, out[j])
+        else:
+            out[j, :] = 0.0
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def row_players(states, ids, out):
+    """``out[j]``: the current player of row ``ids[j]`` (a seat, ``CHANCE`` or ``TERMINAL``)."""
+    for j in prange(ids.shape[0]):
+        out[j] = current_player(states[ids[j]])
