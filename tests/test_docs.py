@@ -88,6 +88,11 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris train --config train/configs/ppo_2p.yaml --shaping 0 --out runs/plain":
         (FLAGS, "meduris train"),
     "meduris train --resume runs/ppo_2p/checkpoint.zip --steps 20000000": (FLAGS, "meduris train"),
+    # docs/druids.md: the shipped Druids model's run and its measurement
+    "meduris train --config train/configs/druids_ppo_2p.yaml --out runs/druids_ppo_2p":
+        (FLAGS, "meduris train"),
+    "meduris tournament --game druids --agents ppo:runs/druids_ppo_2p/best.pt,greedy --games 400 "
+    "--seed 1": (FLAGS, "meduris tournament"),
     "tensorboard --logdir runs/ppo_2p/tb": (SKIP, "TensorBoard's own viewer, serving a run's logs"),
     "python benchmarks/training.py --curve runs/ppo_2p --other-games 96 --with-evaluations "
     "--plot docs/learning_curve_2p.png": (FLAGS, "python benchmarks/training.py"),
