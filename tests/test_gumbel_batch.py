@@ -346,3 +346,41 @@ def test_no_simulation_and_bad_roots():
                               np.random.default_rng(0))
     with pytest.raises(ValueError):
         batched_gumbel_search(pool, [root], evaluate, -1, 4, np.random.default_rng(1))
+
+
+def meduris_endgame(num_players, seed, before_end):
+    """A decision ``before_end`` decisions before the end of a random game."""
+    play = random.Random(seed)
+    state = MedurisGame(num_players).new_initial_state()
+    resolve_chance(state, play)
+    history = []
+    while not state.is_terminal():
+        history.append(state.clone())
+        state.apply_action(play.choice(state.legal_actions()))
+        resolve_chance(state, play)
+    return history[-before_end]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_finished_games_in_a_meduris_tree(seed):
+    """Near the end the trees hold finished games (their returns backed up, revisited without
+    an evaluation); one tree is still the reference search."""
+    state = meduris_endgame(2, seed, 2)
+    evaluation = fixed_one(NUM_ACTIONS)
+    reference = gumbel_search(state, lambda s: evaluation(observe_meduris(s)[0]), 32, 4,
+                              np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    pool = ScalarPool()
+    root = pool.add(state.clone(), rng)
+    evaluate = Counted(evaluation, NUM_ACTIONS)
+    batch = batched_gumbel_search(pool, [root], evaluate, 32, 4, rng)
+    same_as_reference(batch, reference)
+    finished = sum(s.is_terminal() for s in pool.states)
+    assert finished > 0 and evaluate.calls < 33  # some simulations ended in finished games
+    states = [meduris_endgame(4, seed + b, 1 + b % 3) for b in range(6)]
+    pool = ScalarPool()
+    roots = [pool.add(s.clone(), np.random.default_rng(b)) for b, s in enumerate(states)]
+    result = batched_gumbel_search(pool, roots, Counted(evaluation, NUM_ACTIONS), 16, 8, rng)
+    for b, s in enumerate(states):
+        assert s.legal_action_mask()[result.actions[b]] and result.visits[b].sum() == 16
+        assert result.policy[b].sum() == pytest.approx(1.0)
