@@ -28,6 +28,7 @@ class DruidsRecords:
     takes)."""
 
     name = "druids"
+    score_unit = "amulets"  # what its scores count (D5: amulets), in a replay's summary
 
     @staticmethod
     def owns(game) -> bool:

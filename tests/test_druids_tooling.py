@@ -187,6 +187,7 @@ def test_meduris_replay_shows_a_druids_record_in_words_and_refuses_html_in_one_l
     steps = len(GameRecord.load(record).actions)
     assert f"step {steps}/{steps}: " in text and "hand: " in text  # every step, cards shown
     assert "play " in text and "(replayed exactly)" in text
+    assert " amulets" in text.splitlines()[-2] + text.splitlines()[-1] and " VP" not in text
     page = tmp_path / "r.html"
     assert main(["replay", str(record), "--html", str(page)]) == 2
     err = capsys.readouterr().err

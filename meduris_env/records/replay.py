@@ -22,7 +22,7 @@ from ..engine.text import render_text
 from ..render import template
 from ..render.view import state_view, view_patch
 from .atomic import atomic_write
-from .record import GameRecord, RecordError
+from .record import GameRecord, RecordError, codec_of
 
 
 @dataclass
@@ -60,7 +60,8 @@ def frames(record: GameRecord) -> list[Frame]:
 
 def summary(record: GameRecord) -> str:
     r = record.result
-    scores = ", ".join(f"{who(record, s)} {v} VP" for s, v in enumerate(r["scores"]))
+    unit = getattr(codec_of(record.game), "score_unit", "VP")  # (a codec may name its unit)
+    scores = ", ".join(f"{who(record, s)} {v} {unit}" for s, v in enumerate(r["scores"]))
     if not r["terminal"]:
         return f"unfinished after turn {r['turns']}: {scores}"
     won = " and ".join(who(record, s) for s in r["winners"])
