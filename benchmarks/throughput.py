@@ -11,7 +11,12 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    shared VM); ``batch_steps_per_s`` is the best B on all cores and ``batch_vs_aec`` its ratio
    to the AEC environment below (one core; the AEC env has no batch). Then **MaskablePPO on
    the batch** (``meduris_env.envs.sb3.MedurisSB3VecEnv`` against random opponents, a 2x256
-   MLP): environment steps/s of ``learn()``, rollouts and updates together.
+   MLP): environment steps/s of ``learn()``, rollouts and updates together. Then **the position
+   pool** (``meduris_env.envs.positions.PositionPool``, issue 29): ``positions_expand_per_s``,
+   expansions/s of K = 4096 random legal actions from 256 mid-game positions (after 60 batch
+   steps), each call ``load`` of the roots, ``expand`` (chance settled) and ``observe`` of the
+   4096 children, on every core (``positions_expand_per_s``) and on one
+   (``positions_expand_per_s_1_thread``).
 
 1. **Python-driven random playouts** of the engine and of ``pyspiel.load_game("backgammon")``.
    Both games are driven by the *same* function, :func:`play_random_game`, so the comparison
@@ -329,6 +334,48 @@ def measure_batch(players: int, exchange: str, seconds: float, seed: int) -> dic
             "batch_best_games": top["games"], "threads": all_threads}
 
 
+POSITIONS_K = 4096  # expansions per call of the position-pool measurement
+POSITIONS_ROOTS = 256  # mid-game roots they expand (games of a batch after 60 steps)
+
+
+def measure_positions(players: int, exchange: str, seconds: float, seed: int) -> dict:
+    """The position pool (issue 29): one unit is ``load`` of 256 mid-game roots, then
+    ``expand`` of K = 4096 (root, random legal action) pairs and ``observe`` of the 4096
+    children; expansions/s on all threads and on one (best of three runs of ``seconds / 6``
+    each)."""
+    from meduris_env.envs.batch import MedurisBatch
+    batch = MedurisBatch(POSITIONS_ROOTS, players, exchange=exchange, seed=seed)
+    batch.reset()
+    for _ in range(60):
+        batch.step(batch.sample_actions())
+    live = np.flatnonzero(batch.mover >= 0)
+    rows = batch.rows(live)
+    pool = batch.position_pool(len(live) + POSITIONS_K)
+    rng = np.random.default_rng(seed)
+    parents = rng.choice(len(live), size=POSITIONS_K).astype(np.int64)
+    masks = batch.mask[live][parents]
+    actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+
+    def expand() -> int:
+        pool.clear()
+        pool.observe(pool.expand(pool.load(rows)[parents], actions))
+        return POSITIONS_K
+
+    import numba
+    rates = {}
+    before = numba.get_num_threads()
+    try:
+        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(threads)
+            expand()  # warm: compiled kernels, caches
+            runs = [_run_for(seconds / 6, expand) for _ in range(3)]
+            rates[threads] = max(total / elapsed for _, total, elapsed in runs)
+    finally:
+        numba.set_num_threads(before)
+    return {"positions_expand_per_s": rates[max(rates)], "positions_expand_per_s_1_thread":
+            rates[1], "positions_k": POSITIONS_K}
+
+
 def measure_ppo_batch(players: int, envs: int, rollouts: int, seed: int) -> dict:
     """Environment steps/s of MaskablePPO ``learn()`` on the batch adapter (2x256 MLP; random
     opponents; after one warm-up rollout)."""
@@ -412,6 +459,7 @@ def main(argv: list[str] | None = None) -> dict:
                  "pip install -e .[bench]")
 
     batch = measure_batch(args.players, args.exchange, args.seconds, args.seed)  # every core
+    positions = measure_positions(args.players, args.exchange, args.seconds, args.seed)
     ppo = measure_ppo_batch(args.players, args.ppo_envs, args.ppo_rollouts, args.seed)
     try:  # one core from here: pin to the lowest CPU we may run on (Linux only)
         cpu = min(os.sched_getaffinity(0))
@@ -450,6 +498,7 @@ def main(argv: list[str] | None = None) -> dict:
         "connect_four_steps_per_game": c4["steps"] / c4["games"],
         **batch,
         "batch_vs_aec": batch["batch_steps_per_s"] / aec["steps_per_s"],
+        **positions,
         **ppo,
         **druids,
         **warm,
@@ -481,6 +530,9 @@ def print_table(r: dict) -> None:
         print(f"{'':<26}{row['games']:>8}{row['threads']:>9}{row['steps_per_s']:>14,.0f}")
     print(f"{'best, all threads':<26}{r['batch_best_games']:>8}{r['threads']:>9}"
           f"{r['batch_steps_per_s']:>14,.0f}  = {r['batch_vs_aec']:.1f}x the AEC env")
+    print(f"{'position pool expand+obs':<26}{r['positions_k']:>8}{r['threads']:>9}"
+          f"{r['positions_expand_per_s']:>14,.0f}  expansions/s (mid-game, random legal; "
+          f"{r['positions_expand_per_s_1_thread']:,.0f} on 1 thread)")
     ppo = r["ppo_batch_settings"]
     print(f"{'MaskablePPO learn() on it':<26}{ppo['num_envs']:>8}{ppo['torch_threads']:>9}"
           f"{r['ppo_batch_steps_per_s']:>14,.0f}  env steps/s (2x256 MLP, n_steps "
