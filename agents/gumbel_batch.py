@@ -351,13 +351,19 @@ def _root_trees(pool, roots, evaluate, num_nodes: int):
     return trees, np.asarray(logits, dtype=np.float64), trees.legal[:, 0].copy()
 
 
-def _expand_leaves(pool, evaluate, trees: _Trees, node, action, end, num_players: int):
+def _expand_leaves(pool, evaluate, trees: _Trees, node, action, end, num_players: int,
+                   streams=None):
     """Expand the new leaves (``end < 0``) in the pool, evaluate the live ones in one call,
     add them to the trees: the leaf node of every tree and its value vector."""
     leaves, new = end.copy(), np.flatnonzero(end < 0)
     if len(new):
-        ids = np.asarray(pool.expand(trees.pool_id[new, node[new]], action[new]),
-                         dtype=np.int64)
+        parents = trees.pool_id[new, node[new]]
+        if streams is None:
+            ids = pool.expand(parents, action[new])
+        else:  # one stream number per node of each tree: its chance whatever the batch
+            numbers = streams[new] * trees.parent.shape[1] + trees.size[new]
+            ids = pool.expand(parents, action[new], numbers)
+        ids = np.asarray(ids, dtype=np.int64)
         movers = np.asarray(pool.mover(ids), dtype=np.int64)
         nodes = trees.add(new, node[new], action[new], ids, movers)
         leaves[new] = nodes
@@ -375,16 +381,25 @@ def _expand_leaves(pool, evaluate, trees: _Trees, node, action, end, num_players
 def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations: int,
                           max_num_considered: int, rng: np.random.Generator,
                           c_visit: float = C_VISIT, c_scale: float = C_SCALE,
-                          gumbel_scale: float = 1.0, gumbel: np.ndarray | None = None
-                          ) -> GumbelResult:
+                          gumbel_scale: float = 1.0, gumbel: np.ndarray | None = None,
+                          streams=None) -> GumbelResult:
     """Gumbel search from the ``B`` pool positions ``roots`` together (see the module
     docstring). ``rng`` draws the roots' Gumbel noise ``(B, A)`` (before any expansion; the pool
     draws chance); ``gumbel`` gives those draws instead (standard Gumbel, still times
-    ``gumbel_scale``), e.g. to search a root alone with the noise it had in a batch."""
+    ``gumbel_scale``), e.g. to search a root alone with the noise it had in a batch.
+    ``streams`` (``B`` ints >= 0, optional) makes each tree's chance its own: node ``i`` of
+    tree ``b`` is expanded with ``pool.expand(parents, actions, streams)`` and stream number
+    ``streams[b] * (num_simulations + 1) + i`` (``PositionPool``'s keyed streams), so that a
+    tree searched in any batch draws the same dice; without it the pool draws (the
+    PositionPool from its expansion counter, which depends on the batch)."""
     if num_simulations < 0 or max_num_considered < 1:
         raise ValueError("num_simulations must be >= 0 and max_num_considered >= 1, got "
                          f"{num_simulations} and {max_num_considered}")
     roots = np.asarray(roots, dtype=np.int64).reshape(-1)
+    if streams is not None:
+        streams = np.asarray(streams, dtype=np.int64).reshape(-1)
+        if streams.shape != roots.shape or (streams < 0).any():
+            raise ValueError(f"streams must be {len(roots)} ints >= 0, one per root")
     trees, raw, legal = _root_trees(pool, roots, evaluate, num_simulations + 1)
     num_players = trees.value_sum.shape[2]
     noise = rng if gumbel is None else _FixedNoise(gumbel)
@@ -397,7 +412,8 @@ def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations:
         select_leaves(trees.children, trees.visits, trees.value_sum, trees.mover, trees.logits,
                       trees.legal, trees.probs, trees.value, top.gumbel, table, num_considered,
                       float(c_visit), float(c_scale), node, action, end)
-        leaves, values = _expand_leaves(pool, evaluate, trees, node, action, end, num_players)
+        leaves, values = _expand_leaves(pool, evaluate, trees, node, action, end, num_players,
+                                        streams)
         backup(trees.parent, trees.visits, trees.value_sum, leaves, values)
     visits, q = trees.root_edges()
     value = trees.value[:, 0].copy()

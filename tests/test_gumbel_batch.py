@@ -384,3 +384,28 @@ def test_finished_games_in_a_meduris_tree(seed):
     for b, s in enumerate(states):
         assert s.legal_action_mask()[result.actions[b]] and result.visits[b].sum() == 16
         assert result.policy[b].sum() == pytest.approx(1.0)
+
+
+def test_the_position_pool_of_the_batch_engine():
+    """The real pool (meduris_env.envs.positions): legal moves, one call a simulation, and with
+    keyed streams a tree searched in a batch is the tree searched alone."""
+    from meduris_env.envs.positions import PositionPool
+
+    states = [meduris_position(2, seed, 3 + seed) for seed in range(4)]
+    noise = np.random.default_rng(4).gumbel(size=(4, NUM_ACTIONS))
+    evaluation = fixed_one(NUM_ACTIONS)
+
+    def search(index):
+        pool = PositionPool(MedurisGame(2), capacity=200, seed=3)
+        roots = pool.load([states[i] for i in index])
+        evaluate = Counted(evaluation, NUM_ACTIONS)
+        result = batched_gumbel_search(pool, roots, evaluate, 12, 4, np.random.default_rng(0),
+                                       gumbel=noise[index], streams=np.array(index) + 10)
+        assert evaluate.calls == 13
+        return result
+    together = search([0, 1, 2, 3])
+    for b, state in enumerate(states):
+        assert state.legal_action_mask()[together.actions[b]]
+        alone = search([b])
+        for field in ("actions", "visits", "q", "policy"):
+            assert np.array_equal(getattr(together, field)[b], getattr(alone, field)[0]), field
