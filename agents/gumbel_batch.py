@@ -213,6 +213,18 @@ def interior_pick(logits, sigma, visits, legal):
     return legal_argmax(probs, legal)
 
 
+def prior_probs(masked, legal) -> np.ndarray:
+    """``max(softmax(masked logits), TINY)`` over the legal actions, as
+    :func:`agents.gumbel.mixed_value` takes it (the same bits: the legal maximum of masked
+    logits is exactly 0), cheaper than :func:`agents.gumbel.improved_policy` (the
+    exponential of the legal entries only)."""
+    exp = np.zeros(np.shape(masked))
+    exp[legal] = np.exp(masked[legal])
+    total = np.sum(exp, axis=-1, keepdims=True)
+    probs = np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
+    return np.maximum(probs, TINY, out=probs)
+
+
 # --- the tree kernels ------------------------------------------------------------------------
 @njit(cache=True)
 def gather_edges(children, visits, value_sum, mover, node, q, n):
@@ -304,7 +316,7 @@ class _Trees:
         legal = np.asarray(mask).astype(bool)
         masked = masked_logits(np.asarray(logits, dtype=np.float64), legal)
         self.logits[trees, nodes], self.legal[trees, nodes] = masked, legal
-        self.probs[trees, nodes] = np.maximum(improved_policy(masked, 0.0, legal), TINY)
+        self.probs[trees, nodes] = prior_probs(masked, legal)
         values = np.asarray(values, dtype=np.float64).reshape(-1)
         self.value[trees, nodes] = values
         vector = np.repeat((-values / max(1, num_players - 1))[:, None], num_players, axis=1)

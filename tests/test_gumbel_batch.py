@@ -26,6 +26,7 @@ from agents.gumbel_batch import (
     interior_policy,
     node_sigma,
     pairwise_sum,
+    prior_probs,
     root_pick,
 )
 from meduris_env import MedurisGame
@@ -140,6 +141,7 @@ def test_the_numba_formulas_give_the_reference_numbers(num):
         logits, legal, visits, q, value = random_node(rng, num)
         masked = masked_logits(logits, legal)
         probs = np.maximum(improved_policy(masked, 0.0, legal), np.finfo(np.float64).tiny)
+        assert np.array_equal(prior_probs(masked, legal), probs)
         sigma = np.empty(num)
         node_sigma(q, visits.astype(np.float64), probs, value, 50.0, 0.1, sigma)
         reference = completed_q(q, visits, logits, legal, value)
@@ -157,6 +159,18 @@ def test_the_numba_formulas_give_the_reference_numbers(num):
         asked = table[min(4, legal.sum()), 0]
         assert root_pick(gumbel, masked, zero, fresh, legal, asked) == \
             root_action_selection(gumbel, logits, zero, fresh, legal, 16, 4)
+
+
+def test_prior_probs_of_a_batch_are_the_reference_bits():
+    rng = np.random.default_rng(8)
+    logits = rng.normal(size=(64, 241)).astype(np.float32).astype(np.float64) * 3
+    legal = rng.random((64, 241)) < 0.2
+    legal[:, 7] = True
+    masked = masked_logits(logits, legal)
+    reference = np.maximum(improved_policy(masked, 0.0, legal), np.finfo(np.float64).tiny)
+    assert np.array_equal(prior_probs(masked, legal), reference)
+    for b in range(64):
+        assert np.array_equal(prior_probs(masked[b], legal[b]), reference[b])
 
 
 # --- the toy game of tests/test_gumbel.py -------------------------------------------------------
