@@ -198,6 +198,11 @@ def _ismcts(spec: AgentSpec) -> Agent:
     return DruidsISMCTSAgent(str(spec), **spec.search_budget())
 
 
+def _gumbel(spec: AgentSpec) -> Agent:
+    from .gumbel_agent import GumbelAgent
+    return GumbelAgent(str(spec), spec.budget, path=spec.parameter)
+
+
 def _plugin(spec: AgentSpec) -> Agent:
     return plugins.build(spec.plugin_object(), str(spec), spec.parameter, str(spec))
 
@@ -239,6 +244,10 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
               "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)
+    AgentKind("gumbel", "Gumbel AlphaZero search guided by the ppo network (Sequential Halving "
+              "at the root, deterministic); a policy.pt after the budget for another network",
+              _gumbel, budget=Budget("simulations", 32, maximum=10_000), file="policy.pt",
+              needs=("torch", "model"), web=False),
 )
 
 #: the plug-in forms: agents from outside the project (never offered by the web server)
