@@ -62,6 +62,10 @@ TESTED = {
               "--max-running",  # (its cases: tests/test_web_hardening.py)
               "--thinkers"},  # (its cases: tests/test_web_live.py)
     "agents": {"--json", "--game"},  # (--game: tests/test_druids_tooling.py)
+    "az-train": {"--players", "--games", "--simulations", "--max-considered", "--moves",
+                 "--buffer", "--batch-size", "--learning-rate", "--train-every", "--epochs",
+                 "--warm-start", "--eval-every", "--eval-games", "--seed", "--threads", "--out",
+                 "--force", "--resume", "--no-progress"},  # (its cases: tests/test_az_train.py)
 }
 
 

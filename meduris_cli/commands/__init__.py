@@ -16,5 +16,5 @@ COMMANDS = (
     "train",
     "serve",
     "agents",
-    "value", "distill", "rllib_train",
+    "value", "distill", "rllib_train", "az_train",
 )

@@ -1,0 +1,150 @@
+"""``meduris az-train`` (train/az.py, issue 29): tiny Gumbel AlphaZero runs for 2, 3 and 4
+players write a policy the ``ppo`` agent plays; one seed, one result; bad settings refused in one
+line before any work; the stored targets are the search's improved policies and the games'
+returns; resume continues the run."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from meduris_cli.main import main
+from train.az import ReplayBuffer, SelfPlay, load_warm_start, make_config, make_evaluator
+
+TINY = {2: 500, 3: 600, 4: 800}  # moves (2 games at once): enough for a game to finish
+
+
+def az(capsys, *args):
+    """``meduris az-train`` in this process: (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    try:
+        code = main(["az-train", *map(str, args)])
+    except SystemExit as stop:  # argparse's usage errors
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tiny(out, players, moves=None, *extra):
+    return ["--players", players, "--games", 2, "--simulations", 4, "--max-considered", 4,
+            "--moves", moves or TINY[players], "--train-every", moves or TINY[players],
+            "--buffer", 4000, "--batch-size", 64, "--epochs", 1, "--learning-rate", 0.001,
+            "--eval-every", 10**6, "--eval-games", 2, "--seed", 3, "--threads", 1, "--out", out,
+            "--no-progress", *extra]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players):
+    from agents.match import play_game
+    from agents.network import load_policy_file
+    from agents.registry import make_agent
+    from meduris_env import MedurisGame
+
+    out = tmp_path / "run"
+    code, stdout, err = az(capsys, *tiny(out, players))
+    assert code == 0, err
+    state = json.loads((out / "checkpoint.json").read_text())
+    assert state["moves"] == TINY[players] and state["updates"] == 1
+    assert state["games_finished"] >= 1 and state["config"]["simulations"] == 4
+    assert {k: state["config"][k] for k in ("players", "games", "max_considered", "buffer",
+                                            "batch_size", "epochs", "learning_rate",
+                                            "eval_every", "eval_games", "seed", "threads",
+                                            "train_every", "warm_start")} == {
+        "players": players, "games": 2, "max_considered": 4, "buffer": 4000, "batch_size": 64,
+        "epochs": 1, "learning_rate": 0.001, "eval_every": 10**6, "eval_games": 2, "seed": 3,
+        "threads": 1, "train_every": TINY[players], "warm_start": "shipped"}
+    assert "on cpu" in err and "moves/s at 4 simulations per move" in err
+    assert (out / "eval.csv").read_text().count("\n") == 2 and any((out / "tb").iterdir())
+    _, arch = load_policy_file(out / "policy.pt")
+    assert arch["players"] == players
+    agents = [make_agent(f"ppo:{out}/policy.pt")] + [make_agent("random")
+                                                     for _ in range(players - 1)]
+    result = play_game(MedurisGame(players), agents, seed=1)
+    assert result.forfeit == "" and result.end_reason != "abandoned"
+
+
+def test_same_seed_same_weights(tmp_path, capsys):
+    runs = []
+    for name in ("a", "b"):
+        code, _, err = az(capsys, *tiny(tmp_path / name, 2, 400, "--warm-start", "none"))
+        assert code == 0, err
+        runs.append(torch.load(tmp_path / name / "policy.pt", weights_only=True)["state_dict"])
+    assert runs[0].keys() == runs[1].keys()
+    assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])
+    start = load_warm_start(make_config({"warm_start": "none", "seed": 3}))[0].state_dict()
+    assert not all(torch.equal(start[k], runs[0][k].to(start[k].dtype)) for k in start)
+
+
+def test_bad_settings_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "run"
+    policy_file = tmp_path / "p.pt"
+    policy_file.write_text("not a checkpoint")
+    for args, needle in ((["--players", 5], "players"),
+                         (["--simulations", 0], "--simulations"),
+                         (["--learning-rate", "nan"], "learning_rate"),
+                         (["--warm-start", tmp_path / "missing.pt"], "warm_start"),
+                         (["--resume", policy_file], "is not an az-train checkpoint")):
+        code, _, err = az(capsys, "--out", out, "--no-progress", *args)
+        assert code == 2 and needle in err and err.count("\n") == 1, (args, err)
+        assert not out.exists()
+
+
+def test_targets_are_improved_policies_and_returns():
+    cfg = make_config({"players": 2, "games": 2, "simulations": 4, "max_considered": 4,
+                       "threads": 1, "seed": 5})
+    policy, _ = load_warm_start(cfg)
+    buffer = ReplayBuffer(1000, policy.observation_space.shape[0], 241)
+    play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")), "obs+greedy", buffer, 0)
+    finished = []
+    while not finished:
+        result = play.step()
+        assert np.allclose(result.policy.sum(axis=1), 1.0)
+        finished = play.just_finished
+    first = 0
+    for _, returns, count in finished:  # the buffer holds the finished games' positions in order
+        rows = slice(first, first + count)
+        assert np.array_equal(buffer.z[rows], returns[buffer.seat[rows]].astype(np.float32))
+        first += count
+    assert buffer.size == first > 0 and set(np.unique(buffer.z)) <= {-1.0, 0.0, 1.0}
+    pi, mask = buffer.pi[:buffer.size], buffer.mask[:buffer.size]
+    assert np.allclose(pi.sum(axis=1), 1.0, atol=1e-5) and not pi[~mask].any()
+    assert (pi >= 0).all() and mask.any(axis=1).all()
+
+
+def test_chance_and_noise_do_not_depend_on_the_number_of_games():
+    actions = []
+    for games in (1, 3):
+        cfg = make_config({"games": games, "simulations": 4, "max_considered": 4, "seed": 7,
+                           "threads": 1})
+        policy, _ = load_warm_start(cfg)
+        play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")), "obs+greedy",
+                        ReplayBuffer(10, policy.observation_space.shape[0], 241), 0)
+        actions.append([int(play.step().actions[0]) for _ in range(12)])
+    assert actions[0] == actions[1]
+
+
+def test_resume_continues_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = tiny(out, 2, 400)
+    args[args.index("--train-every") + 1] = 200
+    code, _, err = az(capsys, *args)
+    assert code == 0, err
+    saved = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    code, _, err = az(capsys, "--resume", out / "checkpoint.pt", "--games", 4, "--no-progress")
+    assert code == 2 and "games: 4 given" in err and err.count("\n") == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == saved
+    code, _, err = az(capsys, "--resume", out / "checkpoint.pt", "--moves", 600, "--threads", 1,
+                      "--no-progress")
+    assert code == 0, err
+    state = json.loads((out / "checkpoint.json").read_text())
+    assert state["moves"] == 600 and state["updates"] == 3 and state["generation"] == 1
+    assert state["config"]["moves"] == 600 and state["config"]["games"] == 2
+    code, _, err = az(capsys, *args)  # the run is there: refused without --force
+    assert code == 2 and "--force" in err
+    warm = tmp_path / "warm.pt"
+    warm.write_bytes((out / "policy.pt").read_bytes())
+    code, _, err = az(capsys, *args, "--force", "--warm-start", warm)  # from a policy file
+    assert code == 0, err
+    state = json.loads((out / "checkpoint.json").read_text())
+    assert state["generation"] == 0 and state["config"]["warm_start"] == str(warm)

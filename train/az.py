@@ -1,0 +1,639 @@
+"""Gumbel AlphaZero self-play training (``meduris az-train``, issue 29): the network learns from
+its own batched Gumbel search.
+
+**The network** is sb3's ``MaskableActorCriticPolicy`` of :mod:`agents.network` (the residual
+policy network by default), warm-started from a policy file (``warm_start``: ``"shipped"``, the
+shipped ``agents/models/ppo_<players>p.pt``; a path to a policy file of the same player count;
+or ``"none"``: a fresh residual network that starts out playing like greedy, its weights drawn
+from the seed). It has two heads: the policy head (``action_net``: the action logits) and sb3's
+critic (``value_net``). **The critic IS the value head**: trained here to the games' results
+for the seat to move, it is what the search evaluates leaves with (clipped to [-1, 1]), and the
+ordinary weights-only policy file (:func:`agents.network.save_policy`) carries both heads, so
+``out/policy.pt`` plays as ``ppo:<file>`` and searches with its own value.
+
+**Self-play.** ``games`` (B) live games of :class:`~meduris_env.envs.batch.MedurisBatch`, every
+seat played by the learner. Each self-play move: the B positions to move are loaded into a
+:class:`~meduris_env.envs.positions.PositionPool` (``batch.position_pool``),
+:func:`agents.gumbel_batch.batched_gumbel_search` runs ``simulations`` simulations with
+``max_considered`` root actions (``gumbel_scale`` 1: the root's Gumbel noise samples, as in
+self-play), every simulation's leaves evaluated in one forward pass of the network
+(``torch.no_grad``), and each game plays its search's action (``MedurisBatch.play``). Per
+position the run keeps the network inputs (:mod:`agents.features`, float16), the legal mask,
+the improved policy ``pi'`` (the completed-Q target; it sums to 1 over the legal actions, 0
+elsewhere) and the seat to move; when a game ends its final result per seat (the engine's
+``State.returns``, in [-1, 1]: winners share +1, losers -1) becomes the value target of its
+positions, which then enter the replay buffer (positions of games unfinished at the end of the
+run never do). A finished game starts its next episode at once.
+
+**Seeds** (:func:`~meduris_env.engine.seeding.derive_seed` only): the batch's seed is
+``derive_seed(seed, STREAM_AZ_GAMES, generation)`` (game ``g``'s dice depend on it, ``g`` and
+its episode); move ``m`` of episode ``e`` of game ``g`` searches with the Gumbel noise of
+``default_rng(s)`` and the chance stream number ``s`` (``streams=``), ``s = derive_seed(seed,
+STREAM_AZ, generation, g, e, m)``: a game's play depends on the network, never on B or on the
+games beside it. ``generation`` is 0, and counts the resumes. Update ``u`` draws its
+minibatches from ``derive_seed(seed, STREAM_AZ_FIT, u)``; a fresh network from
+``derive_seed(seed, STREAM_AZ_FIT, -1)`` (``torch.manual_seed``).
+
+**Learning.** A replay buffer (numpy ring arrays) of the last ``buffer`` positions. Every
+``train_every`` self-play moves (a move is one position searched: one per game per step) an
+update draws ``max(1, epochs * train_every // batch_size)`` minibatches of ``batch_size``
+positions uniformly from the buffer (so each position is used about ``epochs`` times) and takes
+one Adam step (``learning_rate``) on each: loss = cross-entropy(``pi'``, softmax of the masked
+logits) + MSE(critic value, result). An update with an empty buffer (no game finished yet) is
+skipped (counted, no step).
+
+**Outputs** in ``out``: ``policy.pt`` (:func:`~agents.network.save_policy`, the architecture
+recording ``players``), written after every update and at the end; ``checkpoint.pt`` (the
+network's and Adam's state, ``torch.load(weights_only=True)``-safe) and ``checkpoint.json`` (the
+configuration, counters, evaluation history, the generation, and the SHA-256 of the
+``checkpoint.pt`` it belongs to), both written atomically after every update and at the end;
+``eval.csv`` (every ``eval_every`` moves and at the end: the win rate of the policy alone,
+deterministic, against greedy over ``eval_games`` games on the batch engine,
+:func:`train.evaluate.evaluate`); TensorBoard scalars in ``out/tb`` (losses, self-play
+moves/s, win rate); a tqdm progress bar of moves; and a report line of self-play moves/s at
+``simulations`` per move. It uses CUDA when torch sees a device (and says which it uses).
+
+**Resume** (``--resume out/checkpoint.pt``) continues the run in its folder with its own
+settings (only :data:`RESUMABLE` ones may change): network, optimizer, counters and evaluation
+history continue; the checkpoint holds no positions, so the games in flight and the replay
+buffer start afresh (the next generation's games), and a resumed run's results are not those of
+an uninterrupted one. A file that is not a checkpoint this module wrote (or not the one its
+``checkpoint.json`` names) is refused in one line before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.seeding import derive_seed
+from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
+from meduris_env.records.atomic import atomic_replace
+
+from .config import ConfigError
+from .progress import bar
+
+# purpose tags of derive_seed (beside meduris_env.engine.seeding's STREAM_*, which end at +9)
+STREAM_AZ = (1 << 40) + 20  # (generation, game, episode, move): Gumbel noise, search chance
+STREAM_AZ_GAMES = (1 << 40) + 21  # (generation,): the self-play batch's seed
+STREAM_AZ_FIT = (1 << 40) + 22  # (update,): minibatches; (-1,): a fresh network's weights
+CHECKPOINT_FORMAT = "meduris-az-checkpoint"
+MAX_SIMULATIONS = 1024
+
+
+class CheckpointError(MedurisError, ValueError):
+    """A checkpoint that is missing or is not one of this trainer's (the message says why)."""
+
+
+@dataclass
+class AZConfig:
+    players: int = 2
+    games: int = 64  # B: self-play games advanced together
+    simulations: int = 32  # per move
+    max_considered: int = 16  # root actions Gumbel top-k considers
+    moves: int = 200_000  # self-play moves (positions searched) in all
+    buffer: int = 50_000  # replay buffer positions
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+    train_every: int = 4096  # self-play moves between updates
+    epochs: int = 2  # each position used about this often per update
+    warm_start: str = "shipped"  # a policy file, "shipped" (ppo_<players>p.pt) or "none"
+    eval_every: int = 50_000  # moves between evaluations against greedy
+    eval_games: int = 100  # 0: no evaluation
+    seed: int = 0
+    threads: int = 2  # torch and numba threads
+    out: str = "runs/az"
+
+    def validate(self, warm_start: bool = True) -> AZConfig:
+        """Every setting of the right type and in its range, else one ConfigError line; with
+        ``warm_start`` the warm start's file is loaded and checked too."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            try:
+                if f.type == "int":
+                    low, high = _RANGES[f.name]
+                    value = check_int(f.name, value, low, high)
+                elif f.type == "float":
+                    value = check_float(f.name, value, 0.0, 1.0)
+                    if value <= 0:
+                        raise ValueCheckError(f"{f.name} must be above 0, got {value}")
+            except ValueCheckError as err:
+                raise ConfigError(str(err)) from None
+            if f.type == "str" and not (isinstance(value, str) and value):
+                raise ConfigError(f"{f.name}: {excerpt(value)} is not a non-empty str")
+            setattr(self, f.name, value)
+        if self.players not in (2, 3, 4):
+            raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
+        if self.batch_size > self.buffer:
+            raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
+                              f"({self.buffer} positions)")
+        if self.warm_start.strip().lower() in ("none", "shipped"):
+            self.warm_start = self.warm_start.strip().lower()
+        elif warm_start:
+            load_warm_start(self)  # a file that cannot be used: refused now, before any work
+        return self
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMULATIONS),
+           "max_considered": (1, 241), "moves": (1, 10**10), "buffer": (1, 10_000_000),
+           "batch_size": (1, 1_000_000), "train_every": (1, 10**10), "epochs": (1, 1000),
+           "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, 2**63 - 1),
+           "threads": (1, 256)}
+#: what a resumed run may change: its length, its threads and how often it looks at itself
+RESUMABLE = ("moves", "threads", "eval_every", "eval_games")
+
+
+def resume_config(saved, folder: Path, overrides: dict) -> AZConfig:
+    """The configuration of a resumed run: its own, with ``overrides`` (flags given) of the
+    :data:`RESUMABLE` settings; another value of any other setting is refused."""
+    if not isinstance(saved, dict):
+        raise ConfigError("the checkpoint's checkpoint.json holds no configuration")
+    out = overrides.get("out")
+    if out is not None and Path(out).resolve() != Path(folder).resolve():
+        raise ConfigError(f"--out {out}: a resumed run stays in its own folder ({folder})")
+    try:
+        kept = AZConfig(**{**saved, "out": str(folder)})
+    except TypeError as err:
+        raise ConfigError(f"the checkpoint's configuration does not fit ({err})") from None
+    for name, value in overrides.items():
+        if value is None or name == "out":
+            continue
+        if name not in RESUMABLE and value != getattr(kept, name):
+            raise ConfigError(f"{name}: {excerpt(value)} given, but a resumed run keeps its "
+                              f"own ({excerpt(getattr(kept, name))}); on --resume only "
+                              f"{', '.join(RESUMABLE)} may change")
+        setattr(kept, name, value)
+    return kept.validate(warm_start=False)  # (the checkpoint's network replaces it)
+
+
+def make_config(overrides: dict) -> AZConfig:
+    """Defaults, then the given settings (None: not given), checked."""
+    known = {f.name for f in fields(AZConfig)}
+    unknown = sorted(k for k in overrides if k not in known)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {', '.join(unknown[:3])}")
+    return AZConfig(**{k: v for k, v in overrides.items() if v is not None}).validate()
+
+
+# --- the network -----------------------------------------------------------------------------
+def load_warm_start(cfg: AZConfig):
+    """(policy, architecture) to start from (module docstring), the architecture recording
+    ``cfg.players``; ConfigError in one line when the file cannot be used."""
+    from agents.network import (
+        PolicyFileError,
+        architecture,
+        build_policy,
+        check_players,
+        init_as_greedy,
+        load_policy_file,
+    )
+    from agents.ppo import shipped_model
+
+    if cfg.warm_start == "none":
+        from types import SimpleNamespace
+
+        import torch
+
+        from meduris_env.engine.constants import NUM_ACTIONS
+        from meduris_env.envs.observation import OBS_SIZE
+
+        torch.manual_seed(derive_seed(cfg.seed, STREAM_AZ_FIT, -1))
+        arch = architecture("residual", OBS_SIZE + NUM_ACTIONS, [256], cfg.players)
+        policy = build_policy(arch)
+        init_as_greedy(SimpleNamespace(policy=policy))
+        return policy, arch
+    path = shipped_model(cfg.players) if cfg.warm_start == "shipped" else Path(cfg.warm_start)
+    if not path.is_file():
+        raise ConfigError(f"warm_start: no policy file at {excerpt(str(path))}; give a "
+                          "policy.pt, 'shipped' or 'none'")
+    try:
+        policy, arch = load_policy_file(path)
+        check_players(arch, path, cfg.players)
+    except PolicyFileError as err:
+        raise ConfigError(f"warm_start: {err}") from None
+    arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players)
+    return policy, arch
+
+
+def heads(policy, x):
+    """The policy's logits and critic values (torch tensors) for inputs ``x``."""
+    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(x))
+    return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
+
+
+def make_evaluator(policy, device):
+    """The search's ``evaluate(inputs, mask) -> (logits, values in [-1, 1])``: one forward
+    pass of the network for all the rows."""
+    import torch
+
+    def evaluate(x, mask):
+        with torch.no_grad():
+            logits, values = heads(policy, torch.from_numpy(x).to(device))
+        return logits.cpu().numpy(), np.clip(values.cpu().numpy(), -1.0, 1.0)
+    return evaluate
+
+
+class FeaturePool:
+    """A :class:`~meduris_env.envs.positions.PositionPool` whose ``observe`` gives the
+    network's inputs (:func:`agents.features.batch_features`) instead of the raw observation;
+    it keeps the first observation after :meth:`start` (the roots')."""
+
+    def __init__(self, pool, feature_set: str):
+        from meduris_env.envs.observation import observation_high
+
+        self.pool, self.feature_set = pool, feature_set
+        self.high = observation_high(pool.game.max_turns)
+        self.roots = None
+
+    def start(self, rows) -> np.ndarray:
+        self.pool.clear()
+        self.roots = None
+        return self.pool.load(rows)
+
+    def observe(self, ids):
+        from agents.features import batch_features
+
+        obs, mask = self.pool.observe(ids)
+        game = self.pool.game
+        x = batch_features(obs, self.pool.states[ids], game.field_materials, game.field_areas,
+                           self.feature_set, self.high)
+        if self.roots is None:
+            self.roots = (x, mask)
+        return x, mask
+
+    def expand(self, parents, actions, streams=None):
+        return self.pool.expand(parents, actions, streams)
+
+    def mover(self, ids):
+        return self.pool.mover(ids)
+
+    def returns(self, ids):
+        return self.pool.returns(ids)
+
+
+# --- the replay buffer -----------------------------------------------------------------------
+class ReplayBuffer:
+    """The last ``capacity`` positions: inputs (float16), legal masks, improved policies, seats
+    and value targets, in numpy ring arrays."""
+
+    def __init__(self, capacity: int, inputs: int, actions: int):
+        self.x = np.zeros((capacity, inputs), dtype=np.float16)
+        self.mask = np.zeros((capacity, actions), dtype=np.bool_)
+        self.pi = np.zeros((capacity, actions), dtype=np.float32)
+        self.seat = np.zeros(capacity, dtype=np.int8)
+        self.z = np.zeros(capacity, dtype=np.float32)
+        self.size = self.next = self.added = 0
+
+    def add(self, x, mask, pi, seat, z) -> None:
+        n = len(z)
+        keep = slice(max(0, n - len(self.z)), n)  # more than the capacity: the last ones
+        rows = (self.next + np.arange(n)[keep]) % len(self.z)
+        self.x[rows], self.mask[rows], self.pi[rows] = x[keep], mask[keep], pi[keep]
+        self.seat[rows], self.z[rows] = seat[keep], z[keep]
+        self.next = int((self.next + n) % len(self.z))
+        self.size = min(len(self.z), self.size + n)
+        self.added += n
+
+
+# --- self-play -------------------------------------------------------------------------------
+class SelfPlay:
+    """B games played by the search with the network (module docstring, Self-play)."""
+
+    def __init__(self, cfg: AZConfig, evaluate, feature_set: str, buffer: ReplayBuffer,
+                 generation: int):
+        from meduris_env.envs.batch import MedurisBatch
+
+        self.cfg, self.evaluate, self.buffer, self.generation = cfg, evaluate, buffer, generation
+        self.batch = MedurisBatch(cfg.games, cfg.players, auto_reset=False,
+                                  seed=derive_seed(cfg.seed, STREAM_AZ_GAMES, generation))
+        self.batch.reset()
+        self.pool = FeaturePool(self.batch.position_pool(cfg.games * (cfg.simulations + 1)),
+                                feature_set)
+        self.move_no = np.zeros(cfg.games, dtype=np.int64)
+        self.pending: list[list[tuple]] = [[] for _ in range(cfg.games)]
+        self.games_finished = 0
+        self.just_finished: list[tuple[int, np.ndarray, int]] = []  # (game, returns, positions)
+        self.all = np.arange(cfg.games, dtype=np.int64)
+
+    def noise(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each game's Gumbel noise ``(B, A)`` and chance stream number for this move."""
+        from meduris_env.engine.constants import NUM_ACTIONS
+
+        seeds = np.array([derive_seed(self.cfg.seed, STREAM_AZ, self.generation, g, int(e), int(m))
+                          for g, (e, m) in enumerate(zip(self.batch.episodes, self.move_no,
+                                                         strict=True))], dtype=np.int64)
+        gumbel = np.stack([np.random.default_rng(int(s)).gumbel(size=NUM_ACTIONS)
+                           for s in seeds])
+        return gumbel, seeds
+
+    def step(self):
+        """One move in every game; returns the search's result."""
+        from agents.gumbel_batch import batched_gumbel_search
+
+        cfg, batch = self.cfg, self.batch
+        roots = self.pool.start(batch.rows(self.all))
+        seats = batch.mover.copy()
+        gumbel, streams = self.noise()
+        result = batched_gumbel_search(self.pool, roots, self.evaluate, cfg.simulations,
+                                       cfg.max_considered, np.random.default_rng(0),
+                                       gumbel_scale=1.0, gumbel=gumbel, streams=streams)
+        x, mask = self.pool.roots
+        policy = result.policy.astype(np.float32)
+        for g in range(cfg.games):
+            self.pending[g].append((x[g], mask[g], policy[g], seats[g]))
+        batch.play(self.all, result.actions)
+        self.move_no += 1
+        self.finish_games()
+        return result
+
+    def finish_games(self) -> None:
+        """Games that ended: their positions, with the results as value targets, into the
+        buffer; their next episodes started."""
+        batch = self.batch
+        done = np.flatnonzero(batch.terminated | batch.truncated)
+        self.just_finished = []
+        if not len(done):
+            return
+        for g in done:
+            returns = batch.state(int(g)).returns()
+            x, mask, pi, seat = (np.stack(c) for c in zip(*self.pending[g], strict=True))
+            self.buffer.add(x.astype(np.float16), mask != 0, pi, seat.astype(np.int8),
+                            returns[seat].astype(np.float32))
+            self.just_finished.append((int(g), returns, len(seat)))
+            self.pending[g] = []
+        self.games_finished += len(done)
+        self.move_no[done] = 0
+        batch.reset(games=done)
+
+
+# --- learning --------------------------------------------------------------------------------
+def update(policy, optimizer, buffer: ReplayBuffer, cfg: AZConfig, index: int, device) -> dict:
+    """One update (module docstring, Learning): the mean losses, or {} with an empty buffer."""
+    import torch
+
+    if buffer.size == 0:
+        return {}
+    rng = np.random.default_rng(derive_seed(cfg.seed, STREAM_AZ_FIT, index))
+    steps = max(1, cfg.epochs * cfg.train_every // cfg.batch_size)
+    totals = np.zeros(2)
+    policy.set_training_mode(True)
+    for _ in range(steps):
+        rows = np.sort(rng.integers(0, buffer.size, min(cfg.batch_size, buffer.size)))
+        x = torch.from_numpy(buffer.x[rows].astype(np.float32)).to(device)
+        mask = torch.from_numpy(buffer.mask[rows]).to(device)
+        target = torch.from_numpy(buffer.pi[rows]).to(device)
+        z = torch.from_numpy(buffer.z[rows]).to(device)
+        logits, values = heads(policy, x)
+        log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+        policy_loss = -(target * log_p).sum(dim=1).mean()
+        value_loss = ((values - z) ** 2).mean()
+        optimizer.zero_grad()
+        (policy_loss + value_loss).backward()
+        optimizer.step()
+        totals += (policy_loss.item(), value_loss.item())
+    policy.set_training_mode(False)
+    return {"policy_loss": totals[0] / steps, "value_loss": totals[1] / steps, "steps": steps}
+
+
+# --- files -----------------------------------------------------------------------------------
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def save_checkpoint(policy, optimizer, arch: dict, state: dict, out: Path) -> None:
+    """``checkpoint.pt``, then ``checkpoint.json`` naming it (atomic writes)."""
+    import torch
+
+    doc = {"format": CHECKPOINT_FORMAT, "architecture": arch,
+           "policy": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
+           "optimizer": optimizer.state_dict()}
+    atomic_replace(out / "checkpoint.pt", lambda tmp: torch.save(doc, tmp))
+    state["checkpoint"] = {"sha256": file_digest(out / "checkpoint.pt"), "moves": state["moves"]}
+    atomic_replace(out / "checkpoint.json",
+                   lambda tmp: Path(tmp).write_text(json.dumps(state, indent=2) + "\n"))
+
+
+def checkpoint_state(path) -> dict:
+    """The run state saved with a checkpoint (its ``checkpoint.json``), checked to belong to
+    ``path``; CheckpointError says what is wrong."""
+    path = Path(path)
+    meta_path = path.with_name("checkpoint.json")
+    if not path.is_file() or path.suffix != ".pt" or not meta_path.is_file():
+        raise CheckpointError(f"{path} is not an az-train checkpoint: resume from a run's "
+                              "checkpoint.pt, with its checkpoint.json beside it")
+    try:
+        state = json.loads(meta_path.read_text())
+        named = state["checkpoint"]["sha256"]
+    except (ValueError, KeyError, TypeError, OSError):
+        raise CheckpointError(f"{meta_path} is not an az-train run state") from None
+    if file_digest(path) != named:
+        raise CheckpointError(f"{path} is not the checkpoint {meta_path.name} was written "
+                              "with (damaged, or another run's)")
+    return state
+
+
+def _refused(path, err) -> CheckpointError:
+    first = (str(err).strip().splitlines() or [type(err).__name__])[0][:100]
+    return CheckpointError(f"cannot load {path} as an az-train checkpoint ({first})")
+
+
+def read_checkpoint(path) -> dict:
+    """The checkpoint's document (``torch.load(weights_only=True)``: nothing runs)."""
+    import torch
+
+    try:
+        doc = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many kinds
+        raise _refused(path, err) from None
+    if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
+        raise _refused(path, "no az-train checkpoint format")
+    return doc
+
+
+def checkpoint_policy(path, doc: dict):
+    """(policy, architecture) of a checkpoint's network."""
+    from agents.network import architecture, build_policy, check_finite
+
+    try:
+        arch = doc["architecture"]
+        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], arch["players"])
+        policy = build_policy(arch)
+        policy.load_state_dict(doc["policy"])
+        check_finite(doc["policy"], path)
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
+        raise _refused(path, err) from None
+    return policy, arch
+
+
+def load_optimizer(path, doc: dict, optimizer) -> None:
+    try:
+        optimizer.load_state_dict(doc["optimizer"])
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
+        raise _refused(path, err) from None
+
+
+def write_eval_csv(out: Path, evals: list[dict]) -> None:
+    lines = ["moves,updates,win_rate_vs_greedy,wall_seconds"] + [
+        f"{e['moves']},{e['updates']},{e['win_rate_vs_greedy']:.4f},{e['wall_seconds']:.1f}"
+        for e in evals]
+    atomic_replace(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
+
+
+# --- the run ---------------------------------------------------------------------------------
+@contextlib.contextmanager
+def numba_threads(n: int):
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(n, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def pick_device():
+    import torch
+
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Run:
+    """The trainer's state and its periodic work (updates, evaluations, checkpoints)."""
+
+    def __init__(self, cfg: AZConfig, resume, report):
+        import torch
+
+        from agents.features import feature_set_of_size
+
+        self.cfg, self.report, self.out = cfg, report, Path(cfg.out)
+        self.device = pick_device()
+        saved = checkpoint_state(resume) if resume else None
+        doc = read_checkpoint(resume) if resume else None
+        if doc is None:
+            self.policy, self.arch = load_warm_start(cfg)
+        else:
+            self.policy, self.arch = checkpoint_policy(resume, doc)
+        self.policy.to(self.device)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.learning_rate)
+        self.state = {"config": cfg.to_dict(), "moves": 0, "updates": 0, "generation": 0,
+                      "games_finished": 0, "evals": [], "selfplay_seconds": 0.0,
+                      "wall_seconds": 0.0}
+        if saved is not None:
+            load_optimizer(resume, doc, self.optimizer)
+            for key in ("moves", "updates", "generation", "games_finished", "evals",
+                        "selfplay_seconds", "wall_seconds"):
+                self.state[key] = saved.get(key, self.state[key])
+            self.state["generation"] += 1
+        self.moves_at_start = self.state["moves"]
+        self.policy.set_training_mode(False)
+        inputs = int(self.policy.observation_space.shape[0])
+        self.buffer = ReplayBuffer(cfg.buffer, inputs, int(self.policy.action_space.n))
+        self.selfplay = SelfPlay(cfg, make_evaluator(self.policy, self.device),
+                                 feature_set_of_size(inputs), self.buffer,
+                                 self.state["generation"])
+        from torch.utils.tensorboard import SummaryWriter
+        self.writer = SummaryWriter(str(self.out / "tb"))
+
+    def after_moves(self, before: int, start: float) -> None:
+        """Updates and evaluations due after the moves from ``before`` to now."""
+        cfg, state = self.cfg, self.state
+        moves = state["moves"]
+        if moves // cfg.train_every > before // cfg.train_every:
+            losses = update(self.policy, self.optimizer, self.buffer, cfg, state["updates"],
+                            self.device)
+            state["updates"] += 1
+            for key in ("policy_loss", "value_loss"):
+                if key in losses:
+                    self.writer.add_scalar(f"train/{key}", losses[key], moves)
+            self.save(start)
+        if cfg.eval_games and moves // cfg.eval_every > before // cfg.eval_every:
+            self.evaluate(start)
+
+    def evaluate(self, start: float) -> None:
+        import copy
+
+        from .evaluate import evaluate
+
+        policy = self.policy if self.device.type == "cpu" else copy.deepcopy(self.policy).cpu()
+        rate = evaluate(policy, self.cfg.players, self.cfg.eval_games, self.cfg.seed, "greedy")
+        entry = {"moves": self.state["moves"], "updates": self.state["updates"],
+                 "win_rate_vs_greedy": rate, "wall_seconds": self.elapsed(start)}
+        self.state["evals"].append(entry)
+        self.writer.add_scalar("eval/win_rate_vs_greedy", rate, self.state["moves"])
+        write_eval_csv(self.out, self.state["evals"])
+        self.report(f"evaluation at {self.state['moves']:,} moves: {rate:.1%} against greedy "
+                    f"({self.cfg.eval_games} games)")
+
+    def elapsed(self, start: float) -> float:
+        return self.state["wall_seconds"] + time.perf_counter() - start
+
+    def save(self, start: float) -> None:
+        from agents.network import save_policy
+
+        state = {**self.state, "wall_seconds": self.elapsed(start),
+                 "games_finished": self.selfplay.games_finished + self.state["games_finished"]}
+        save_policy(self.policy, self.arch, self.out / "policy.pt")
+        save_checkpoint(self.policy, self.optimizer, self.arch, state, self.out)
+
+
+def train_az(cfg: AZConfig, resume: str | None = None, progress: bool = True,
+             report=print) -> dict:
+    """The run of the module docstring; returns its final state (``checkpoint.json``'s)."""
+    import torch
+
+    torch.set_num_threads(cfg.threads)
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    with numba_threads(cfg.threads):
+        run = Run(cfg, resume, report)
+        report(f"az-train: {cfg.players} players, {cfg.games} games at once, "
+               f"{cfg.simulations} simulations per move, on {run.device}")
+        start = time.perf_counter()
+        state = run.state
+        b = bar(cfg.moves, "self-play moves", progress)
+        b.update(min(state["moves"], cfg.moves))
+        selfplay = 0.0
+        while state["moves"] < cfg.moves:
+            t0 = time.perf_counter()
+            run.selfplay.step()
+            selfplay += time.perf_counter() - t0
+            before = state["moves"]
+            state["moves"] += cfg.games
+            b.update(min(state["moves"], cfg.moves) - before)
+            run.after_moves(before, start)
+        b.close()
+        return finish(run, start, selfplay)
+
+
+def finish(run: Run, start: float, selfplay: float) -> dict:
+    """The last update boundary's files, the final evaluation and the report line."""
+    cfg, state = run.cfg, run.state
+    moves_now = state["moves"] - (state["evals"][-1]["moves"] if state["evals"] else -1)
+    if cfg.eval_games and moves_now:
+        run.evaluate(start)
+    state["selfplay_seconds"] += selfplay
+    rate = (state["moves"] - run.moves_at_start) / max(selfplay, 1e-9)
+    state["selfplay_moves_per_s"] = rate
+    state["simulations"] = cfg.simulations
+    run.writer.add_scalar("selfplay/moves_per_s", rate, state["moves"])
+    run.save(start)
+    run.writer.close()
+    state = json.loads((run.out / "checkpoint.json").read_text())
+    run.report(f"self-play: {rate:,.0f} moves/s at {cfg.simulations} simulations per move "
+               f"({cfg.games} games at once, {run.device}); {state['moves']:,} moves, "
+               f"{state['updates']} updates, games finished: {state['games_finished']}")
+    return state
+
+
+__all__ = ["AZConfig", "CheckpointError", "RESUMABLE", "ReplayBuffer", "SelfPlay",
+           "checkpoint_state", "make_config", "resume_config", "train_az"]
