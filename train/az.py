@@ -73,17 +73,13 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.seeding import derive_seed
+from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
 from meduris_env.records.atomic import atomic_replace
 
 from .config import ConfigError
 from .progress import bar
 
-# purpose tags of derive_seed (beside meduris_env.engine.seeding's STREAM_*, which end at +9)
-STREAM_AZ = (1 << 40) + 20  # (generation, game, episode, move): Gumbel noise, search chance
-STREAM_AZ_GAMES = (1 << 40) + 21  # (generation,): the self-play batch's seed
-STREAM_AZ_FIT = (1 << 40) + 22  # (update,): minibatches; (-1,): a fresh network's weights
 CHECKPOINT_FORMAT = "meduris-az-checkpoint"
 MAX_SIMULATIONS = 1024
 

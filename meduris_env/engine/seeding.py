@@ -33,6 +33,9 @@ STREAM_BATCH = (1 << 40) + 6  # game k of a batch
 STREAM_VALUE = (1 << 40) + 7  # the self-play games (k = 0) and the fit (k = 1) of a value network
 STREAM_DISTILL = (1 << 40) + 8  # teacher game k of a search distillation
 STREAM_DISTILL_FIT = (1 << 40) + 9  # the fit (k = 0) of a search distillation
+STREAM_AZ = (1 << 40) + 20  # (generation, game, episode, move): Gumbel noise, search chance
+STREAM_AZ_GAMES = (1 << 40) + 21  # (generation,): an az-train self-play batch's seed
+STREAM_AZ_FIT = (1 << 40) + 22  # (update,): az-train minibatches; (-1,): a fresh network
 
 _MASK64 = (1 << 64) - 1
 
