@@ -200,3 +200,48 @@ def play_cut_rllib_game(core, seed: int):
         obs, rewards, terminated, truncated, infos = core.step({me: action})
         if terminated["__all__"] or truncated["__all__"]:
             return core, rewards, terminated, truncated, infos
+
+
+class GumbelToy:
+    """A two-player game with the engine's protocol, 6 action ids (4 and 5 never legal):
+    at the root seat 0 chooses 0 (chance: outcome 10 or 11, then seat 1 moves, every move a
+    draw), 1 (seat 1 moves: action 0 wins for seat 1, the others draw), 2 (seat 0 wins now) or
+    3 (a draw now)."""
+
+    def __init__(self, history=()):
+        self.history = tuple(history)
+
+    def clone(self):
+        return GumbelToy(self.history)
+
+    def apply_action(self, action):
+        assert action in self.legal_actions(), (self.history, action)
+        self.history += (action,)
+
+    def is_chance_node(self):
+        return self.history == (0,)
+
+    def chance_outcomes(self):
+        return [(10, 0.5), (11, 0.5)] if self.is_chance_node() else []
+
+    def is_terminal(self):
+        h = self.history
+        return h[:1] in ((2,), (3,)) or len(h) == 3 or h[:1] == (1,) and len(h) == 2
+
+    def current_player(self):
+        if self.is_terminal():
+            return -4
+        return -1 if self.is_chance_node() else (0 if not self.history else 1)
+
+    def legal_actions(self):
+        if self.is_chance_node():
+            return [10, 11]
+        return [] if self.is_terminal() else [0, 1, 2, 3]
+
+    def returns(self):
+        h = self.history
+        if h == (2,):
+            return np.array([1.0, -1.0])
+        if h == (1, 0):
+            return np.array([-1.0, 1.0])
+        return np.zeros(2)
