@@ -46,7 +46,6 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from pathlib import Path
 
 import numpy as np
 
@@ -54,7 +53,6 @@ from meduris_env.engine.loop import resolve_chance
 from meduris_env.engine.values import check_float, check_int
 from meduris_env.envs.observation import observation_vector
 
-from .base import UnknownAgentError
 from .heuristics import rollout_values
 from .mcts import MCTSAgent
 from .ppo import PPOAgent
@@ -94,7 +92,6 @@ class AZAgent(MCTSAgent):
             "rollout_weight", rollout_weight, 0.0, 1.0)
         self.network = PPOAgent(name, path)  # loads (and checks) the network now
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
-        self._value: dict[Path, object] = {}  # policy file -> its value network or None
         self.value_network(2)  # (checked now, as the policy is)
 
     def check_players(self, players: int) -> None:
@@ -102,19 +99,9 @@ class AZAgent(MCTSAgent):
         self.network.check_players(players)
 
     def value_network(self, players: int):
-        """The value network (numpy forward) of the policy file this agent plays with in a
-        game of ``players``, or None when the file carries none."""
-        from .network import NumpyValue, PolicyFileError, load_value_network
-        from .ppo import shipped_model
-
-        path = self.network.path or shipped_model(players)
-        if path not in self._value:
-            try:
-                net = load_value_network(path)
-            except PolicyFileError as err:
-                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
-            self._value[path] = None if net is None else NumpyValue(net)
-        return self._value[path]
+        """The value network of the policy file (:meth:`agents.ppo.PPOAgent.value_network`),
+        or None when the file carries none."""
+        return self.network.value_network(players)
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)

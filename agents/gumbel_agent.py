@@ -17,7 +17,8 @@ the best prior logit plus completed Q-value).
   the policy's input size): the pool's observation of the seat to move, and for ``obs+greedy``
   the greedy evaluation of every action, computed from the pool's state rows
   (``PositionPool.states``, a public array). The search hands ``observe``'s first array to the
-  evaluator untouched, so the pool is wrapped (:class:`_NetworkPool`) to return the inputs;
+  evaluator untouched, so the pool is wrapped (:class:`agents.gumbel_batch.InputsPool`) to
+  return the inputs;
 * the logits are the policy network's (numpy forward, :class:`agents.network.NumpyForward`);
 * the value, for the seat to move, is the policy file's value network when it carries one (as
   ``az``), else the policy's PPO critic head, clipped to [-1, 1].
@@ -34,16 +35,14 @@ costs far more than the work, ~5 ms a call on a busy 2-core machine against ~0.0
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numba
 import numpy as np
 
 from meduris_env.engine.values import check_int
 from meduris_env.envs.positions import PositionPool
 
-from .base import Agent, UnknownAgentError
-from .gumbel_batch import GumbelResult, batched_gumbel_search
+from .base import Agent
+from .gumbel_batch import GumbelResult, InputsPool, batched_gumbel_search
 from .ppo import PPOAgent
 
 #: simulations per move by default, and at most (the registry's Budget says the same)
@@ -52,28 +51,6 @@ MAX_SIMULATIONS = 10_000
 #: root actions Sequential Halving considers, at most
 MAX_CONSIDERED = 16
 STREAM_BITS = 40  # a move's stream number (times simulations + 1 stays far below 2**63)
-
-
-class _NetworkPool:
-    """A position pool as the search sees it: ``observe`` returns the network inputs (and the
-    legal masks) instead of the observations; the rest is the pool's."""
-
-    def __init__(self, pool: PositionPool, inputs):
-        self.pool = pool
-        self.inputs = inputs  # (pool, ids, observations) -> network inputs
-
-    def expand(self, parents, actions, streams=None):
-        return self.pool.expand(parents, actions, streams)
-
-    def mover(self, ids):
-        return self.pool.mover(ids)
-
-    def returns(self, ids):
-        return self.pool.returns(ids)
-
-    def observe(self, ids):
-        obs, mask = self.pool.observe(ids)
-        return self.inputs(self.pool, np.asarray(ids, dtype=np.int64), obs), mask
 
 
 class GumbelAgent(Agent):
@@ -86,7 +63,6 @@ class GumbelAgent(Agent):
         self.max_num_considered = check_int("max_num_considered", max_num_considered, 1, 241)
         self.network = PPOAgent(name, path)  # loads (and checks) the policy now
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
-        self._value: dict[Path, object] = {}  # policy file -> its value network or None
         self._pool: PositionPool | None = None
         self.last_result: GumbelResult | None = None
         self.value_network(2)  # (checked now, as the policy is)
@@ -101,19 +77,9 @@ class GumbelAgent(Agent):
         self.network.check_players(players)
 
     def value_network(self, players: int):
-        """The value network (numpy forward) of the policy file played in a game of
-        ``players``, or None when the file carries none (then the critic head is used)."""
-        from .network import NumpyValue, PolicyFileError, load_value_network
-        from .ppo import shipped_model
-
-        path = self.network.path or shipped_model(players)
-        if path not in self._value:
-            try:
-                net = load_value_network(path)
-            except PolicyFileError as err:
-                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
-            self._value[path] = None if net is None else NumpyValue(net)
-        return self._value[path]
+        """The value network of the policy file (:meth:`agents.ppo.PPOAgent.value_network`),
+        or None when the file carries none."""
+        return self.network.value_network(players)
 
     def evaluator(self, game):
         """``evaluate(inputs, mask) -> (logits, values)`` for the search in ``game``: the
@@ -170,5 +136,5 @@ class GumbelAgent(Agent):
         pool = self.pool_for(game)
         root = pool.load(np.asarray(state.array, dtype=np.int32)[None])
         return batched_gumbel_search(
-            _NetworkPool(pool, self.inputs(game)), root, self.evaluator(game), self.simulations,
+            InputsPool(pool, self.inputs(game)), root, self.evaluator(game), self.simulations,
             min(self.max_num_considered, num_legal), noise, gumbel_scale=0.0, streams=[stream])

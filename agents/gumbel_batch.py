@@ -434,3 +434,28 @@ def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations:
         actions=np.asarray(final_action(top.gumbel, raw, sigma, visits, legal), dtype=np.int64),
         policy=improved_policy(raw, sigma, legal), visits=visits, q=q, values=value,
         sigma=sigma, considered=top.actions, gumbel=top.gumbel)
+
+
+class InputsPool:
+    """A position pool as the search sees it when the evaluator wants a network's inputs:
+    ``observe`` returns ``inputs(pool, ids, observations)`` (and the legal masks) instead of
+    the observations; ``expand``, ``mover`` and ``returns`` are the pool's. Used by the
+    ``gumbel`` agent and ``meduris az-train``."""
+
+    def __init__(self, pool, inputs):
+        self.pool = pool
+        self.inputs = inputs  # (pool, ids, observations) -> network inputs
+
+    def observe(self, ids):
+        ids = np.asarray(ids, dtype=np.int64)
+        obs, mask = self.pool.observe(ids)
+        return self.inputs(self.pool, ids, obs), mask
+
+    def expand(self, parents, actions, streams=None):
+        return self.pool.expand(parents, actions, streams)
+
+    def mover(self, ids):
+        return self.pool.mover(ids)
+
+    def returns(self, ids):
+        return self.pool.returns(ids)

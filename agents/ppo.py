@@ -82,6 +82,7 @@ class PPOAgent(Agent):
         else:  # check now that the 2-player model is there; the others load when needed
             self._policies[2] = load_policy(shipped_model(2), name)
         self._high: dict[int, np.ndarray] = {}
+        self._value: dict[Path, object] = {}  # policy file -> its value network or None
 
     def check_players(self, players: int) -> None:
         """UnknownAgentError (one line) when the policy file this agent was given was trained
@@ -92,6 +93,22 @@ class PPOAgent(Agent):
                 check_players(self._arch, self.path, players)
             except PolicyFileError as err:
                 raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
+
+    def value_network(self, players: int):
+        """The value network (numpy forward, :class:`agents.network.NumpyValue`) of the policy
+        file this agent plays in a game of ``players`` (its own file, else the shipped model
+        of that count), or None when the file carries none; cached per file. The searches
+        guided by this network (``az``, ``gumbel``) score positions with it."""
+        from .network import NumpyValue, PolicyFileError, load_value_network
+
+        path = self.path or shipped_model(players)
+        if path not in self._value:
+            try:
+                net = load_value_network(path)
+            except PolicyFileError as err:
+                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
+            self._value[path] = None if net is None else NumpyValue(net)
+        return self._value[path]
 
     def policy_for(self, players: int):
         """The network this agent plays with in a game of ``players``."""

@@ -72,6 +72,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.gumbel_batch import InputsPool
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
@@ -239,7 +240,7 @@ def make_evaluator(policy, device):
     return evaluate
 
 
-class FeaturePool:
+class FeaturePool(InputsPool):
     """A :class:`~meduris_env.envs.positions.PositionPool` whose ``observe`` gives the
     network's inputs (:func:`agents.features.batch_features`) instead of the raw observation;
     it keeps the first observation after :meth:`start` (the roots')."""
@@ -247,7 +248,8 @@ class FeaturePool:
     def __init__(self, pool, feature_set: str):
         from meduris_env.envs.observation import observation_high
 
-        self.pool, self.feature_set = pool, feature_set
+        super().__init__(pool, self._features)
+        self.feature_set = feature_set
         self.high = observation_high(pool.game.max_turns)
         self.roots = None
 
@@ -257,24 +259,17 @@ class FeaturePool:
         return self.pool.load(rows)
 
     def observe(self, ids):
-        from agents.features import batch_features
-
-        obs, mask = self.pool.observe(ids)
-        game = self.pool.game
-        x = batch_features(obs, self.pool.states[ids], game.field_materials, game.field_areas,
-                           self.feature_set, self.high)
+        x, mask = super().observe(ids)
         if self.roots is None:
             self.roots = (x, mask)
         return x, mask
 
-    def expand(self, parents, actions, streams=None):
-        return self.pool.expand(parents, actions, streams)
+    def _features(self, pool, ids, obs):
+        from agents.features import batch_features
 
-    def mover(self, ids):
-        return self.pool.mover(ids)
-
-    def returns(self, ids):
-        return self.pool.returns(ids)
+        game = pool.game
+        return batch_features(obs, pool.states[ids], game.field_materials, game.field_areas,
+                              self.feature_set, self.high)
 
 
 # --- the replay buffer -----------------------------------------------------------------------
