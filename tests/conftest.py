@@ -1,11 +1,20 @@
 import importlib.util
 import os
 import shutil
+import signal
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# The Ctrl-C tests (test_interrupt, test_duel, test_external, test_ladder, test_tournament) send
+# SIGINT to the commands they start. A suite started as a background job of a non-interactive
+# shell (`.ci/run &`) inherits SIGINT ignored, its children would too, and Python then installs
+# no KeyboardInterrupt at all: give the suite, and so the commands it starts, Python's own
+# handler back (exec resets a handled signal to its default in the child).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Ray and RLlib live in their own environment (RLlib pins gymnasium 1.2.2): `make test` runs
 # these files there (.venv-ray); an environment without Ray does not collect them.
