@@ -42,6 +42,8 @@ from torch import nn
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.errors import MedurisError
 
+from .games import GAME_NAMES
+
 GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent = 2 logits)
 
 
@@ -63,7 +65,6 @@ class GreedyResidualExtractor(BaseFeaturesExtractor):
 
 
 KINDS = ("residual", "mlp")
-GAMES = ("meduris", "druids")  # the games a policy file may be for (agents.games.GAMES)
 
 
 def game_actions(game: str) -> int:
@@ -89,8 +90,8 @@ def architecture(kind: str, inputs: int, net_arch: list[int], players: int | Non
     (files without one are Meduris policies)."""
     if kind not in KINDS:
         raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
-    if game not in GAMES:
-        raise ValueError(f"game {game!r}; one of {GAMES}")
+    if game not in GAME_NAMES:
+        raise ValueError(f"game {game!r}; one of {GAME_NAMES}")
     arch = {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
     if game != "meduris":
         arch["game"] = game

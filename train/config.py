@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.engine.jsonfile import clip
 from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
 
@@ -71,11 +70,14 @@ class TrainConfig:
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         for f in fields(self):
             setattr(self, f.name, checked_value(f.name, getattr(self, f.name)))
-        if self.game not in ("meduris", "druids"):
-            raise ConfigError(f"game: {excerpt(self.game)}; 'meduris' or 'druids'")
-        if self.players not in PLAYER_COUNTS:
+        from agents.games import GAME_NAMES, game_spec
+        if self.game not in GAME_NAMES:
+            raise ConfigError(f"game: {excerpt(self.game)}; one of {', '.join(GAME_NAMES)}")
+        spec = game_spec(self.game)
+        if self.players not in spec.player_counts:
+            *most, last = map(str, spec.player_counts)
             raise ConfigError(f"players: {self.players}; {self.game.capitalize()} is played by "
-                              f"2, 3 or 4 ({'R1' if self.game == 'meduris' else 'D2'})")
+                              f"{', '.join(most)} or {last} ({spec.players_rule})")
         if self.game == "druids":
             self._check_druids()
         from agents.features import FEATURE_SETS

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from agents.games import GAME_NAMES
 from train.config import RESUMABLE, TrainConfig
 
 from ..checks import SEED, UsageError, int_in, output_folder
@@ -38,7 +39,7 @@ def add_parser(sub) -> None:
         p.add_argument(flag, **{**kw, "help": f"{kw['help']} (default: {shown})"})
 
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
-    setting("--game", choices=("meduris", "druids"), help="the game to learn (druids: a vector "
+    setting("--game", choices=GAME_NAMES, help="the game to learn (druids: a vector "
             "of its single-agent env, train/druids_league.py)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
