@@ -71,10 +71,15 @@ class DruidsPPOAgent(Agent):
         return forward, feature_set
 
     def act(self, observation, state) -> int:
-        seat = state.current_player()
         forward, feature_set = self._for(state.game.num_players)
-        x = features(state, seat, feature_set,
-                     None if observation is None else observation["observation"])
-        logits = forward.logits(x[None])[0]
-        mask = state.legal_action_mask().astype(bool)
-        return int(np.argmax(np.where(mask, logits, -np.inf)))
+        return policy_action(forward, feature_set, state,
+                             None if observation is None else observation["observation"])
+
+
+def policy_action(forward, feature_set: str, state, observation=None) -> int:
+    """The most probable legal action of a policy network (``forward``: its
+    :class:`~agents.network.NumpyForward`, on ``feature_set`` inputs) for the seat to move in
+    ``state`` (``observation``: that seat's observation tensor, if already computed)."""
+    x = features(state, state.current_player(), feature_set, observation)
+    logits = forward.logits(x[None])[0]
+    return int(np.argmax(np.where(state.legal_action_mask().astype(bool), logits, -np.inf)))

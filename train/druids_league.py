@@ -34,6 +34,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from agents.base import Agent
 from agents.druids_features import FEATURE_SETS, features
 from agents.druids_greedy import DruidsGreedyAgent
+from agents.druids_ppo import policy_action
 from druids_env import DruidsSingleAgentEnv
 from meduris_env.engine.seeding import STREAM_ENV, STREAM_EVAL, derive_seed
 
@@ -95,9 +96,7 @@ class LeagueSeat:
         if self.player == "greedy":
             return self.greedy.act(observation, state)
         _, forward, feature_set = self.player
-        x = features(state, state.current_player(), feature_set, observation["observation"])
-        logits = forward.logits(x[None])[0]
-        return int(np.argmax(np.where(state.legal_action_mask().astype(bool), logits, -np.inf)))
+        return policy_action(forward, feature_set, state, observation["observation"])
 
 
 class DruidsLearnerEnv(gym.Env):
@@ -186,10 +185,10 @@ def evaluate_druids(policy, players: int, games: int, seed: int,
     learner = _PolicyAgent(forward, feature_set)
     game = DruidsGame(players)
     base = derive_seed(seed, STREAM_EVAL)
+    others = [make_agent(opponent, game="druids") for _ in range(players - 1)]
     wins = 0.0
-    for g in range(games):
+    for g in range(games):  # (play_game resets every agent with the game's seed)
         seat = g % players
-        others = [make_agent(opponent, game="druids") for _ in range(players - 1)]
         agents = others[:seat] + [learner] + others[seat:]
         result = play_game(game, agents, base + g)
         if seat in result.winners:
@@ -205,6 +204,4 @@ class _PolicyAgent(Agent):
         self.forward, self.feature_set = forward, feature_set
 
     def act(self, observation, state) -> int:
-        x = features(state, state.current_player(), self.feature_set)
-        logits = self.forward.logits(x[None])[0]
-        return int(np.argmax(np.where(state.legal_action_mask().astype(bool), logits, -np.inf)))
+        return policy_action(self.forward, self.feature_set, state)
