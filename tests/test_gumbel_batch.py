@@ -238,16 +238,24 @@ def meduris_position(num_players=2, seed=0, moves=6):
     return state
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_one_meduris_tree_is_the_reference_search(seed):
-    state = meduris_position(2, seed)
+def searched_both_ways(state, num_simulations, considered, seed):
+    """The reference search and the batched search of one Meduris tree (same rng, same fixed
+    evaluation): (batched result, reference result, the pool, the counted evaluator, the rng
+    as the batched search left it)."""
     evaluation = fixed_one(NUM_ACTIONS)
-    reference = gumbel_search(state, lambda s: evaluation(observe_meduris(s)[0]), 24, 8,
-                              np.random.default_rng(seed))
+    reference = gumbel_search(state, lambda s: evaluation(observe_meduris(s)[0]),
+                              num_simulations, considered, np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     pool = ScalarPool()
     root = pool.add(state.clone(), rng)
-    batch = batched_gumbel_search(pool, [root], Counted(evaluation, NUM_ACTIONS), 24, 8, rng)
+    evaluate = Counted(evaluation, NUM_ACTIONS)
+    batch = batched_gumbel_search(pool, [root], evaluate, num_simulations, considered, rng)
+    return batch, reference, pool, evaluate, rng
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_one_meduris_tree_is_the_reference_search(seed):
+    batch, reference, *_ = searched_both_ways(meduris_position(2, seed), 24, 8, seed)
     same_as_reference(batch, reference, exact_policy=True)
 
 
@@ -339,22 +347,16 @@ def meduris_endgame(num_players, seed, before_end):
 def test_finished_games_in_a_meduris_tree(seed):
     """Near the end the trees hold finished games (their returns backed up, revisited without
     an evaluation); one tree is still the reference search."""
-    state = meduris_endgame(2, seed, 2)
-    evaluation = fixed_one(NUM_ACTIONS)
-    reference = gumbel_search(state, lambda s: evaluation(observe_meduris(s)[0]), 32, 4,
-                              np.random.default_rng(seed))
-    rng = np.random.default_rng(seed)
-    pool = ScalarPool()
-    root = pool.add(state.clone(), rng)
-    evaluate = Counted(evaluation, NUM_ACTIONS)
-    batch = batched_gumbel_search(pool, [root], evaluate, 32, 4, rng)
+    batch, reference, pool, evaluate, rng = searched_both_ways(meduris_endgame(2, seed, 2), 32,
+                                                               4, seed)
     same_as_reference(batch, reference)
     finished = sum(s.is_terminal() for s in pool.states)
     assert finished > 0 and evaluate.calls < 33  # some simulations ended in finished games
     states = [meduris_endgame(4, seed + b, 1 + b % 3) for b in range(6)]
     pool = ScalarPool()
     roots = [pool.add(s.clone(), np.random.default_rng(b)) for b, s in enumerate(states)]
-    result = batched_gumbel_search(pool, roots, Counted(evaluation, NUM_ACTIONS), 16, 8, rng)
+    result = batched_gumbel_search(pool, roots, Counted(fixed_one(NUM_ACTIONS), NUM_ACTIONS), 16,
+                                   8, rng)
     for b, s in enumerate(states):
         assert s.legal_action_mask()[result.actions[b]] and result.visits[b].sum() == 16
         assert result.policy[b].sum() == pytest.approx(1.0)
