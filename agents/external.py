@@ -34,8 +34,9 @@ answers it must give:
   In Druids (:func:`decide_message`) every field is only what the seat knows (D14): ``legal``
   with Druids' action texts (they name the seat's own cards), ``observation`` the 857 numbers of
   ``druids_env.observation_tensor`` and the mask over Druids' action ids, ``decision`` the phase
-  (``{"kind": "play (D8)", "seat": 0}``), and ``state`` :func:`druids_seat_state`, not
-  ``DruidsState.to_json()``: never another hand, a face-down card of another seat or a deck.
+  (``{"kind": "play (D8)", "seat": 0}``), and ``state``
+  :func:`druids_env.engine.information.seat_state`, not ``DruidsState.to_json()``: never
+  another hand, a face-down card of another seat or a deck.
 * ``{"type": "game_over", "seat": 0, "vp": [..], "ranks": [..], "winners": [..],
   "end_reason": "...", "forfeit": "", "forfeit_seat": null}``: the game has ended (the ranks
   and winners as scored, a forfeit included). No answer; the next ``new_game`` may follow.
@@ -447,55 +448,18 @@ def decide_message(state, seat: int, legal: list[int], observation: dict,
     """The ``decide`` line (without its newline) asking ``seat`` to choose among ``legal``;
     ``observation`` is the game's observation dict of ``seat``. In Druids every field is what
     ``seat`` knows (D14): the observation, the legal ids' texts (its own cards) and
-    :func:`druids_seat_state`."""
+    :func:`druids_env.engine.information.seat_state`."""
     message = {"type": "decide", "seat": seat, "turn": state.turn,
                "decision": state.pending_decision(),
                "legal": [[a, state.action_to_string(a)] for a in legal],
                "observation": {key: value.tolist() for key, value in observation.items()},
                "time_left": time_left}
     if spec_of(state.game).name == "druids":
-        view = json.dumps(druids_seat_state(state, seat), separators=(",", ":"))
+        from druids_env.engine.information import seat_state
+        view = json.dumps(seat_state(state, seat), separators=(",", ":"))
     else:  # Meduris has no hidden information: the state's JSON as it is written
         view = " ".join(state.to_json().splitlines())
     return json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + view + "}"
-
-
-#: the fields of a Druids position that every seat knows (D14), as ``DruidsState.to_json``
-#: names them
-DRUIDS_PUBLIC = ("phase", "seat", "turn", "setup_i", "replace_slot", "played",
-                 "servant_played", "acted", "idle", "base", "collections", "end_reason", "row",
-                 "removed", "collected", "score", "reveals")
-
-
-def druids_seat_state(st, seat: int) -> dict:
-    """A Druids position as ``seat`` knows it (D14), for a ``cmd:`` bot: ``DruidsState.to_json``
-    with every card hidden from ``seat`` left out. The public fields as they are
-    (:data:`DRUIDS_PUBLIC`); ``above`` and ``under`` per place as ``[card, seat]`` pairs, the card
-    ``null`` unless it is ``seat``'s (the owners are public); ``seat``'s own ``hand``,
-    ``servant_set`` and ``discards``; of every seat the counts of gems and servants in hand, of
-    its servant set and discards; the decks' sizes; the events with the fields hidden from
-    ``seat`` null (:meth:`~druids_env.engine.events.Event.seen_by`). Never another hand, a
-    face-down card of another seat, a deck, the history of action ids (a chance outcome names
-    the card drawn) or the times cards were drawn."""
-    from druids_env.engine.cards import is_gem, servant_owner
-
-    n = st.game.num_players
-    position = {key: getattr(st, key) for key in DRUIDS_PUBLIC}
-    position.update(
-        above=[[[card if who == seat else None, who] for card, who in pile] for pile in st.above],
-        under=[[[card if servant_owner(card) == seat else None, servant_owner(card)]
-                for card in pile] for pile in st.under],
-        hand=list(st.hands[seat]), servant_set=list(st.servant_sets[seat]),
-        discards=[card for card, who in st.discards if who == seat],
-        hand_gems=[sum(1 for c in st.hands[q] if is_gem(c)) for q in range(n)],
-        hand_servants=[sum(1 for c in st.hands[q] if not is_gem(c)) for q in range(n)],
-        servant_set_sizes=[len(st.servant_sets[q]) for q in range(n)],
-        discard_counts=[sum(1 for _, who in st.discards if who == q) for q in range(n)],
-        gem_deck_size=len(st.gem_deck), place_deck_size=len(st.place_deck))
-    return {"game": "druids", "params": st.game.params(), "viewer": seat,
-            "to_move": st.to_move, "position": position,
-            "events": [[e.step, e.kind, e.seen_by(seat), e.owner, list(e.hidden)]
-                       for e in st.log_events]}
 
 
 def check_hello(line: bytes) -> str:

@@ -31,12 +31,13 @@ from pathlib import Path
 import pytest
 
 from agents.base import Agent, Forfeit
-from agents.external import DRUIDS_PUBLIC, SubprocessAgent, close_agents, decide_message
+from agents.external import SubprocessAgent, close_agents, decide_message
 from agents.games import observe_druids
 from agents.match import forfeit_ranks, play_game
 from agents.registry import make_agent
 from druids_env import DruidsGame, resample_hidden
 from druids_env.engine.cards import gem_name, is_gem
+from druids_env.engine.information import PUBLIC_FIELDS
 from meduris_cli.main import main
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
@@ -414,12 +415,12 @@ def test_a_druids_bot_is_sent_only_what_its_seat_knows(tmp_path):
     assert redealt > len(decides) // 2  # the other deals differed: the test could fail
     view = decides[-1]["state"]  # no other field: never the history (chance outcomes name
     assert list(view) == ["game", "params", "viewer", "to_move", "position", "events"]  # cards)
-    assert set(view["position"]) == {*DRUIDS_PUBLIC, "above", "under", "hand", "servant_set",
+    assert set(view["position"]) == {*PUBLIC_FIELDS, "above", "under", "hand", "servant_set",
                                      "discards", "hand_gems", "hand_servants",
                                      "servant_set_sizes", "discard_counts", "gem_deck_size",
                                      "place_deck_size"}
     assert not {"hands", "gem_deck", "servant_sets", "drawn_at", "played_at"} & set(
-        DRUIDS_PUBLIC)
+        PUBLIC_FIELDS)
 
 
 def test_one_cmd_agent_playing_another_game_starts_a_child_for_it(tmp_path):

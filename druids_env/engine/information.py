@@ -396,3 +396,40 @@ def _renamed(i: int, ev: Event, gems: dict, servants: dict) -> Event:
 
 
 assert GEM_COLOURS
+
+
+# --- a seat's position as JSON (what a cmd: bot is sent) ---------------------------------------
+#: the fields of a Druids position that every seat knows (D14), as ``DruidsState.to_json``
+#: names them
+PUBLIC_FIELDS = ("phase", "seat", "turn", "setup_i", "replace_slot", "played",
+                 "servant_played", "acted", "idle", "base", "collections", "end_reason", "row",
+                 "removed", "collected", "score", "reveals")
+
+
+def seat_state(st, seat: int) -> dict:
+    """A Druids position as ``seat`` knows it (D14), for a ``cmd:`` bot (:mod:`agents.external`):
+    ``DruidsState.to_json`` with every card hidden from ``seat`` left out. The public fields as
+    they are (:data:`PUBLIC_FIELDS`); ``above`` and ``under`` per place as ``[card, seat]``
+    pairs, the card ``null`` unless it is ``seat``'s (the owners are public); ``seat``'s own
+    ``hand``, ``servant_set`` and ``discards``; of every seat the counts of gems and servants in
+    hand, of its servant set and discards; the decks' sizes; the events with the fields hidden
+    from ``seat`` null (:meth:`~druids_env.engine.events.Event.seen_by`). Never another hand, a
+    face-down card of another seat, a deck, the history of action ids (a chance outcome names
+    the card drawn) or the times cards were drawn."""
+    n = st.game.num_players
+    position = {key: getattr(st, key) for key in PUBLIC_FIELDS}
+    position.update(
+        above=[[[card if who == seat else None, who] for card, who in pile] for pile in st.above],
+        under=[[[card if servant_owner(card) == seat else None, servant_owner(card)]
+                for card in pile] for pile in st.under],
+        hand=list(st.hands[seat]), servant_set=list(st.servant_sets[seat]),
+        discards=[card for card, who in st.discards if who == seat],
+        hand_gems=[sum(1 for c in st.hands[q] if is_gem(c)) for q in range(n)],
+        hand_servants=[sum(1 for c in st.hands[q] if not is_gem(c)) for q in range(n)],
+        servant_set_sizes=[len(st.servant_sets[q]) for q in range(n)],
+        discard_counts=[sum(1 for _, who in st.discards if who == q) for q in range(n)],
+        gem_deck_size=len(st.gem_deck), place_deck_size=len(st.place_deck))
+    return {"game": "druids", "params": st.game.params(), "viewer": seat,
+            "to_move": st.to_move, "position": position,
+            "events": [[e.step, e.kind, e.seen_by(seat), e.owner, list(e.hidden)]
+                       for e in st.log_events]}
