@@ -14,11 +14,12 @@ features it was trained on.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.envs.observation import OBS_SIZE, observation_high
 
-from .heuristics import batch_action_values
+from .heuristics import PARALLEL_ROWS, action_values
 
 FEATURE_SETS = {"obs": OBS_SIZE, "obs+greedy": OBS_SIZE + NUM_ACTIONS}
 VALUE_SPREAD = 10.0  # VP-equivalents mapped onto [-1, 0]
@@ -42,16 +43,42 @@ def batch_features(observations: np.ndarray, states: np.ndarray, fm: np.ndarray,
                    fa: np.ndarray, feature_set: str, high: np.ndarray) -> np.ndarray:
     """The network inputs of a batch: row ``j`` for ``observations[j]`` of the seat to move in
     ``states[j]`` (the game's board arrays ``fm``, ``fa``)."""
-    scaled = (observations / high).astype(np.float32)
     if feature_set == "obs":
-        return scaled
-    vals = np.empty((len(states), NUM_ACTIONS), dtype=np.float64)
-    batch_action_values(np.ascontiguousarray(states), fm, fa, vals)
-    legal = np.isfinite(vals)
-    best = np.where(legal, vals, -np.inf).max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):  # rows without a legal action stay -1
-        rel = np.where(legal, np.maximum(-1.0, (vals - best) / VALUE_SPREAD), -1.0)
-    return np.concatenate([scaled, rel.astype(np.float32)], axis=1)
+        return (observations / high).astype(np.float32)
+    out = np.empty((len(states), OBS_SIZE + NUM_ACTIONS), dtype=np.float32)
+    kernel = _greedy_features_parallel if len(states) >= PARALLEL_ROWS else _greedy_features
+    kernel(np.ascontiguousarray(observations, dtype=np.float32), high.astype(np.float32),
+           np.ascontiguousarray(states), fm, fa, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _greedy_row(obs, high, st, fm, fa, out):
+    """One row of ``"obs+greedy"`` (module docstring) into ``out``; a row without a legal
+    action gets -1 for every action."""
+    for i in range(obs.shape[0]):
+        out[i] = obs[i] / high[i]  # float32 / float32, as numpy divides the two arrays
+    vals = action_values(st, fm, fa)
+    best = -np.inf
+    for a in range(vals.shape[0]):
+        if np.isfinite(vals[a]) and vals[a] > best:
+            best = vals[a]
+    base = obs.shape[0]
+    for a in range(vals.shape[0]):
+        out[base + a] = max(-1.0, (vals[a] - best) / VALUE_SPREAD) if np.isfinite(vals[a]) \
+            else -1.0
+
+
+@njit(cache=True, nogil=True)
+def _greedy_features(observations, high, states, fm, fa, out):
+    for j in range(states.shape[0]):
+        _greedy_row(observations[j], high, states[j], fm, fa, out[j])
+
+
+@njit(cache=True, parallel=True)
+def _greedy_features_parallel(observations, high, states, fm, fa, out):
+    for j in prange(states.shape[0]):
+        _greedy_row(observations[j], high, states[j], fm, fa, out[j])
 
 
 def default_high(max_turns: int = 1000) -> np.ndarray:

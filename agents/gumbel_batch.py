@@ -43,7 +43,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from agents.gumbel import (
     C_SCALE,
@@ -56,7 +56,6 @@ from agents.gumbel import (
     final_action,
     gumbel_topk,
     improved_policy,
-    masked_logits,
 )
 
 BatchEvaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -213,16 +212,53 @@ def interior_pick(logits, sigma, visits, legal):
     return legal_argmax(probs, legal)
 
 
-def prior_probs(masked, legal) -> np.ndarray:
-    """``max(softmax(masked logits), TINY)`` over the legal actions, as
-    :func:`agents.gumbel.mixed_value` takes it (the same bits: the legal maximum of masked
-    logits is exactly 0), cheaper than :func:`agents.gumbel.improved_policy` (the
-    exponential of the legal entries only)."""
-    exp = np.zeros(np.shape(masked))
-    exp[legal] = np.exp(masked[legal])
-    total = np.sum(exp, axis=-1, keepdims=True)
-    probs = np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
-    return np.maximum(probs, TINY, out=probs)
+@njit(cache=True)
+def mask_logits(logits, mask, out):
+    """:func:`agents.gumbel.masked_logits` of every row into ``out`` (float64)."""
+    lowest = np.finfo(np.float64).min
+    for j in range(logits.shape[0]):
+        top = -np.inf
+        for a in range(logits.shape[1]):
+            if mask[j, a] != 0 and np.float64(logits[j, a]) > top:
+                top = np.float64(logits[j, a])
+        if not np.isfinite(top):
+            top = 0.0
+        for a in range(logits.shape[1]):
+            out[j, a] = np.float64(logits[j, a]) - top if mask[j, a] != 0 else lowest
+
+
+@njit(cache=True)
+def set_priors(trees, nodes, masked, exp, mask, values, out_logits, out_legal, out_probs,
+               out_value, out_leaf_value, mover):
+    """The evaluation of decision nodes (``nodes[j]`` of tree ``trees[j]``) into the trees'
+    arrays: the masked logits, the legal mask, ``max(softmax(masked logits), TINY)`` over the
+    legal actions as :func:`agents.gumbel.mixed_value` takes it (the same bits: ``exp`` is
+    numpy's exponential of the masked logits, 0 where illegal, and the sum numpy's pairwise
+    one), the value, and the own value vector (the value for the mover, ``-value / (P - 1)``
+    for every other seat)."""
+    num_actions, num_players = masked.shape[1], out_leaf_value.shape[2]
+    for j in range(trees.shape[0]):
+        b, node = trees[j], nodes[j]
+        total = pairwise_sum(exp[j], 0, num_actions)
+        for a in range(num_actions):
+            out_legal[b, node, a] = mask[j, a] != 0
+            out_logits[b, node, a] = masked[j, a]
+            p = exp[j, a] / total if total > 0 else 0.0
+            out_probs[b, node, a] = max(p, TINY) if mask[j, a] != 0 else TINY
+        value = np.float64(values[j])
+        out_value[b, node] = value
+        for p in range(num_players):
+            out_leaf_value[b, node, p] = -value / max(1, num_players - 1)
+        out_leaf_value[b, node, mover[b, node]] = value
+
+
+def prior_of(logits, mask) -> tuple[np.ndarray, np.ndarray]:
+    """The masked logits (float64) of ``(k, A)`` network logits and numpy's exponential of
+    them (exactly 0 where illegal: the exponential of the most negative float)."""
+    logits, mask = np.atleast_2d(logits), np.atleast_2d(mask)
+    masked = np.empty(logits.shape)
+    mask_logits(logits, mask, masked)
+    return masked, np.exp(masked)
 
 
 # --- the tree kernels ------------------------------------------------------------------------
@@ -239,15 +275,17 @@ def gather_edges(children, visits, value_sum, mover, node, q, n):
             q[a] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def select_leaves(children, visits, value_sum, mover, logits, legal, probs, value, gumbel,
                   table, num_considered, c_visit, c_scale, out_node, out_action, out_end):
     """One selection in each of the ``B`` trees: from the root (Sequential Halving) down
     (interior selection) to an action without a child: ``out_node[b], out_action[b]`` and
-    ``out_end[b] = -1``; or to a finished game already in the tree: ``out_end[b]`` its node."""
+    ``out_end[b] = -1``; or to a finished game already in the tree: ``out_end[b]`` its node.
+    The trees are independent: walked in parallel, each with its own work arrays (the same
+    bits as one thread)."""
     num_actions = children.shape[2]
-    q, n, sigma = np.empty(num_actions), np.empty(num_actions), np.empty(num_actions)
-    for b in range(children.shape[0]):
+    for b in prange(children.shape[0]):
+        q, n, sigma = np.empty(num_actions), np.empty(num_actions), np.empty(num_actions)
         node = 0
         while True:
             gather_edges(children[b], visits[b], value_sum[b], mover[b, node], node, q, n)
@@ -311,17 +349,13 @@ class _Trees:
             nodes[has_parent]
         return nodes
 
-    def set_prior(self, trees, nodes, logits, mask, values, num_players: int) -> None:
+    def set_prior(self, trees, nodes, logits, mask, values) -> None:
         """The evaluation of decision nodes: prior, value, own value vector."""
-        legal = np.asarray(mask).astype(bool)
-        masked = masked_logits(np.asarray(logits, dtype=np.float64), legal)
-        self.logits[trees, nodes], self.legal[trees, nodes] = masked, legal
-        self.probs[trees, nodes] = prior_probs(masked, legal)
-        values = np.asarray(values, dtype=np.float64).reshape(-1)
-        self.value[trees, nodes] = values
-        vector = np.repeat((-values / max(1, num_players - 1))[:, None], num_players, axis=1)
-        vector[np.arange(len(values)), self.mover[trees, nodes]] = values
-        self.leaf_value[trees, nodes] = vector
+        mask = np.asarray(mask)
+        masked, exp = prior_of(np.asarray(logits), mask)
+        set_priors(np.asarray(trees, dtype=np.int64), np.asarray(nodes, dtype=np.int64),
+                   masked, exp, mask, np.asarray(values).reshape(-1), self.logits, self.legal,
+                   self.probs, self.value, self.leaf_value, self.mover)
 
     def root_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """The roots' visits (int64) and mean values for their movers, ``(B, A)`` each."""
@@ -357,7 +391,7 @@ def _root_trees(pool, roots, evaluate, num_nodes: int):
     trees = _Trees(len(roots), num_nodes, int(np.shape(mask)[1]), num_players)
     everything, minus = np.arange(len(roots)), np.full(len(roots), -1, dtype=np.int64)
     nodes = trees.add(everything, minus, minus, roots, movers)
-    trees.set_prior(everything, nodes, logits, mask, values, num_players)
+    trees.set_prior(everything, nodes, logits, mask, values)
     if not trees.legal[:, 0].any(axis=-1).all():
         raise ValueError("a root has no legal action")
     return trees, np.asarray(logits, dtype=np.float64), trees.legal[:, 0].copy()
@@ -383,7 +417,7 @@ def _expand_leaves(pool, evaluate, trees: _Trees, node, action, end, num_players
         if live.any():
             obs, mask = pool.observe(ids[live])
             logits, values = evaluate(obs, mask)
-            trees.set_prior(new[live], nodes[live], logits, mask, values, num_players)
+            trees.set_prior(new[live], nodes[live], logits, mask, values)
         if not live.all():
             returns = np.asarray(pool.returns(ids[~live]), dtype=np.float64)
             trees.leaf_value[new[~live], nodes[~live]] = returns

@@ -194,26 +194,9 @@ def greedy_actions(states, fm, fa, seeds, out):
         out[j] = greedy_action(states[j], fm, fa, seeds[j])
 
 
-@njit(cache=True, parallel=True)
-def _action_values_parallel(states, fm, fa, out):
-    for j in prange(states.shape[0]):
-        out[j] = action_values(states[j], fm, fa)
-
-
-@njit(cache=True, nogil=True)
-def _action_values_serial(states, fm, fa, out):
-    for j in range(states.shape[0]):
-        out[j] = action_values(states[j], fm, fa)
-
-
-def batch_action_values(states, fm, fa, out) -> None:
-    """:func:`action_values` for every row of ``states`` into ``out[j]``: in parallel for a
-    batch, in this thread for a few rows (waking numba's workers costs more than one row, and
-    far more when the cores are busy: 7 ms instead of 30 us was seen)."""
-    kernel = _action_values_parallel if len(states) >= PARALLEL_ROWS else _action_values_serial
-    kernel(states, fm, fa, out)
-
-
+#: a batch of at least this many rows is worked on in parallel, fewer in this thread (waking
+#: numba's workers costs more than one row, and far more when the cores are busy: 7 ms instead
+#: of 30 us was seen)
 PARALLEL_ROWS = 16
 
 

@@ -27,8 +27,9 @@ from agents.gumbel_batch import (
     interior_policy,
     node_sigma,
     pairwise_sum,
-    prior_probs,
+    prior_of,
     root_pick,
+    set_priors,
 )
 from meduris_env import MedurisGame
 from meduris_env.engine.loop import resolve_chance
@@ -162,12 +163,28 @@ def test_the_numba_formulas_give_the_reference_numbers(num):
             root_action_selection(gumbel, logits, zero, fresh, legal, 16, 4)
 
 
+def prior_probs(masked, legal):
+    """The prior :func:`set_priors` stores for nodes with these (already masked) logits."""
+    masked, legal = np.atleast_2d(masked), np.atleast_2d(legal)
+    rows, num = masked.shape
+    trees, nodes = np.arange(rows), np.zeros(rows, dtype=np.int64)
+    out = [np.zeros((rows, 1, num)), np.zeros((rows, 1, num), dtype=bool),
+           np.zeros((rows, 1, num)), np.zeros((rows, 1)), np.zeros((rows, 1, 2))]
+    again, exp = prior_of(masked, legal)
+    assert np.array_equal(again, masked_logits(masked, legal))  # masking is idempotent
+    set_priors(trees, nodes, again, exp, legal.astype(np.int8), np.zeros(rows), *out,
+               np.zeros((rows, 1), dtype=np.int64))
+    assert np.array_equal(out[0][:, 0], again) and np.array_equal(out[1][:, 0], legal)
+    return out[2][:, 0].reshape(np.shape(legal)) if rows > 1 else out[2][0, 0]
+
+
 def test_prior_probs_of_a_batch_are_the_reference_bits():
     rng = np.random.default_rng(8)
     logits = rng.normal(size=(64, 241)).astype(np.float32).astype(np.float64) * 3
     legal = rng.random((64, 241)) < 0.2
     legal[:, 7] = True
     masked = masked_logits(logits, legal)
+    assert np.array_equal(prior_of(logits, legal)[0], masked)
     reference = np.maximum(improved_policy(masked, 0.0, legal), np.finfo(np.float64).tiny)
     assert np.array_equal(prior_probs(masked, legal), reference)
     for b in range(64):

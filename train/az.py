@@ -47,10 +47,14 @@ recording ``players``), written after every update and at the end; ``checkpoint.
 network's and Adam's state, ``torch.load(weights_only=True)``-safe) and ``checkpoint.json`` (the
 configuration, counters, evaluation history, the generation, and the SHA-256 of the
 ``checkpoint.pt`` it belongs to), both written atomically after every update and at the end;
-``eval.csv`` (every ``eval_every`` moves and at the end: the win rate of the policy alone,
-deterministic, against greedy over ``eval_games`` games on the batch engine,
-:func:`train.evaluate.evaluate`); TensorBoard scalars in ``out/tb`` (losses, self-play
-moves/s, win rate); a tqdm progress bar of moves; and a report line of self-play moves/s at
+``eval.csv`` (every ``eval_every`` moves and at the end: the win rates of the policy alone,
+deterministic, against two of the ladder's anchors, ``greedy`` and the shipped ``ppo`` of the
+player count, over ``eval_games`` games each on the batch engine,
+:func:`train.evaluate.evaluate`; for 2 players also the policy's **Elo on the shipped
+ladder's scale**, :func:`agents.ladder.fit.rating_against` with the two anchors' ratings held
+at the shipped ladder's fit: the learning curve's figure, a quick estimate beside ``meduris
+ladder add``); TensorBoard scalars in ``out/tb`` (losses, self-play moves/s, win rates, Elo);
+a tqdm progress bar of moves; and a report line of self-play moves/s at
 ``simulations`` per move. It uses CUDA when torch sees a device (and says which it uses).
 
 **Resume** (``--resume out/checkpoint.pt``) continues the run in its folder with its own
@@ -92,7 +96,7 @@ class CheckpointError(MedurisError, ValueError):
 @dataclass
 class AZConfig:
     players: int = 2
-    games: int = 64  # B: self-play games advanced together
+    games: int = 128  # B: self-play games advanced together (the fastest on 2 cores)
     simulations: int = 32  # per move
     max_considered: int = 16  # root actions Gumbel top-k considers
     moves: int = 200_000  # self-play moves (positions searched) in all
@@ -102,7 +106,7 @@ class AZConfig:
     train_every: int = 4096  # self-play moves between updates
     epochs: int = 2  # each position used about this often per update
     warm_start: str = "shipped"  # a policy file, "shipped" (ppo_<players>p.pt) or "none"
-    eval_every: int = 50_000  # moves between evaluations against greedy
+    eval_every: int = 50_000  # moves between evaluations against the anchors
     eval_games: int = 100  # 0: no evaluation
     seed: int = 0
     threads: int = 2  # torch and numba threads
@@ -474,10 +478,40 @@ def load_optimizer(path, doc: dict, optimizer) -> None:
 
 
 def write_eval_csv(out: Path, evals: list[dict]) -> None:
-    lines = ["moves,updates,win_rate_vs_greedy,wall_seconds"] + [
-        f"{e['moves']},{e['updates']},{e['win_rate_vs_greedy']:.4f},{e['wall_seconds']:.1f}"
-        for e in evals]
+    head = ["moves", "updates"] + [f"win_rate_vs_{name}" for name in EVAL_ANCHORS] + \
+        ["elo", "wall_seconds"]
+
+    def cell(e, key):
+        value = e.get(key)
+        if value is None:
+            return ""
+        return f"{value:.4f}" if key.startswith("win_rate") else \
+            f"{value:.1f}" if isinstance(value, float) else str(value)
+    lines = [",".join(head)] + [",".join(cell(e, key) for key in head) for e in evals]
     atomic_replace(out / "eval.csv", lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
+
+
+#: the ladder anchors the trainer's evaluations play the policy against (batch engine)
+EVAL_ANCHORS = ("greedy", "ppo")
+
+
+def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | None:
+    """The Elo of win rates ``rates`` (``games`` each) against anchors rated on the shipped
+    ladder (:func:`agents.ladder.fit.rating_against`); None where the shipped ladder has no
+    table of this player count."""
+    from agents.ladder.fit import fit_ratings, rating_against
+    from agents.ladder.store import SHIPPED, open_ladder
+
+    with open_ladder(SHIPPED, create=False, read_only=True) as store:
+        if players not in store.player_counts():
+            return None
+        stored = store.games(players)
+    ratings = {r.name: r.elo for r in fit_ratings([(g.agents, g.ranks) for g in stored],
+                                                  players).ratings}
+    if not games or any(name not in ratings for name in rates):
+        return None
+    return rating_against({name: (games, rate * games) for name, rate in rates.items()},
+                          ratings)
 
 
 # --- the run ---------------------------------------------------------------------------------
@@ -552,19 +586,30 @@ class Run:
             self.evaluate(start)
 
     def evaluate(self, start: float) -> None:
+        """The policy alone against the ladder's anchors greedy and ppo (module docstring,
+        Outputs), and for 2 players its Elo on the shipped ladder's scale."""
         import copy
 
         from .evaluate import evaluate
 
+        cfg = self.cfg
         policy = self.policy if self.device.type == "cpu" else copy.deepcopy(self.policy).cpu()
-        rate = evaluate(policy, self.cfg.players, self.cfg.eval_games, self.cfg.seed, "greedy")
+        rates = {name: evaluate(policy, cfg.players, cfg.eval_games, cfg.seed, name)
+                 for name in EVAL_ANCHORS}
+        elo = anchor_elo(cfg.players, rates, cfg.eval_games)
         entry = {"moves": self.state["moves"], "updates": self.state["updates"],
-                 "win_rate_vs_greedy": rate, "wall_seconds": self.elapsed(start)}
+                 **{f"win_rate_vs_{name}": rate for name, rate in rates.items()},
+                 "elo": elo, "wall_seconds": self.elapsed(start)}
         self.state["evals"].append(entry)
-        self.writer.add_scalar("eval/win_rate_vs_greedy", rate, self.state["moves"])
+        for name, rate in rates.items():
+            self.writer.add_scalar(f"eval/win_rate_vs_{name}", rate, self.state["moves"])
+        if elo is not None:
+            self.writer.add_scalar("eval/elo", elo, self.state["moves"])
         write_eval_csv(self.out, self.state["evals"])
-        self.report(f"evaluation at {self.state['moves']:,} moves: {rate:.1%} against greedy "
-                    f"({self.cfg.eval_games} games)")
+        said = ", ".join(f"{rate:.1%} against {name}" for name, rate in rates.items())
+        self.report(f"evaluation at {self.state['moves']:,} moves: {said} ({cfg.eval_games} "
+                    f"games each)" + (f"; {elo:.0f} Elo on the ladder" if elo is not None
+                                      else ""))
 
     def elapsed(self, start: float) -> float:
         return self.state["wall_seconds"] + time.perf_counter() - start

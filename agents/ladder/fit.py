@@ -216,3 +216,28 @@ def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: i
                       n in anchors) for n, i in index.items()]
     ratings.sort(key=lambda r: (-round(r.elo, 9), r.name))
     return Fit(players, len(kept), ratings, [n for n in names if n not in linked], iterations)
+
+
+def rating_against(results: dict[str, tuple[int, float]], ratings: dict[str, float]) -> float:
+    """The Elo of one agent from its 2-player results against agents whose ratings stay fixed
+    (``results[name] = (games, points)``, a shared win half a point; ``ratings[name]`` their
+    Elo): the Bradley-Terry maximum likelihood, with the :data:`PRIOR_GAMES` virtual drawn game
+    against each of them, so a clean sweep stays finite. Newton's method on the concave
+    log-likelihood (a training run's quick estimate on the ladder's scale; the ladder itself
+    fits every rating together)."""
+    if not results or any(name not in ratings for name in results):
+        raise LadderError(f"results against {sorted(results)} need ratings of all of them "
+                          f"(known: {sorted(ratings)})")
+    games = np.array([n + PRIOR_GAMES for n, _ in results.values()], dtype=np.float64)
+    points = np.array([s + PRIOR_GAMES / 2 for _, s in results.values()], dtype=np.float64)
+    fixed = np.array([ratings[name] for name in results], dtype=np.float64) / ELO
+    theta = float(np.average(fixed, weights=games))
+    for _ in range(100):
+        expected = 1.0 / (1.0 + np.exp(fixed - theta))
+        gradient = float(np.sum(points - games * expected))
+        curvature = float(np.sum(games * expected * (1.0 - expected)))
+        step = gradient / curvature
+        theta += step
+        if abs(step) < 1e-12:
+            break
+    return theta * ELO

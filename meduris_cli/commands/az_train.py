@@ -49,7 +49,8 @@ def add_parser(sub) -> None:
     setting("--epochs", type=int_in(1), help="times each position is used per update, about")
     setting("--warm-start", help="policy file to start from, 'shipped' (agents/models/"
             "ppo_<players>p.pt) or 'none' (a fresh network)")
-    setting("--eval-every", type=int_in(1), help="moves between evaluations against greedy")
+    setting("--eval-every", type=int_in(1),
+            help="moves between evaluations against the anchors greedy and ppo")
     setting("--eval-games", type=int_in(0), help="games per evaluation; 0: none")
     setting("--seed", type=SEED, help="the run's seed")
     setting("--threads", default=defaults.threads, type=int_in(1),
