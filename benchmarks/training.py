@@ -10,6 +10,13 @@ opponents), how one trains on a gymnasium env without a batch engine (and how th
 first trainer did). ``--json`` prints one object with ``train_env_steps_per_s`` (2 players),
 ``train_env_steps_per_s_4p``, ``reference_env_steps_per_s`` and ``speedup_vs_reference``.
 
+**Self-play with search**, in the same run: ``meduris az-train``'s self-play alone (2 players,
+the shipped network, ``--az-games`` games advanced together, ``--az-simulations`` simulations
+per move with the batched Gumbel search, Gumbel noise sampled, both cores): one warm-up move,
+then ``--az-moves`` moves timed (a move is one position searched and played);
+``az_selfplay_moves_per_s`` with ``az_simulations`` and ``az_games`` in the JSON
+(``--az-moves 0``: not measured).
+
 **Learning curves** (``--curve RUN [RUN ...]``): every snapshot of a finished run
 (``RUN/snapshots``, saved with their wall time in ``RUN/checkpoint.json``) played against greedy
 (``--greedy-games`` games on the batch engine) and against ``--against`` (default
@@ -92,6 +99,37 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
     return {"players": players, "steps": per_rollout * rollouts, "seconds": seconds,
             "env_steps_per_s": per_rollout * rollouts / seconds, "games": cfg.envs,
             "n_epochs": cfg.n_epochs, "batch_size": cfg.batch_size}
+
+
+def measure_az(moves: int, simulations: int, games: int, seed: int = 0,
+               players: int = 2) -> dict:
+    """Self-play moves/s of ``meduris az-train`` (module docstring): its SelfPlay with the
+    shipped network, one warm-up move of every game, then at least ``moves`` moves timed."""
+    import numba
+    import torch
+
+    from agents.features import feature_set_of_size
+    from train.az import AZConfig, ReplayBuffer, SelfPlay, load_warm_start, make_evaluator
+
+    cfg = AZConfig(players=players, games=games, simulations=simulations, seed=seed,
+                   buffer=max(256, games * 4), batch_size=256).validate()
+    torch.set_num_threads(cfg.threads)
+    numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
+    policy, _ = load_warm_start(cfg)
+    policy.set_training_mode(False)
+    inputs = int(policy.observation_space.shape[0])
+    play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")),
+                    feature_set_of_size(inputs), ReplayBuffer(cfg.buffer, inputs,
+                                                              int(policy.action_space.n)), 0)
+    play.step()  # warm-up: compiled kernels, torch's first passes
+    steps = max(1, -(-moves // games))
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        play.step()
+    seconds = time.perf_counter() - t0
+    return {"players": players, "moves": steps * games, "seconds": seconds,
+            "moves_per_s": steps * games / seconds, "simulations": simulations,
+            "games": games, "threads": cfg.threads}
 
 
 def _reference_env(players: int, rank: int, seed: int):
@@ -248,6 +286,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--reference-steps", type=int, default=8192,
                     help="timed steps of the reference in the same run (MaskablePPO on SB3's "
                          "SubprocVecEnv of single-game envs, the first player count); 0: none")
+    ap.add_argument("--az-moves", type=int, default=5120,
+                    help="timed self-play moves of az-train's search (0: none)")
+    ap.add_argument("--az-simulations", type=int, default=32,
+                    help="simulations per self-play move (default 32)")
+    ap.add_argument("--az-games", type=int, default=128,
+                    help="self-play games advanced together (default 128)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--curve", type=Path, nargs="+", metavar="RUN",
                     help="learning curves of finished runs (one picture for all)")
@@ -326,8 +370,10 @@ def _throughput(ap: argparse.ArgumentParser, args) -> dict:
     counts = [p.strip() for p in args.players.split(",")]
     if not counts or any(p not in {str(n) for n in PLAYER_COUNTS} for p in counts):
         ap.error(f"--players {args.players!r}: player counts 2, 3 or 4, separated by commas")
-    if args.rollouts < 1 or args.reference_steps < 0:
-        ap.error("--rollouts is at least 1 and --reference-steps at least 0")
+    if args.rollouts < 1 or args.reference_steps < 0 or args.az_moves < 0:
+        ap.error("--rollouts is at least 1, --reference-steps and --az-moves at least 0")
+    if not (1 <= args.az_simulations <= 1024 and 1 <= args.az_games <= 65_536):
+        ap.error("--az-simulations is 1..1024 and --az-games 1..65536")
     rows = [measure(int(p), args.rollouts, args.seed) for p in dict.fromkeys(counts)]
     result = {"rows": rows}
     for r in rows:
@@ -338,6 +384,11 @@ def _throughput(ap: argparse.ArgumentParser, args) -> dict:
         result["reference"] = ref
         result["reference_env_steps_per_s"] = ref["env_steps_per_s"]
         result["speedup_vs_reference"] = rows[0]["env_steps_per_s"] / ref["env_steps_per_s"]
+    if args.az_moves:
+        az = measure_az(args.az_moves, args.az_simulations, args.az_games, args.seed)
+        result["az_selfplay"] = az
+        result["az_selfplay_moves_per_s"] = az["moves_per_s"]
+        result["az_simulations"], result["az_games"] = az["simulations"], az["games"]
     if args.json:
         print(json.dumps(result))
     else:
@@ -350,6 +401,11 @@ def _throughput(ap: argparse.ArgumentParser, args) -> dict:
                   f"single-game envs: {ref['env_steps_per_s']:,.0f} env steps/s "
                   f"({ref['steps']:,} steps in {ref['seconds']:.1f} s); "
                   f"{result['speedup_vs_reference']:.1f}x")
+        if args.az_moves:
+            print(f"az-train self-play, {az['players']} players: {az['moves_per_s']:,.0f} "
+                  f"moves/s at {az['simulations']} simulations per move ({az['moves']:,} "
+                  f"moves in {az['seconds']:.1f} s; {az['games']} games at once, "
+                  f"{az['threads']} threads)")
     return result
 
 

@@ -56,11 +56,25 @@ def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players)
         "threads": 1, "train_every": TINY[players], "warm_start": "shipped"}
     assert "on cpu" in err and "moves/s at 4 simulations per move" in err
     assert (out / "eval.csv").read_text().count("\n") == 2 and any((out / "tb").iterdir())
-    _, arch = load_policy_file(out / "policy.pt")
-    assert arch["players"] == players
+    policy, arch = load_policy_file(out / "policy.pt")
+    assert arch["players"] == players and arch["value"] == "results"
+    csv = (out / "eval.csv").read_text().splitlines()
+    assert csv[0] == "moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,wall_seconds"
+    elo = csv[1].split(",")[4]
+    assert (elo != "") == (players == 2)  # the shipped ladder rates 2-player games only
     agents = [make_agent(f"ppo:{out}/policy.pt")] + [make_agent("random")
                                                      for _ in range(players - 1)]
     result = play_game(MedurisGame(players), agents, seed=1)
+    assert result.forfeit == "" and result.end_reason != "abandoned"
+    # the searches score leaves with the trained critic: it is the file's value network
+    from agents.network import CriticValue, policy_outputs
+
+    value = agents[0].value_network(players)
+    assert isinstance(value, CriticValue)
+    x = np.random.default_rng(0).random((3, int(arch["inputs"])), dtype=np.float32)
+    assert value(x) == pytest.approx(np.clip(policy_outputs(policy, x)[1], -1, 1), abs=1e-5)
+    searcher = [make_agent(f"az:8:{out}/policy.pt")] + agents[1:]
+    result = play_game(MedurisGame(players), searcher, seed=2)
     assert result.forfeit == "" and result.end_reason != "abandoned"
 
 

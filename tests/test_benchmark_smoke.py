@@ -102,15 +102,20 @@ def test_records_benchmark_reports_every_player_count():
 
 def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path, capsys):
     mod = load_benchmark("training")
-    out = mod.main(["--players", "2", "--rollouts", "1", "--reference-steps", "64", "--json"])
+    out = mod.main(["--players", "2", "--rollouts", "1", "--reference-steps", "64", "--json",
+                    "--az-moves", "20", "--az-simulations", "4", "--az-games", "8"])
     assert out["train_env_steps_per_s"] > 0 and out["rows"][0]["steps"] == 256 * 64
+    # az-train's self-play in the same run: 3 batched moves of 8 games timed
+    assert out["az_selfplay"]["moves"] == 24 and out["az_selfplay_moves_per_s"] > 0
+    assert out["az_simulations"] == 4 and out["az_games"] == 8
     # the reference of the same run: single-game envs in two processes, 2 x 32 steps timed
     ref = out["reference"]
     assert ref["steps"] == 64 and ref["games"] == 2 and out["reference_env_steps_per_s"] > 0
     assert out["speedup_vs_reference"] == pytest.approx(
         out["train_env_steps_per_s"] / out["reference_env_steps_per_s"])
     capsys.readouterr()
-    for bad in (["--players", "5"], ["--players", "2,x"], ["--rollouts", "0"]):
+    for bad in (["--players", "5"], ["--players", "2,x"], ["--rollouts", "0"],
+                ["--az-moves", "-1"], ["--az-simulations", "0"]):
         with pytest.raises(SystemExit):  # refused before anything is timed
             mod.main(bad)
         assert bad[0] in capsys.readouterr().err

@@ -191,6 +191,7 @@ def load_warm_start(cfg: AZConfig):
     """(policy, architecture) to start from (module docstring), the architecture recording
     ``cfg.players``; ConfigError in one line when the file cannot be used."""
     from agents.network import (
+        CRITIC_IS_VALUE,
         PolicyFileError,
         architecture,
         build_policy,
@@ -209,7 +210,8 @@ def load_warm_start(cfg: AZConfig):
         from meduris_env.envs.observation import OBS_SIZE
 
         torch.manual_seed(derive_seed(cfg.seed, STREAM_AZ_FIT, -1))
-        arch = architecture("residual", OBS_SIZE + NUM_ACTIONS, [256], cfg.players)
+        arch = architecture("residual", OBS_SIZE + NUM_ACTIONS, [256], cfg.players,
+                            value=CRITIC_IS_VALUE)
         policy = build_policy(arch)
         init_as_greedy(SimpleNamespace(policy=policy))
         return policy, arch
@@ -222,7 +224,8 @@ def load_warm_start(cfg: AZConfig):
         check_players(arch, path, cfg.players)
     except PolicyFileError as err:
         raise ConfigError(f"warm_start: {err}") from None
-    arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players)
+    arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players,
+                        value=CRITIC_IS_VALUE)
     return policy, arch
 
 
@@ -457,11 +460,12 @@ def read_checkpoint(path) -> dict:
 
 def checkpoint_policy(path, doc: dict):
     """(policy, architecture) of a checkpoint's network."""
-    from agents.network import architecture, build_policy, check_finite
+    from agents.network import CRITIC_IS_VALUE, architecture, build_policy, check_finite
 
     try:
         arch = doc["architecture"]
-        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], arch["players"])
+        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], arch["players"],
+                            value=CRITIC_IS_VALUE)
         policy = build_policy(arch)
         policy.load_state_dict(doc["policy"])
         check_finite(doc["policy"], path)
