@@ -92,7 +92,7 @@ class AZAgent(MCTSAgent):
             "rollout_weight", rollout_weight, 0.0, 1.0)
         self.network = PPOAgent(name, path)  # loads (and checks) the network now
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
-        self.value_network(self.network.trained_players or 2)  # (checked now, as the policy is)
+        self.value_network(2)  # (checked now, as the policy is)
 
     def check_players(self, players: int) -> None:
         """As :meth:`agents.ppo.PPOAgent.check_players`: the policy file's player count."""

@@ -65,7 +65,7 @@ class GumbelAgent(Agent):
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
         self._pool: PositionPool | None = None
         self.last_result: GumbelResult | None = None
-        self.value_network(self.network.trained_players or 2)  # (checked now, as the policy is)
+        self.value_network(2)  # (checked now, as the policy is)
 
     @property
     def iterations(self) -> int:

@@ -17,9 +17,7 @@ A policy file may also carry a **value network** (``value_network``: its ``archi
 inputs and hidden layer sizes, and its ``state_dict``): an MLP from the same inputs to the result
 of the game for the seat to move, in [-1, 1], trained on the policy's own games
 (:mod:`train.value`); the ``az`` search scores its leaves with it (:func:`load_value_network`).
-Files without one are policies as before. A policy from ``meduris az-train`` needs none: its
-critic head learnt the games' results, and its architecture says so (``"value": "results"``,
-:data:`CRITIC_IS_VALUE`); the searches then score leaves with the critic (:class:`CriticValue`).
+Files without one are policies as before.
 
 **Checked at load**: every tensor of the file (the policy's and the value network's) is finite:
 a NaN or infinite weight is refused with one line naming the file (it would crash a game or, in
@@ -84,34 +82,24 @@ class PolicyFileError(MedurisError, ValueError):
 
 
 def architecture(kind: str, inputs: int, net_arch: list[int], players: int | None = None,
-                 game: str = "meduris", value: str | None = None) -> dict:
+                 game: str = "meduris") -> dict:
     """The description of a policy network that a policy file carries: ``kind`` ("residual":
     the greedy-residual network with ``net_arch[0]`` hidden units; "mlp": sb3's MLP with
     ``net_arch`` layers), ``inputs`` (the feature vector's length), when known ``players``
-    (the player count it was trained for), for a game other than Meduris ``game`` (files
-    without one are Meduris policies), and ``value`` = :data:`CRITIC_IS_VALUE` when the
-    critic head was trained to the games' results (``meduris az-train``): it is then the
-    policy's value network (:func:`critic_value`)."""
+    (the player count it was trained for) and, for a game other than Meduris, ``game``
+    (files without one are Meduris policies)."""
     if kind not in KINDS:
         raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
     if game not in GAME_NAMES:
         raise ValueError(f"game {game!r}; one of {GAME_NAMES}")
-    if value not in (None, CRITIC_IS_VALUE):
-        raise ValueError(f"value {value!r}; {CRITIC_IS_VALUE!r} or none")
     arch = {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
     if game != "meduris":
         arch["game"] = game
-    if value is not None:
-        arch["value"] = value
     if players is not None:
         if isinstance(players, bool) or players not in (2, 3, 4):
             raise ValueError(f"players {players!r}; 2, 3 or 4")
         arch["players"] = int(players)
     return arch
-
-
-#: ``architecture["value"]`` of a policy whose critic head learnt the games' results
-CRITIC_IS_VALUE = "results"
 
 
 def game_of(arch: dict) -> str:
@@ -269,7 +257,7 @@ def load_policy_file(path):
     arch = doc.get("architecture")
     try:
         arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"],
-                            arch.get("players"), arch.get("game", "meduris"), arch.get("value"))
+                            arch.get("players"), arch.get("game", "meduris"))
         policy = build_policy(arch)
         policy.load_state_dict(doc["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
@@ -346,17 +334,6 @@ class NumpyForward:
         logits = self._run(self.action, self._run(self.pi, features))
         values = self._run(self.value, self._run(self.vf, features))
         return logits, values[:, 0]
-
-
-class CriticValue:
-    """The critic head of a policy trained by ``meduris az-train`` as its value network (the
-    result for the seat to move, clipped to [-1, 1]), called like :class:`NumpyValue`."""
-
-    def __init__(self, policy):
-        self.forward = NumpyForward(policy)
-
-    def __call__(self, x) -> np.ndarray:
-        return np.clip(self.forward(x)[1], -1.0, 1.0)
 
 
 def residual_policy_kwargs(hidden: int = 256, actions: int = NUM_ACTIONS) -> dict:

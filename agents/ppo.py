@@ -97,17 +97,9 @@ class PPOAgent(Agent):
     def value_network(self, players: int):
         """The value network (numpy forward, :class:`agents.network.NumpyValue`) of the policy
         file this agent plays in a game of ``players`` (its own file, else the shipped model
-        of that count): the one the file carries, else the critic head of a policy whose
-        critic learnt the games' results (``meduris az-train``,
-        :class:`agents.network.CriticValue`), else None; cached per file. The searches guided
-        by this network (``az``, ``gumbel``) score positions with it."""
-        from .network import (
-            CRITIC_IS_VALUE,
-            CriticValue,
-            NumpyValue,
-            PolicyFileError,
-            load_value_network,
-        )
+        of that count), or None when the file carries none; cached per file. The searches
+        guided by this network (``az``, ``gumbel``) score positions with it."""
+        from .network import NumpyValue, PolicyFileError, load_value_network
 
         path = self.path or shipped_model(players)
         if path not in self._value:
@@ -116,9 +108,6 @@ class PPOAgent(Agent):
             except PolicyFileError as err:
                 raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
             self._value[path] = None if net is None else NumpyValue(net)
-            arch = self._arch if self.path else load_policy_and_architecture(path, self.name)[1]
-            if net is None and arch.get("value") == CRITIC_IS_VALUE:
-                self._value[path] = CriticValue(self.policy_for(players))
         return self._value[path]
 
     def policy_for(self, players: int):

@@ -35,6 +35,14 @@ run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400``
         --plot docs/learning_curve_4p.png
     python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations \
         --plot docs/shaping_2p.png
+    python benchmarks/training.py --az-curve runs/az_2p --plot docs/learning_curve_az_2p.png
+
+**Ladder Elo over wall time** (``--az-curve RUN``, 2 players): the Elo of every evaluation of a
+finished ``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy
+and ppo, on the shipped ladder's scale) over the run's wall time, beside the shipped 2-player
+PPO run's evaluations against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md)
+put on the same scale (:func:`agents.ladder.fit.rating_against` with ``mcts:400``'s shipped
+rating) and the shipped ratings of ``ppo`` and ``az:200`` as lines.
 """
 
 from __future__ import annotations
@@ -115,12 +123,12 @@ def measure_az(moves: int, simulations: int, games: int, seed: int = 0,
                    buffer=max(256, games * 4), batch_size=256).validate()
     torch.set_num_threads(cfg.threads)
     numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
-    policy, _ = load_warm_start(cfg)
-    policy.set_training_mode(False)
-    inputs = int(policy.observation_space.shape[0])
-    play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")),
+    net = load_warm_start(cfg)
+    net.train_mode(False)
+    inputs = int(net.arch["inputs"])
+    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")),
                     feature_set_of_size(inputs), ReplayBuffer(cfg.buffer, inputs,
-                                                              int(policy.action_space.n)), 0)
+                                                              int(net.policy.action_space.n)), 0)
     play.step()  # warm-up: compiled kernels, torch's first passes
     steps = max(1, -(-moves // games))
     t0 = time.perf_counter()
@@ -279,6 +287,55 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
     plt.close(fig)
 
 
+#: the shipped 2-player PPO run's own evaluations (docs/training.md, 2026-11-24): (PPO steps,
+#: wins of 100 games against mcts:400); 34.4 minutes of PPO for 6 M steps, evaluations included
+PPO_2P_EVALUATIONS = [(1_000_000, 4), (2_000_000, 61), (3_000_000, 66), (4_000_000, 70),
+                      (5_000_000, 60), (6_000_000, 42)]
+PPO_2P_MINUTES_PER_MILLION = 34.4 / 6
+
+
+def az_curve(run: Path) -> list[dict]:
+    """The evaluations of an az-train run (its ``eval.csv``) with an Elo."""
+    import csv
+
+    with open(run / "eval.csv", newline="") as f:
+        return [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
+                 "elo": float(r["elo"]), "vs_greedy": float(r["win_rate_vs_greedy"]),
+                 "vs_ppo": float(r["win_rate_vs_ppo"])}
+                for r in csv.DictReader(f) if r.get("elo")]
+
+
+def plot_elo(rows: list[dict], path: Path, label: str) -> None:
+    """``--az-curve``'s picture (module docstring)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.ladder.fit import fit_ratings, rating_against
+    from agents.ladder.store import SHIPPED, open_ladder
+
+    with open_ladder(SHIPPED, create=False, read_only=True) as store:
+        ratings = {r.name: r.elo for r in fit_ratings(
+            [(g.agents, g.ranks) for g in store.games(2)], 2).ratings}
+    ppo = [(steps / 1e6 * PPO_2P_MINUTES_PER_MILLION,
+            rating_against({"mcts:400": (100, wins)}, ratings)) for steps, wins in
+           PPO_2P_EVALUATIONS]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
+            color="C0", label=f"{label}: policy alone (vs greedy and ppo)")
+    ax.plot([m for m, _ in ppo], [e for _, e in ppo], marker="s", linestyle="--", color="C1",
+            label="PPO run of the shipped ppo (vs mcts:400)")
+    for k, name in enumerate(("ppo", "az:200")):
+        ax.axhline(ratings[name], color=f"C{k + 2}", linestyle=":", label=f"{name} (shipped)")
+    ax.set_xlabel("training wall time (minutes, 2 cores)")
+    ax.set_ylabel("Elo on the shipped ladder (random = 0)")
+    ax.set_title("Gumbel AlphaZero self-play against PPO, 2 players")
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
+    plt.close(fig)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rollouts", type=int, default=4, help="timed rollouts (default 4)")
@@ -302,6 +359,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --curve: games per snapshot against --against (0: none)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--plot", type=Path, help="write the curve's picture here")
+    ap.add_argument("--az-curve", type=Path, metavar="RUN",
+                    help="the ladder Elo of a finished 2-player az-train run over its wall "
+                         "time, beside PPO's (with --plot)")
     ap.add_argument("--reuse", action="store_true",
                     help="with --curve: plot the runs' curve.csv from an earlier --curve "
                          "instead of playing the games again")
@@ -327,6 +387,8 @@ def main(argv: list[str] | None = None):
                  "(played or --reuse), not with --evaluations")
     if args.curve:
         return _curves(ap, args)
+    if args.az_curve:
+        return _az_curve(ap, args)
     return _throughput(ap, args)
 
 
@@ -363,6 +425,26 @@ def _curves(ap: argparse.ArgumentParser, args) -> list[dict] | dict[str, list[di
     if args.plot:
         plot(curves, players.pop(), args.plot)
     return curves if len(curves) > 1 else next(iter(curves.values()))
+
+
+def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
+    """``--az-curve``: the run's evaluations with an Elo, printed, plotted with ``--plot``."""
+    if not (args.az_curve / "eval.csv").is_file():
+        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} not found; give the folder of a "
+                 "`meduris az-train` run")
+    problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
+    if problem:
+        ap.error(problem)
+    rows = az_curve(args.az_curve)
+    if not rows:
+        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} holds no Elo (a 2-player run's "
+                 "evaluations have one)")
+    for r in rows:
+        print(f"{r['moves']:>10,} moves {r['wall_seconds'] / 60:6.1f} min  Elo {r['elo']:6.0f}"
+              f"  vs greedy {r['vs_greedy']:.1%}  vs ppo {r['vs_ppo']:.1%}", flush=True)
+    if args.plot:
+        plot_elo(rows, args.plot, args.az_curve.name)
+    return rows
 
 
 def _throughput(ap: argparse.ArgumentParser, args) -> dict:

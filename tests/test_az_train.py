@@ -57,7 +57,7 @@ def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players)
     assert "on cpu" in err and "moves/s at 4 simulations per move" in err
     assert (out / "eval.csv").read_text().count("\n") == 2 and any((out / "tb").iterdir())
     policy, arch = load_policy_file(out / "policy.pt")
-    assert arch["players"] == players and arch["value"] == "results"
+    assert arch["players"] == players
     csv = (out / "eval.csv").read_text().splitlines()
     assert csv[0] == "moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,wall_seconds"
     elo = csv[1].split(",")[4]
@@ -66,13 +66,14 @@ def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players)
                                                      for _ in range(players - 1)]
     result = play_game(MedurisGame(players), agents, seed=1)
     assert result.forfeit == "" and result.end_reason != "abandoned"
-    # the searches score leaves with the trained critic: it is the file's value network
-    from agents.network import CriticValue, policy_outputs
+    # the file carries the value network the searches score leaves with, as trained
+    from agents.network import load_value_network
 
-    value = agents[0].value_network(players)
-    assert isinstance(value, CriticValue)
-    x = np.random.default_rng(0).random((3, int(arch["inputs"])), dtype=np.float32)
-    assert value(x) == pytest.approx(np.clip(policy_outputs(policy, x)[1], -1, 1), abs=1e-5)
+    value = load_value_network(out / "policy.pt")
+    saved = torch.load(out / "checkpoint.pt", weights_only=True)["value"]
+    assert value is not None and all(torch.equal(value.state_dict()[k], saved[k]) for k in saved)
+    x = torch.from_numpy(np.random.default_rng(0).random((3, arch["inputs"]), dtype=np.float32))
+    assert torch.all(value(x).abs() <= 1) and agents[0].value_network(players) is not None
     searcher = [make_agent(f"az:8:{out}/policy.pt")] + agents[1:]
     result = play_game(MedurisGame(players), searcher, seed=2)
     assert result.forfeit == "" and result.end_reason != "abandoned"
@@ -86,7 +87,7 @@ def test_same_seed_same_weights(tmp_path, capsys):
         runs.append(torch.load(tmp_path / name / "policy.pt", weights_only=True)["state_dict"])
     assert runs[0].keys() == runs[1].keys()
     assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])
-    start = load_warm_start(make_config({"warm_start": "none", "seed": 3}))[0].state_dict()
+    start = load_warm_start(make_config({"warm_start": "none", "seed": 3})).policy.state_dict()
     assert not all(torch.equal(start[k], runs[0][k].to(start[k].dtype)) for k in start)
 
 
@@ -107,9 +108,9 @@ def test_bad_settings_refused_in_one_line(tmp_path, capsys):
 def test_targets_are_improved_policies_and_returns():
     cfg = make_config({"players": 2, "games": 2, "simulations": 4, "max_considered": 4,
                        "threads": 1, "seed": 5})
-    policy, _ = load_warm_start(cfg)
-    buffer = ReplayBuffer(1000, policy.observation_space.shape[0], 241)
-    play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")), "obs+greedy", buffer, 0)
+    net = load_warm_start(cfg)
+    buffer = ReplayBuffer(1000, net.arch["inputs"], 241)
+    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy", buffer, 0)
     finished = []
     while not finished:
         result = play.step()
@@ -131,9 +132,9 @@ def test_chance_and_noise_do_not_depend_on_the_number_of_games():
     for games in (1, 3):
         cfg = make_config({"games": games, "simulations": 4, "max_considered": 4, "seed": 7,
                            "threads": 1})
-        policy, _ = load_warm_start(cfg)
-        play = SelfPlay(cfg, make_evaluator(policy, torch.device("cpu")), "obs+greedy",
-                        ReplayBuffer(10, policy.observation_space.shape[0], 241), 0)
+        net = load_warm_start(cfg)
+        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
+                        ReplayBuffer(10, net.arch["inputs"], 241), 0)
         actions.append([int(play.step().actions[0]) for _ in range(12)])
     assert actions[0] == actions[1]
 
@@ -162,3 +163,52 @@ def test_resume_continues_the_run(tmp_path, capsys):
     assert code == 0, err
     state = json.loads((out / "checkpoint.json").read_text())
     assert state["generation"] == 0 and state["config"]["warm_start"] == str(warm)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_value_network_starts_from_the_shipped_file_or_says_zero(players):
+    """2 players: the shipped file's value network (train.value); 4 players: the shipped file
+    has none, so a fresh one that says 0 everywhere (the first searches keep the prior)."""
+    from agents.network import load_value_network
+    from agents.ppo import shipped_model
+
+    net = load_warm_start(make_config({"players": players}))
+    x = torch.from_numpy(np.random.default_rng(1).random((5, net.arch["inputs"]),
+                                                         dtype=np.float32))
+    shipped = load_value_network(shipped_model(players))
+    with torch.no_grad():
+        got = net.value(x)[:, 0]
+        if shipped is None:
+            assert torch.equal(got, torch.zeros(5))
+        else:
+            assert torch.equal(got, shipped(x)[:, 0]) and got.abs().max() > 0
+
+
+def test_the_sparse_forward_pass_is_the_networks():
+    """The search's CPU forward pass (first layers summed over the inputs off their base value)
+    gives torch's logits and values, with a trained-looking value network too."""
+    from agents.features import batch_features
+    from meduris_env.envs.batch import MedurisBatch
+    from train.az import SparseEvaluator
+
+    net = load_warm_start(make_config({"players": 3}))
+    torch.nn.init.normal_(list(net.value)[-2].weight, std=0.1)
+    evaluate = SparseEvaluator(net)
+    batch = MedurisBatch(16, 3, auto_reset=True, seed=2)
+    batch.reset()
+    pool = batch.position_pool(16)
+    ids = pool.load(batch.rows(np.arange(16)))
+    obs, mask = pool.observe(ids)
+    x = batch_features(obs, pool.states[ids], pool.game.field_materials,
+                       pool.game.field_areas, "obs+greedy", evaluate_high(pool))
+    logits, values = evaluate(x, mask)
+    with torch.no_grad():
+        want_logits, want_values = net.heads(torch.from_numpy(x))
+    assert np.allclose(logits, want_logits.numpy(), rtol=1e-5, atol=1e-4)
+    assert np.allclose(values, want_values.numpy(), atol=1e-5) and np.ptp(values) > 0
+
+
+def evaluate_high(pool):
+    from meduris_env.envs.observation import observation_high
+
+    return observation_high(pool.game.max_turns)

@@ -1,15 +1,21 @@
 """Gumbel AlphaZero self-play training (``meduris az-train``, issue 29): the network learns from
 its own batched Gumbel search.
 
-**The network** is sb3's ``MaskableActorCriticPolicy`` of :mod:`agents.network` (the residual
-policy network by default), warm-started from a policy file (``warm_start``: ``"shipped"``, the
-shipped ``agents/models/ppo_<players>p.pt``; a path to a policy file of the same player count;
-or ``"none"``: a fresh residual network that starts out playing like greedy, its weights drawn
-from the seed). It has two heads: the policy head (``action_net``: the action logits) and sb3's
-critic (``value_net``). **The critic IS the value head**: trained here to the games' results
-for the seat to move, it is what the search evaluates leaves with (clipped to [-1, 1]), and the
-ordinary weights-only policy file (:func:`agents.network.save_policy`) carries both heads, so
-``out/policy.pt`` plays as ``ppo:<file>`` and searches with its own value.
+**The network** (:class:`AZNet`) has two parts, both in the ordinary weights-only policy file
+(:func:`agents.network.save_policy` with ``value_network``): the **policy** (sb3's
+``MaskableActorCriticPolicy`` of :mod:`agents.network`, the residual network by default; its
+action head gives the search's prior logits; sb3's critic is not used) and the **value
+network** (:func:`agents.network.value_module`: the result for the seat to move, tanh in
+[-1, 1]), which scores the search's leaves. Both start from a policy file (``warm_start``:
+``"shipped"``, the shipped ``agents/models/ppo_<players>p.pt`` with the value network
+:mod:`train.value` fitted to its games, where it has one; a path to a policy file of the same
+player count; or ``"none"``: a fresh residual network that starts out playing like greedy, its
+weights drawn from the seed); a file without a value network gets a fresh one whose last layer
+is zero (it says 0 everywhere, so the first searches leave the prior as it is). Why not the
+critic: PPO's critic learnt shaped returns (on the shipped 2-player policy: mean +0.48, and
+correlated -0.34 with the games' results), and a first run that searched with it lost most of
+the policy's strength within 250,000 moves. ``out/policy.pt`` plays as ``ppo:<file>``, and
+``az``/``gumbel`` search with its value network.
 
 **Self-play.** ``games`` (B) live games of :class:`~meduris_env.envs.batch.MedurisBatch`, every
 seat played by the learner. Each self-play move: the B positions to move are loaded into a
@@ -29,8 +35,15 @@ run never do). A finished game starts its next episode at once.
 ``derive_seed(seed, STREAM_AZ_GAMES, generation)`` (game ``g``'s dice depend on it, ``g`` and
 its episode); move ``m`` of episode ``e`` of game ``g`` searches with the Gumbel noise of
 ``default_rng(s)`` and the chance stream number ``s`` (``streams=``), ``s = derive_seed(seed,
-STREAM_AZ, generation, g, e, m)``: a game's play depends on the network, never on B or on the
-games beside it. ``generation`` is 0, and counts the resumes. Update ``u`` draws its
+STREAM_AZ, generation, g, e, m)``: a game's dice and noise never depend on B or on the games
+beside it, and its play only through the last bits of the batched matrix products (torch's
+depend on the batch's size: ~1e-6 of a logit). ``generation`` is 0, and counts the resumes.
+
+**The forward pass** on the CPU (:class:`SparseEvaluator`): the two first layers (the policy's
+and the value network's, 1711 inputs each) summed over the ~190 inputs of a row that are off
+their base value (0 for the observation, -1 for the greedy input of an illegal action) in a
+numba kernel, the rest in torch: 1.1-1.2 thousand self-play moves/s instead of 0.9-1.0 with
+torch alone (docs/training.md). Other devices use torch throughout. Update ``u`` draws its
 minibatches from ``derive_seed(seed, STREAM_AZ_FIT, u)``; a fresh network from
 ``derive_seed(seed, STREAM_AZ_FIT, -1)`` (``torch.manual_seed``).
 
@@ -75,6 +88,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
+from numba import njit, prange
 
 from agents.gumbel_batch import InputsPool
 from meduris_env.engine.errors import MedurisError
@@ -187,34 +201,88 @@ def make_config(overrides: dict) -> AZConfig:
 
 
 # --- the network -----------------------------------------------------------------------------
-def load_warm_start(cfg: AZConfig):
-    """(policy, architecture) to start from (module docstring), the architecture recording
+VALUE_HIDDEN = [128, 128]  # a fresh value network's layers (train.value's)
+
+
+class AZNet:
+    """The network the search is guided by and the trainer fits: the policy (sb3's
+    ``MaskableActorCriticPolicy``; its action head gives the prior logits, its critic is not
+    used) and the **value network** (:func:`agents.network.value_module`: the result for the
+    seat to move, tanh in [-1, 1]). A policy file carries both (``save_policy(...,
+    value_network=...)``), so ``az`` and ``gumbel`` search with the value it learnt."""
+
+    def __init__(self, policy, arch: dict, value):
+        self.policy, self.arch, self.value = policy, arch, value
+
+    def parameters(self):
+        return [*self.policy.parameters(), *self.value.parameters()]
+
+    def to(self, device) -> AZNet:
+        self.policy.to(device)
+        self.value.to(device)
+        return self
+
+    def train_mode(self, on: bool) -> None:
+        self.policy.set_training_mode(on)
+        self.value.train(on)
+
+    def heads(self, x):
+        """The prior logits and values (torch tensors) for inputs ``x``."""
+        latent_pi = self.policy.mlp_extractor.forward_actor(self.policy.extract_features(x))
+        return self.policy.action_net(latent_pi), self.value(x)[:, 0]
+
+    def state(self) -> dict:
+        return {"policy": {k: v.detach().cpu() for k, v in self.policy.state_dict().items()},
+                "value": {k: v.detach().cpu() for k, v in self.value.state_dict().items()},
+                "value_architecture": self.value.architecture}
+
+    def save(self, path: Path) -> None:
+        from agents.network import save_policy
+
+        save_policy(self.policy, self.arch, path, value_network=self.value)
+
+
+def fresh_value(inputs: int):
+    """A value network that says 0 everywhere (its last layer zero): until it has learnt
+    something, the search's completed Q-values leave the prior as it is."""
+    import torch
+
+    from agents.network import value_module
+
+    net = value_module(inputs, VALUE_HIDDEN)
+    last = [m for m in net if isinstance(m, torch.nn.Linear)][-1]
+    torch.nn.init.zeros_(last.weight)
+    torch.nn.init.zeros_(last.bias)
+    return net
+
+
+def load_warm_start(cfg: AZConfig) -> AZNet:
+    """The network to start from (module docstring), the architecture recording
     ``cfg.players``; ConfigError in one line when the file cannot be used."""
+    import torch
+
     from agents.network import (
-        CRITIC_IS_VALUE,
         PolicyFileError,
         architecture,
         build_policy,
         check_players,
         init_as_greedy,
         load_policy_file,
+        load_value_network,
     )
     from agents.ppo import shipped_model
 
+    torch.manual_seed(derive_seed(cfg.seed, STREAM_AZ_FIT, -1))
     if cfg.warm_start == "none":
         from types import SimpleNamespace
-
-        import torch
 
         from meduris_env.engine.constants import NUM_ACTIONS
         from meduris_env.envs.observation import OBS_SIZE
 
-        torch.manual_seed(derive_seed(cfg.seed, STREAM_AZ_FIT, -1))
-        arch = architecture("residual", OBS_SIZE + NUM_ACTIONS, [256], cfg.players,
-                            value=CRITIC_IS_VALUE)
+        arch = architecture("residual", OBS_SIZE + NUM_ACTIONS, [256], cfg.players)
         policy = build_policy(arch)
         init_as_greedy(SimpleNamespace(policy=policy))
-        return policy, arch
+        return AZNet(policy, arch, fresh_value(arch["inputs"]))
     path = shipped_model(cfg.players) if cfg.warm_start == "shipped" else Path(cfg.warm_start)
     if not path.is_file():
         raise ConfigError(f"warm_start: no policy file at {excerpt(str(path))}; give a "
@@ -222,29 +290,95 @@ def load_warm_start(cfg: AZConfig):
     try:
         policy, arch = load_policy_file(path)
         check_players(arch, path, cfg.players)
+        value = load_value_network(path)
     except PolicyFileError as err:
         raise ConfigError(f"warm_start: {err}") from None
-    arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players,
-                        value=CRITIC_IS_VALUE)
-    return policy, arch
+    arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players)
+    if value is None or value.architecture["inputs"] != arch["inputs"]:
+        value = fresh_value(arch["inputs"])
+    return AZNet(policy, arch, value)
 
 
-def heads(policy, x):
-    """The policy's logits and critic values (torch tensors) for inputs ``x``."""
-    latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(x))
-    return policy.action_net(latent_pi), policy.value_net(latent_vf)[:, 0]
-
-
-def make_evaluator(policy, device):
+def make_evaluator(net: AZNet, device):
     """The search's ``evaluate(inputs, mask) -> (logits, values in [-1, 1])``: one forward
-    pass of the network for all the rows."""
+    pass of the network for all the rows; on the CPU with a residual policy the
+    :class:`SparseEvaluator`, else torch's."""
     import torch
+
+    if device.type == "cpu" and net.arch["kind"] == "residual":
+        return SparseEvaluator(net)
 
     def evaluate(x, mask):
         with torch.no_grad():
-            logits, values = heads(policy, torch.from_numpy(x).to(device))
-        return logits.cpu().numpy(), np.clip(values.cpu().numpy(), -1.0, 1.0)
+            logits, values = net.heads(torch.from_numpy(x).to(device))
+        return logits.cpu().numpy(), values.cpu().numpy()
+    evaluate.refresh = lambda: None
     return evaluate
+
+
+@njit(cache=True, parallel=True)
+def sparse_first_layers(x, base, weights_t, bias, out):
+    """``out[j] = bias + sum over c of (x[j, c] - base[c]) * weights_t[c]`` for every row,
+    skipping the inputs at their base value: the first layers of the policy and the value
+    network together, where a row has ~190 inputs off base of 1711 (the observation's ones,
+    the greedy inputs of legal actions above -1). Each row sums in column order (the same
+    bits whatever the batch)."""
+    for j in prange(x.shape[0]):
+        acc = bias.copy()
+        for c in range(x.shape[1]):
+            d = x[j, c] - base[c]
+            if d != 0:
+                w = weights_t[c]
+                for k in range(acc.shape[0]):
+                    acc[k] += d * w[k]
+        out[j] = acc
+
+
+class SparseEvaluator:
+    """The network's forward pass for the search on the CPU: the two first layers (policy
+    1711 -> 256, value 1711 -> 128: 90 % of the multiplications) by :func:`sparse_first_layers`,
+    the rest in torch. ``refresh()`` reads the weights again (after an update)."""
+
+    def __init__(self, net: AZNet):
+        self.net = net
+        self.refresh()
+
+    def refresh(self) -> None:
+        import torch
+
+        from agents.features import FEATURE_SETS
+
+        policy_first = self.net.policy.features_extractor.mlp[0]
+        value_first = self.net.value[0]
+        with torch.no_grad():
+            w = torch.cat([policy_first.weight, value_first.weight]).float().cpu().numpy()
+            b = torch.cat([policy_first.bias, value_first.bias]).float().cpu().numpy()
+        inputs = w.shape[1]
+        self.base = np.zeros(inputs, dtype=np.float32)
+        if inputs == FEATURE_SETS["obs+greedy"]:
+            self.base[-self.net.policy.features_extractor.actions:] = -1.0  # illegal: -1
+        self.weights_t = np.ascontiguousarray(w.T)
+        self.bias = (b + self.base @ self.weights_t).astype(np.float32)
+        self.split = policy_first.out_features
+
+    def __call__(self, x, mask):
+        import torch
+
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        z = np.empty((len(x), len(self.bias)), dtype=np.float32)
+        sparse_first_layers(x, self.base, self.weights_t, self.bias, z)
+        policy, value = self.net.policy, self.net.value
+        extractor = policy.features_extractor
+        with torch.no_grad():
+            z = torch.from_numpy(z)
+            h = extractor.mlp[3](extractor.mlp[2](extractor.mlp[1](z[:, :self.split])))
+            features = torch.cat([h, torch.from_numpy(x[:, -extractor.actions:])], dim=1)
+            latent = policy.mlp_extractor.forward_actor(features)
+            logits = policy.action_net(latent)
+            v = z[:, self.split:]
+            for layer in list(value)[1:]:
+                v = layer(v)
+        return logits.numpy(), v[:, 0].numpy()
 
 
 class FeaturePool(InputsPool):
@@ -375,7 +509,8 @@ class SelfPlay:
 
 
 # --- learning --------------------------------------------------------------------------------
-def update(policy, optimizer, buffer: ReplayBuffer, cfg: AZConfig, index: int, device) -> dict:
+def update(net: AZNet, optimizer, buffer: ReplayBuffer, cfg: AZConfig, index: int,
+           device) -> dict:
     """One update (module docstring, Learning): the mean losses, or {} with an empty buffer."""
     import torch
 
@@ -384,14 +519,14 @@ def update(policy, optimizer, buffer: ReplayBuffer, cfg: AZConfig, index: int, d
     rng = np.random.default_rng(derive_seed(cfg.seed, STREAM_AZ_FIT, index))
     steps = max(1, cfg.epochs * cfg.train_every // cfg.batch_size)
     totals = np.zeros(2)
-    policy.set_training_mode(True)
+    net.train_mode(True)
     for _ in range(steps):
         rows = np.sort(rng.integers(0, buffer.size, min(cfg.batch_size, buffer.size)))
         x = torch.from_numpy(buffer.x[rows].astype(np.float32)).to(device)
         mask = torch.from_numpy(buffer.mask[rows]).to(device)
         target = torch.from_numpy(buffer.pi[rows]).to(device)
         z = torch.from_numpy(buffer.z[rows]).to(device)
-        logits, values = heads(policy, x)
+        logits, values = net.heads(x)
         log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
         policy_loss = -(target * log_p).sum(dim=1).mean()
         value_loss = ((values - z) ** 2).mean()
@@ -399,7 +534,7 @@ def update(policy, optimizer, buffer: ReplayBuffer, cfg: AZConfig, index: int, d
         (policy_loss + value_loss).backward()
         optimizer.step()
         totals += (policy_loss.item(), value_loss.item())
-    policy.set_training_mode(False)
+    net.train_mode(False)
     return {"policy_loss": totals[0] / steps, "value_loss": totals[1] / steps, "steps": steps}
 
 
@@ -408,12 +543,11 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def save_checkpoint(policy, optimizer, arch: dict, state: dict, out: Path) -> None:
+def save_checkpoint(net: AZNet, optimizer, state: dict, out: Path) -> None:
     """``checkpoint.pt``, then ``checkpoint.json`` naming it (atomic writes)."""
     import torch
 
-    doc = {"format": CHECKPOINT_FORMAT, "architecture": arch,
-           "policy": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
+    doc = {"format": CHECKPOINT_FORMAT, "architecture": net.arch, **net.state(),
            "optimizer": optimizer.state_dict()}
     atomic_replace(out / "checkpoint.pt", lambda tmp: torch.save(doc, tmp))
     state["checkpoint"] = {"sha256": file_digest(out / "checkpoint.pt"), "moves": state["moves"]}
@@ -458,20 +592,23 @@ def read_checkpoint(path) -> dict:
     return doc
 
 
-def checkpoint_policy(path, doc: dict):
-    """(policy, architecture) of a checkpoint's network."""
-    from agents.network import CRITIC_IS_VALUE, architecture, build_policy, check_finite
+def checkpoint_network(path, doc: dict) -> AZNet:
+    """The network of a checkpoint."""
+    from agents.network import architecture, build_policy, check_finite, value_module
 
     try:
         arch = doc["architecture"]
-        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], arch["players"],
-                            value=CRITIC_IS_VALUE)
+        arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], arch["players"])
         policy = build_policy(arch)
         policy.load_state_dict(doc["policy"])
         check_finite(doc["policy"], path)
+        shape = doc["value_architecture"]
+        value = value_module(shape["inputs"], shape["hidden"])
+        value.load_state_dict(doc["value"])
+        check_finite(doc["value"], path, "value network's")
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
         raise _refused(path, err) from None
-    return policy, arch
+    return AZNet(policy, arch, value)
 
 
 def load_optimizer(path, doc: dict, optimizer) -> None:
@@ -549,12 +686,9 @@ class Run:
         self.device = pick_device()
         saved = checkpoint_state(resume) if resume else None
         doc = read_checkpoint(resume) if resume else None
-        if doc is None:
-            self.policy, self.arch = load_warm_start(cfg)
-        else:
-            self.policy, self.arch = checkpoint_policy(resume, doc)
-        self.policy.to(self.device)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.learning_rate)
+        self.net = load_warm_start(cfg) if doc is None else checkpoint_network(resume, doc)
+        self.net.to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         self.state = {"config": cfg.to_dict(), "moves": 0, "updates": 0, "generation": 0,
                       "games_finished": 0, "evals": [], "selfplay_seconds": 0.0,
                       "wall_seconds": 0.0}
@@ -565,10 +699,10 @@ class Run:
                 self.state[key] = saved.get(key, self.state[key])
             self.state["generation"] += 1
         self.moves_at_start = self.state["moves"]
-        self.policy.set_training_mode(False)
-        inputs = int(self.policy.observation_space.shape[0])
-        self.buffer = ReplayBuffer(cfg.buffer, inputs, int(self.policy.action_space.n))
-        self.selfplay = SelfPlay(cfg, make_evaluator(self.policy, self.device),
+        self.net.train_mode(False)
+        inputs = int(self.net.arch["inputs"])
+        self.buffer = ReplayBuffer(cfg.buffer, inputs, int(self.net.policy.action_space.n))
+        self.selfplay = SelfPlay(cfg, make_evaluator(self.net, self.device),
                                  feature_set_of_size(inputs), self.buffer,
                                  self.state["generation"])
         from torch.utils.tensorboard import SummaryWriter
@@ -579,8 +713,9 @@ class Run:
         cfg, state = self.cfg, self.state
         moves = state["moves"]
         if moves // cfg.train_every > before // cfg.train_every:
-            losses = update(self.policy, self.optimizer, self.buffer, cfg, state["updates"],
+            losses = update(self.net, self.optimizer, self.buffer, cfg, state["updates"],
                             self.device)
+            self.selfplay.evaluate.refresh()  # the search's copy of the weights
             state["updates"] += 1
             for key in ("policy_loss", "value_loss"):
                 if key in losses:
@@ -597,7 +732,8 @@ class Run:
         from .evaluate import evaluate
 
         cfg = self.cfg
-        policy = self.policy if self.device.type == "cpu" else copy.deepcopy(self.policy).cpu()
+        policy = self.net.policy if self.device.type == "cpu" else \
+            copy.deepcopy(self.net.policy).cpu()
         rates = {name: evaluate(policy, cfg.players, cfg.eval_games, cfg.seed, name)
                  for name in EVAL_ANCHORS}
         elo = anchor_elo(cfg.players, rates, cfg.eval_games)
@@ -619,12 +755,11 @@ class Run:
         return self.state["wall_seconds"] + time.perf_counter() - start
 
     def save(self, start: float) -> None:
-        from agents.network import save_policy
 
         state = {**self.state, "wall_seconds": self.elapsed(start),
                  "games_finished": self.selfplay.games_finished + self.state["games_finished"]}
-        save_policy(self.policy, self.arch, self.out / "policy.pt")
-        save_checkpoint(self.policy, self.optimizer, self.arch, state, self.out)
+        self.net.save(self.out / "policy.pt")
+        save_checkpoint(self.net, self.optimizer, state, self.out)
 
 
 def train_az(cfg: AZConfig, resume: str | None = None, progress: bool = True,
