@@ -212,3 +212,36 @@ def evaluate_high(pool):
     from meduris_env.envs.observation import observation_high
 
     return observation_high(pool.game.max_turns)
+
+
+def test_greedy_share_seats_greedy_where_drawn():
+    """--greedy-share 1: every episode has a seat played by greedy (its tie-breaks from the
+    move's stream), the others by the search; 0: none."""
+    from agents.heuristics import greedy_action
+
+    cfg = make_config({"games": 4, "simulations": 4, "max_considered": 4, "seed": 2,
+                       "threads": 1, "greedy_share": 1.0})
+    net = load_warm_start(cfg)
+    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
+                    ReplayBuffer(4000, net.arch["inputs"], 241), 0)
+    assert ((play.greedy_seat >= 0) & (play.greedy_seat < 2)).all()
+    played = []
+    real_play = play.batch.play
+    play.batch.play = lambda games, actions: (played.append(actions.copy()),
+                                              real_play(games, actions))
+    fm, fa = play.batch.game.field_materials, play.batch.game.field_areas
+    greedy_turns = 0
+    for _ in range(12):
+        seats, states = play.batch.mover.copy(), play.batch.states.copy()
+        _, seeds = play.noise()
+        result = play.step()
+        for g in range(4):
+            if seats[g] == play.greedy_seat[g] and not play.just_finished:
+                greedy_turns += 1
+                assert played[-1][g] == greedy_action(states[g], fm, fa, seeds[g] % 2**31)
+            elif seats[g] >= 0:
+                assert played[-1][g] == result.actions[g]
+    assert greedy_turns > 0
+    none = SelfPlay(make_config({"games": 4, "seed": 2}), None, "obs+greedy",
+                    ReplayBuffer(10, net.arch["inputs"], 241), 0)
+    assert (none.greedy_seat == -1).all()

@@ -5,6 +5,7 @@ small real run, a SIGKILLed ``ladder add`` resumes with no game lost or duplicat
 input is one line."""
 
 import json
+import math
 import os
 import random
 import shutil
@@ -29,7 +30,7 @@ from agents.ladder import (
 )
 from agents.ladder.fit import orderings
 from agents.ladder.gauntlet import gauntlet_rounds
-from agents.ladder.store import ANCHORS, game_key
+from agents.ladder.store import ANCHORS, LadderError, game_key
 from agents.match import GameResult
 
 REPO = Path(__file__).resolve().parent.parent
@@ -372,3 +373,22 @@ def test_a_db_that_is_another_sqlite_file_or_not_sqlite_is_refused_and_left_alon
             code, _, err = run_cli(capsys, "ladder", *argv, "--db", str(path))
             assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
         assert path.read_bytes() == before
+
+
+def test_rating_against_fixed_anchors_is_the_likelihoods_maximum():
+    """az-train's quick Elo: level results give the anchor's rating, sweeps stay finite (the
+    virtual draw), conflicting sweeps land between the anchors, more points rate higher."""
+    from agents.ladder.fit import ELO, PRIOR_GAMES, rating_against
+
+    ratings = {"greedy": 478.0, "ppo": 1447.0}
+    assert rating_against({"greedy": (100, 50)}, ratings) == pytest.approx(478.0, abs=1e-6)
+    sweep = rating_against({"ppo": (100, 100)}, ratings)
+    expected = 1.0 / (1.0 + math.exp((1447.0 - sweep) / ELO))
+    assert (100 + PRIOR_GAMES) * expected == pytest.approx(100 + PRIOR_GAMES / 2, rel=1e-9)
+    torn = rating_against({"greedy": (200, 0), "ppo": (200, 200)}, ratings)
+    assert 478 < torn < 1447
+    rates = [rating_against({"greedy": (50, k), "ppo": (50, k / 2)}, ratings)
+             for k in range(0, 51, 10)]
+    assert rates == sorted(rates) and len(set(rates)) == len(rates)
+    with pytest.raises(LadderError, match="need ratings"):
+        rating_against({"mcts:50": (10, 5)}, ratings)

@@ -29,7 +29,11 @@ the improved policy ``pi'`` (the completed-Q target; it sums to 1 over the legal
 elsewhere) and the seat to move; when a game ends its final result per seat (the engine's
 ``State.returns``, in [-1, 1]: winners share +1, losers -1) becomes the value target of its
 positions, which then enter the replay buffer (positions of games unfinished at the end of the
-run never do). A finished game starts its next episode at once.
+run never do). A finished game starts its next episode at once. With ``greedy_share`` p > 0,
+each episode has, with probability p, one seat (drawn) played by the greedy agent instead (its
+tie-breaks from the move's stream ``s``): opponents beside itself, so that the network does not
+learn only to beat its own play; those positions are searched and stored like the others (the
+improved policy is a target whoever then moves).
 
 **Seeds** (:func:`~meduris_env.engine.seeding.derive_seed` only): the batch's seed is
 ``derive_seed(seed, STREAM_AZ_GAMES, generation)`` (game ``g``'s dice depend on it, ``g`` and
@@ -120,6 +124,7 @@ class AZConfig:
     train_every: int = 4096  # self-play moves between updates
     epochs: int = 2  # each position used about this often per update
     warm_start: str = "shipped"  # a policy file, "shipped" (ppo_<players>p.pt) or "none"
+    greedy_share: float = 0.0  # games (drawn per episode) with one seat played by greedy
     eval_every: int = 50_000  # moves between evaluations against the anchors
     eval_games: int = 100  # 0: no evaluation
     seed: int = 0
@@ -137,7 +142,7 @@ class AZConfig:
                     value = check_int(f.name, value, low, high)
                 elif f.type == "float":
                     value = check_float(f.name, value, 0.0, 1.0)
-                    if value <= 0:
+                    if value <= 0 and f.name != "greedy_share":
                         raise ValueCheckError(f"{f.name} must be above 0, got {value}")
             except ValueCheckError as err:
                 raise ConfigError(str(err)) from None
@@ -456,6 +461,30 @@ class SelfPlay:
         self.games_finished = 0
         self.just_finished: list[tuple[int, np.ndarray, int]] = []  # (game, returns, positions)
         self.all = np.arange(cfg.games, dtype=np.int64)
+        self.greedy_seat = np.full(cfg.games, -1, dtype=np.int64)
+        self.draw_opponents(self.all)
+
+    def draw_opponents(self, games) -> None:
+        """Whether a new episode of each of ``games`` has a greedy seat, and which
+        (``greedy_share``; from ``derive_seed(seed, STREAM_AZ, generation, g, e, -1)``)."""
+        for g in games:
+            rng = np.random.default_rng(derive_seed(self.cfg.seed, STREAM_AZ, self.generation,
+                                                    int(g), int(self.batch.episodes[g]), -1))
+            share = rng.random() < self.cfg.greedy_share
+            self.greedy_seat[g] = int(rng.integers(self.cfg.players)) if share else -1
+
+    def greedy_moves(self, seats, actions, seeds) -> np.ndarray:
+        """``actions`` with greedy's where a game's greedy seat is to move."""
+        from agents.heuristics import greedy_actions
+
+        idx = np.flatnonzero(seats == self.greedy_seat)
+        if len(idx):
+            game, out = self.batch.game, np.empty(len(idx), dtype=np.int64)
+            greedy_actions(np.ascontiguousarray(self.batch.states[idx]), game.field_materials,
+                           game.field_areas, seeds[idx] % 2**31, out)
+            actions = actions.copy()
+            actions[idx] = out
+        return actions
 
     def noise(self) -> tuple[np.ndarray, np.ndarray]:
         """Each game's Gumbel noise ``(B, A)`` and chance stream number for this move."""
@@ -483,7 +512,7 @@ class SelfPlay:
         policy = result.policy.astype(np.float32)
         for g in range(cfg.games):
             self.pending[g].append((x[g], mask[g], policy[g], seats[g]))
-        batch.play(self.all, result.actions)
+        batch.play(self.all, self.greedy_moves(seats.astype(np.int64), result.actions, streams))
         self.move_no += 1
         self.finish_games()
         return result
@@ -506,6 +535,7 @@ class SelfPlay:
         self.games_finished += len(done)
         self.move_no[done] = 0
         batch.reset(games=done)
+        self.draw_opponents(done)
 
 
 # --- learning --------------------------------------------------------------------------------

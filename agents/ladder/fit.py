@@ -222,22 +222,23 @@ def rating_against(results: dict[str, tuple[int, float]], ratings: dict[str, flo
     """The Elo of one agent from its 2-player results against agents whose ratings stay fixed
     (``results[name] = (games, points)``, a shared win half a point; ``ratings[name]`` their
     Elo): the Bradley-Terry maximum likelihood, with the :data:`PRIOR_GAMES` virtual drawn game
-    against each of them, so a clean sweep stays finite. Newton's method on the concave
+    against each of them, so a clean sweep stays finite. It maximises the concave
     log-likelihood (a training run's quick estimate on the ladder's scale; the ladder itself
-    fits every rating together)."""
+    fits every rating together), by bisection: the log-likelihood is concave, its slope falls
+    from positive to negative across the bracket, whatever the results (Newton's steps can
+    overshoot to where a sweep's curvature is 0)."""
     if not results or any(name not in ratings for name in results):
         raise LadderError(f"results against {sorted(results)} need ratings of all of them "
                           f"(known: {sorted(ratings)})")
     games = np.array([n + PRIOR_GAMES for n, _ in results.values()], dtype=np.float64)
     points = np.array([s + PRIOR_GAMES / 2 for _, s in results.values()], dtype=np.float64)
     fixed = np.array([ratings[name] for name in results], dtype=np.float64) / ELO
-    theta = float(np.average(fixed, weights=games))
-    for _ in range(100):
-        expected = 1.0 / (1.0 + np.exp(fixed - theta))
-        gradient = float(np.sum(points - games * expected))
-        curvature = float(np.sum(games * expected * (1.0 - expected)))
-        step = gradient / curvature
-        theta += step
-        if abs(step) < 1e-12:
-            break
-    return theta * ELO
+    low, high = float(fixed.min()) - 40.0, float(fixed.max()) + 40.0
+    for _ in range(200):
+        theta = (low + high) / 2
+        slope = float(np.sum(points - games / (1.0 + np.exp(fixed - theta))))
+        if slope > 0:
+            low = theta
+        else:
+            high = theta
+    return (low + high) / 2 * ELO

@@ -20,8 +20,8 @@ from ..checks import SEED, UsageError, int_in, output_folder
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "eval.csv", "tb")
 FLAGS = ("players", "games", "simulations", "max_considered", "moves", "buffer", "batch_size",
-         "learning_rate", "train_every", "epochs", "warm_start", "eval_every", "eval_games",
-         "seed", "threads", "out")
+         "learning_rate", "train_every", "epochs", "warm_start", "greedy_share", "eval_every",
+         "eval_games", "seed", "threads", "out")
 
 
 def add_parser(sub) -> None:
@@ -49,6 +49,8 @@ def add_parser(sub) -> None:
     setting("--epochs", type=int_in(1), help="times each position is used per update, about")
     setting("--warm-start", help="policy file to start from, 'shipped' (agents/models/"
             "ppo_<players>p.pt) or 'none' (a fresh network)")
+    setting("--greedy-share", type=float, help="share of the games (drawn per episode) in "
+            "which one seat is played by greedy: opponents beside itself")
     setting("--eval-every", type=int_in(1),
             help="moves between evaluations against the anchors greedy and ppo")
     setting("--eval-games", type=int_in(0), help="games per evaluation; 0: none")
