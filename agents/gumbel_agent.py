@@ -1,6 +1,5 @@
 """Gumbel AlphaZero search at play time (issue 29): ``gumbel`` (32 simulations per move, the
-shipped network of ``meduris az-train`` for the game's player count, ``agents/models/az_<n>p.pt``,
-where one ships, else the shipped ppo model), ``gumbel:<simulations>``,
+shipped ppo model for the game's player count), ``gumbel:<simulations>``,
 ``gumbel:<simulations>:<policy.pt>``.
 
 At each decision the agent loads the position into its :class:`PositionPool` (one per agent,
@@ -62,7 +61,7 @@ class GumbelAgent(Agent):
         super().__init__(name)
         self.simulations = check_int("simulations", simulations, 1, MAX_SIMULATIONS)
         self.max_num_considered = check_int("max_num_considered", max_num_considered, 1, 241)
-        self.network = PPOAgent(name, path, family="az")  # loads (and checks) the policy now
+        self.network = PPOAgent(name, path)  # loads (and checks) the policy now
         self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
         self._pool: PositionPool | None = None
         self.last_result: GumbelResult | None = None

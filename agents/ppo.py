@@ -20,12 +20,9 @@ MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "ppo_2p.pt"
 
 
-def shipped_model(players: int, family: str = "ppo") -> Path:
-    """The shipped policy file for a player count: ``agents/models/<family>_<n>p.pt``, where
-    ``family`` is "ppo" (``meduris train``'s) or "az" (``meduris az-train``'s, shipped where
-    it was measured stronger; else the ppo file)."""
-    path = MODELS / f"{family}_{players}p.pt"
-    return path if family == "ppo" or path.is_file() else MODELS / f"ppo_{players}p.pt"
+def shipped_model(players: int) -> Path:
+    """The shipped policy file for a player count (``agents/models/ppo_<n>p.pt``)."""
+    return MODELS / f"ppo_{players}p.pt"
 
 
 def load_policy(path: Path, name: str = "ppo"):
@@ -70,10 +67,9 @@ class PPOAgent(Agent):
 
     uses_observation = True
 
-    def __init__(self, name: str, path: str | None = None, model=None, family: str = "ppo"):
+    def __init__(self, name: str, path: str | None = None, model=None):
         super().__init__(name)
         self.path = Path(path) if path else None
-        self.family = family  # which shipped models it plays without a path
         self._policies: dict[int, object] = {}  # player count -> policy (0: any count)
         self._arch: dict | None = None  # the architecture of the policy file at ``path``
         self.trained_players: int | None = None  # its player count (None: any, or unknown)
@@ -84,7 +80,7 @@ class PPOAgent(Agent):
             from .network import players_of
             self.trained_players = players_of(self._arch, self.path)
         else:  # check now that the 2-player model is there; the others load when needed
-            self._policies[2] = load_policy(shipped_model(2, family), name)
+            self._policies[2] = load_policy(shipped_model(2), name)
         self._high: dict[int, np.ndarray] = {}
         self._value: dict[Path, object] = {}  # policy file -> its value network or None
 
@@ -105,7 +101,7 @@ class PPOAgent(Agent):
         guided by this network (``az``, ``gumbel``) score positions with it."""
         from .network import NumpyValue, PolicyFileError, load_value_network
 
-        path = self.path or shipped_model(players, self.family)
+        path = self.path or shipped_model(players)
         if path not in self._value:
             try:
                 net = load_value_network(path)
@@ -120,8 +116,7 @@ class PPOAgent(Agent):
             self.check_players(players)
             return self._policies[0]
         if players not in self._policies:
-            self._policies[players] = load_policy(shipped_model(players, self.family),
-                                                  self.name)
+            self._policies[players] = load_policy(shipped_model(players), self.name)
         return self._policies[players]
 
     def _playing(self, policy):

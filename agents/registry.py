@@ -244,9 +244,8 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
               "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)
-    AgentKind("gumbel", "Gumbel AlphaZero search guided by the az-train network (ppo's where "
-              "none ships; Sequential Halving at the root, deterministic); a policy.pt after "
-              "the budget for another network",
+    AgentKind("gumbel", "Gumbel AlphaZero search guided by the ppo network (Sequential Halving "
+              "at the root, deterministic); a policy.pt after the budget for another network",
               _gumbel, budget=Budget("simulations", 32, maximum=10_000), file="policy.pt",
               needs=("torch", "model"), web=False),
 )
