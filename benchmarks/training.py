@@ -322,7 +322,7 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
            PPO_2P_EVALUATIONS]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
-            color="C0", label=f"{label}: policy alone (vs greedy and ppo)")
+            color="C0", label=f"{label}: policy alone (Elo from games vs greedy and ppo only)")
     ax.plot([m for m, _ in ppo], [e for _, e in ppo], marker="s", linestyle="--", color="C1",
             label="PPO run of the shipped ppo (vs mcts:400)")
     for k, name in enumerate(("ppo", "az:200")):

@@ -190,3 +190,24 @@ def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkey
     assert out["games"] >= 60 and out["violations"] == 0 and out["steps"] > 60 * 100
     assert {(r["players"], r["exchange"]) for r in out["rows"]} == set(mod.CONFIGS)
     assert checked["final"] == out["games"] - out["truncated"]
+
+
+def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys):
+    """--az-curve: an az-train run's evaluations with an Elo, printed and plotted beside PPO's;
+    a folder without eval.csv, or a run without Elo (3 or 4 players), refused in one line."""
+    mod = load_benchmark("training")
+    run = tmp_path / "az_2p"
+    run.mkdir()
+    (run / "eval.csv").write_text(
+        "moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,wall_seconds\n"
+        "1000,1,0.7500,0.4000,1300.0,60.0\n2000,2,0.9000,0.6000,1500.5,120.0\n")
+    rows = mod.main(["--az-curve", str(run), "--plot", str(tmp_path / "curve.png")])
+    assert [r["elo"] for r in rows] == [1300.0, 1500.5] and rows[1]["vs_ppo"] == 0.6
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Elo   1500" in capsys.readouterr().out
+    (run / "eval.csv").write_text("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,"
+                                  "wall_seconds\n1000,1,0.3,0.2,,60.0\n")
+    for bad, needle in ((run, "holds no Elo"), (tmp_path, "not found")):
+        with pytest.raises(SystemExit):
+            mod.main(["--az-curve", str(bad)])
+        assert needle in capsys.readouterr().err

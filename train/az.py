@@ -69,8 +69,9 @@ deterministic, against two of the ladder's anchors, ``greedy`` and the shipped `
 player count, over ``eval_games`` games each on the batch engine,
 :func:`train.evaluate.evaluate`; for 2 players also the policy's **Elo on the shipped
 ladder's scale**, :func:`agents.ladder.fit.rating_against` with the two anchors' ratings held
-at the shipped ladder's fit: the learning curve's figure, a quick estimate beside ``meduris
-ladder add``); TensorBoard scalars in ``out/tb`` (losses, self-play moves/s, win rates, Elo);
+at the shipped ladder's fit: the learning curve's figure, and only what games against those
+two say: the 2-player run's policy beat both in 97.5 % of games and placed at ~1,030 on the
+ladder, below ``ppo``, with ``meduris ladder add``, docs/training.md); TensorBoard scalars in ``out/tb`` (losses, self-play moves/s, win rates, Elo);
 a tqdm progress bar of moves; and a report line of self-play moves/s at
 ``simulations`` per move. It uses CUDA when torch sees a device (and says which it uses).
 
