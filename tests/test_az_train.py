@@ -245,3 +245,21 @@ def test_greedy_share_seats_greedy_where_drawn():
     none = SelfPlay(make_config({"games": 4, "seed": 2}), None, "obs+greedy",
                     ReplayBuffer(10, net.arch["inputs"], 241), 0)
     assert (none.greedy_seat == -1).all()
+
+
+def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
+    """--eval-against mcts:4: each evaluation also plays a tournament against it, a column of
+    its own, and the ladder's rating of it counts in the Elo; names that are no agents, or
+    the anchors always played, are refused in one line before any work."""
+    out = tmp_path / "run"
+    code, _, err = az(capsys, *tiny(out, 2, 400, "--eval-against", "mcts:4"))
+    assert code == 0, err
+    head, row = (out / "eval.csv").read_text().splitlines()
+    assert head == ("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,win_rate_vs_mcts:4,elo,"
+                    "wall_seconds")
+    assert 0 <= float(row.split(",")[4]) <= 1 and row.split(",")[5] != ""
+    assert "against mcts:4" in err
+    for bad, needle in (("mcts:x", "eval_against"), ("greedy", "always played")):
+        code, _, err = az(capsys, *tiny(tmp_path / "no", 2, 400, "--eval-against", bad))
+        assert code == 2 and needle in err and err.count("\n") == 1, err
+        assert not (tmp_path / "no").exists()

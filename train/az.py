@@ -71,7 +71,11 @@ player count, over ``eval_games`` games each on the batch engine,
 ladder's scale**, :func:`agents.ladder.fit.rating_against` with the two anchors' ratings held
 at the shipped ladder's fit: the learning curve's figure, and only what games against those
 two say: the 2-player run's policy beat both in 97.5 % of games and placed at ~1,030 on the
-ladder, below ``ppo``, with ``meduris ladder add``, docs/training.md); TensorBoard scalars in ``out/tb`` (losses, self-play moves/s, win rates, Elo);
+ladder, below ``ppo``, with ``meduris ladder add``, docs/training.md; so ``eval_against``
+names more anchors, e.g. ``mcts:400``, each played in a tournament of ``eval_games`` games,
+:func:`train.evaluate.evaluate_in_tournament`, seats rotated, the other seats of 3 or 4
+players greedy, ``threads`` processes, and counted in the Elo where the ladder rates them);
+TensorBoard scalars in ``out/tb`` (losses, self-play moves/s, win rates, Elo);
 a tqdm progress bar of moves; and a report line of self-play moves/s at
 ``simulations`` per move. It uses CUDA when torch sees a device (and says which it uses).
 
@@ -128,6 +132,7 @@ class AZConfig:
     greedy_share: float = 0.0  # games (drawn per episode) with one seat played by greedy
     eval_every: int = 50_000  # moves between evaluations against the anchors
     eval_games: int = 100  # 0: no evaluation
+    eval_against: str = ""  # more anchors (e.g. "mcts:400"), in tournaments of eval_games
     seed: int = 0
     threads: int = 2  # torch and numba threads
     out: str = "runs/az"
@@ -147,7 +152,8 @@ class AZConfig:
                         raise ValueCheckError(f"{f.name} must be above 0, got {value}")
             except ValueCheckError as err:
                 raise ConfigError(str(err)) from None
-            if f.type == "str" and not (isinstance(value, str) and value):
+            if f.type == "str" and not (isinstance(value, str) and (value or f.name in
+                                                                      OPTIONAL_TEXT)):
                 raise ConfigError(f"{f.name}: {excerpt(value)} is not a non-empty str")
             setattr(self, f.name, value)
         if self.players not in (2, 3, 4):
@@ -155,11 +161,27 @@ class AZConfig:
         if self.batch_size > self.buffer:
             raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
                               f"({self.buffer} positions)")
+        self.check_eval_against()
         if self.warm_start.strip().lower() in ("none", "shipped"):
             self.warm_start = self.warm_start.strip().lower()
         elif warm_start:
             load_warm_start(self)  # a file that cannot be used: refused now, before any work
         return self
+
+    def check_eval_against(self) -> None:
+        """``eval_against``: agent names, none of them greedy or ppo (always played)."""
+        from agents import UnknownAgentError, make_agent
+
+        for name in self.search_anchors():
+            if name in EVAL_ANCHORS:
+                raise ConfigError(f"eval_against: {name} is always played; give other anchors")
+            try:  # refused before any work, not after the first evaluation's minutes
+                make_agent(name)
+            except UnknownAgentError as err:
+                raise ConfigError(f"eval_against: {err}") from None
+
+    def search_anchors(self) -> list[str]:
+        return [n.strip() for n in self.eval_against.split(",") if n.strip()]
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -170,8 +192,9 @@ _RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMUL
            "batch_size": (1, 1_000_000), "train_every": (1, 10**10), "epochs": (1, 1000),
            "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, 2**63 - 1),
            "threads": (1, 256)}
+OPTIONAL_TEXT = ("eval_against",)  # text settings that may be empty
 #: what a resumed run may change: its length, its threads and how often it looks at itself
-RESUMABLE = ("moves", "threads", "eval_every", "eval_games")
+RESUMABLE = ("moves", "threads", "eval_every", "eval_games", "eval_against")
 
 
 def resume_config(saved, folder: Path, overrides: dict) -> AZConfig:
@@ -649,8 +672,8 @@ def load_optimizer(path, doc: dict, optimizer) -> None:
         raise _refused(path, err) from None
 
 
-def write_eval_csv(out: Path, evals: list[dict]) -> None:
-    head = ["moves", "updates"] + [f"win_rate_vs_{name}" for name in EVAL_ANCHORS] + \
+def write_eval_csv(out: Path, evals: list[dict], more: list[str] = ()) -> None:
+    head = ["moves", "updates"] + [f"win_rate_vs_{name}" for name in (*EVAL_ANCHORS, *more)] + \
         ["elo", "wall_seconds"]
 
     def cell(e, key):
@@ -668,9 +691,9 @@ EVAL_ANCHORS = ("greedy", "ppo")
 
 
 def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | None:
-    """The Elo of win rates ``rates`` (``games`` each) against anchors rated on the shipped
-    ladder (:func:`agents.ladder.fit.rating_against`); None where the shipped ladder has no
-    table of this player count."""
+    """The Elo of win rates ``rates`` (``games`` each) against those of its agents the shipped
+    ladder rates (:func:`agents.ladder.fit.rating_against`); None where the shipped ladder has
+    no table of this player count."""
     from agents.ladder.fit import fit_ratings, rating_against
     from agents.ladder.store import SHIPPED, open_ladder
 
@@ -680,10 +703,8 @@ def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | Non
         stored = store.games(players)
     ratings = {r.name: r.elo for r in fit_ratings([(g.agents, g.ranks) for g in stored],
                                                   players).ratings}
-    if not games or any(name not in ratings for name in rates):
-        return None
-    return rating_against({name: (games, rate * games) for name, rate in rates.items()},
-                          ratings)
+    rated = {name: (games, rate * games) for name, rate in rates.items() if name in ratings}
+    return rating_against(rated, ratings) if games and rated else None
 
 
 # --- the run ---------------------------------------------------------------------------------
@@ -767,6 +788,13 @@ class Run:
             copy.deepcopy(self.net.policy).cpu()
         rates = {name: evaluate(policy, cfg.players, cfg.eval_games, cfg.seed, name)
                  for name in EVAL_ANCHORS}
+        if cfg.search_anchors():
+            from .evaluate import evaluate_in_tournament
+
+            self.net.save(self.out / "policy.pt")  # the network evaluated, as it is now
+            for name in cfg.search_anchors():
+                rates[name] = evaluate_in_tournament(self.out / "policy.pt", name, cfg.players,
+                                                     cfg.eval_games, cfg.seed, cfg.threads)
         elo = anchor_elo(cfg.players, rates, cfg.eval_games)
         entry = {"moves": self.state["moves"], "updates": self.state["updates"],
                  **{f"win_rate_vs_{name}": rate for name, rate in rates.items()},
@@ -776,7 +804,7 @@ class Run:
             self.writer.add_scalar(f"eval/win_rate_vs_{name}", rate, self.state["moves"])
         if elo is not None:
             self.writer.add_scalar("eval/elo", elo, self.state["moves"])
-        write_eval_csv(self.out, self.state["evals"])
+        write_eval_csv(self.out, self.state["evals"], cfg.search_anchors())
         said = ", ".join(f"{rate:.1%} against {name}" for name, rate in rates.items())
         self.report(f"evaluation at {self.state['moves']:,} moves: {said} ({cfg.eval_games} "
                     f"games each)" + (f"; {elo:.0f} Elo on the ladder" if elo is not None

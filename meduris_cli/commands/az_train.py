@@ -21,7 +21,7 @@ from ..checks import SEED, UsageError, int_in, output_folder
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "eval.csv", "tb")
 FLAGS = ("players", "games", "simulations", "max_considered", "moves", "buffer", "batch_size",
          "learning_rate", "train_every", "epochs", "warm_start", "greedy_share", "eval_every",
-         "eval_games", "seed", "threads", "out")
+         "eval_games", "eval_against", "seed", "threads", "out")
 
 
 def add_parser(sub) -> None:
@@ -54,6 +54,8 @@ def add_parser(sub) -> None:
     setting("--eval-every", type=int_in(1),
             help="moves between evaluations against the anchors greedy and ppo")
     setting("--eval-games", type=int_in(0), help="games per evaluation; 0: none")
+    setting("--eval-against", help="more anchors each evaluation plays in tournaments (agent "
+            "names, commas: e.g. mcts:400, which the batch engine cannot play)")
     setting("--seed", type=SEED, help="the run's seed")
     setting("--threads", default=defaults.threads, type=int_in(1),
             help="torch and numba threads")
