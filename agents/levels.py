@@ -13,7 +13,6 @@ the shipped model of that player count).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 from meduris_env.engine.errors import MedurisError
 
@@ -47,14 +46,11 @@ def level(number: object) -> Level:
     raise LevelError(f"level {number!r} does not exist; the levels are {names}")
 
 
-@cache
 def ratings() -> dict[int, tuple[float, float, float]]:
     """Each level's (Elo, low, high: its 95% interval) on the shipped 2-player ladder."""
-    from .ladder import SHIPPED, fit_ratings, open_ladder
+    from .ladder import shipped_ratings
 
-    with open_ladder(SHIPPED, read_only=True) as store:
-        games = store.games(2)
-    fit = fit_ratings([(g.agents, g.ranks) for g in games], 2).by_name()
+    fit = shipped_ratings(2)
     return {lv.number: (fit[lv.agent].elo, fit[lv.agent].low, fit[lv.agent].high)
             for lv in LEVELS}
 

@@ -311,12 +311,9 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from agents.ladder.fit import fit_ratings, rating_against
-    from agents.ladder.store import SHIPPED, open_ladder
+    from agents.ladder.fit import rating_against, shipped_ratings
 
-    with open_ladder(SHIPPED, create=False, read_only=True) as store:
-        ratings = {r.name: r.elo for r in fit_ratings(
-            [(g.agents, g.ranks) for g in store.games(2)], 2).ratings}
+    ratings = {name: r.elo for name, r in shipped_ratings(2).items()}
     ppo = [(steps / 1e6 * PPO_2P_MINUTES_PER_MILLION,
             rating_against({"mcts:400": (100, wins)}, ratings)) for steps, wins in
            PPO_2P_EVALUATIONS]

@@ -694,15 +694,12 @@ def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | Non
     """The Elo of win rates ``rates`` (``games`` each) against those of its agents the shipped
     ladder rates (:func:`agents.ladder.fit.rating_against`); None where the shipped ladder has
     no table of this player count."""
-    from agents.ladder.fit import fit_ratings, rating_against
-    from agents.ladder.store import SHIPPED, open_ladder
+    from agents.ladder.fit import rating_against, shipped_ratings
 
-    with open_ladder(SHIPPED, create=False, read_only=True) as store:
-        if players not in store.player_counts():
-            return None
-        stored = store.games(players)
-    ratings = {r.name: r.elo for r in fit_ratings([(g.agents, g.ranks) for g in stored],
-                                                  players).ratings}
+    fit = shipped_ratings(players)
+    if not fit:
+        return None
+    ratings = {name: r.elo for name, r in fit.items()}
     rated = {name: (games, rate * games) for name, rate in rates.items() if name in ratings}
     return rating_against(rated, ratings) if games and rated else None
 

@@ -17,7 +17,7 @@ ladder starts (``meduris ladder anchors [--game druids]`` reproduces them).
 """
 
 from .anchors import LADDERS, LadderGame, game_flag, ladder_of
-from .fit import Fit, Rating, fit_ratings
+from .fit import Fit, Rating, fit_ratings, shipped_ratings
 from .gauntlet import (
     MAX_LADDER_GAMES,
     check_agents,
@@ -30,5 +30,5 @@ from .store import SHIPPED, LadderError, LadderStore, copy_anchors, open_ladder
 __all__ = [
     "LADDERS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderGame", "LadderStore",
     "Rating", "check_agents", "copy_anchors", "draw", "fit_ratings", "game_flag", "ladder_of",
-    "open_ladder", "play_anchors", "play_gauntlet", "table", "to_json",
+    "open_ladder", "play_anchors", "play_gauntlet", "shipped_ratings", "table", "to_json",
 ]

@@ -30,10 +30,11 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
-from .store import LadderError
+from .store import SHIPPED, LadderError, open_ladder
 
 ELO = 400 / math.log(10)  # Elo points per unit of theta (natural log of the strength)
 PRIOR_GAMES = 1.0  # virtual drawn games between each pair of agents that met
@@ -216,6 +217,17 @@ def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: i
                       n in anchors) for n, i in index.items()]
     ratings.sort(key=lambda r: (-round(r.elo, 9), r.name))
     return Fit(players, len(kept), ratings, [n for n in names if n not in linked], iterations)
+
+
+@cache
+def shipped_ratings(players: int = 2) -> dict[str, Rating]:
+    """The ratings of the shipped Meduris ladder's table of ``players`` (:data:`SHIPPED`, all
+    its games; {} where it has none), fitted once per process."""
+    with open_ladder(SHIPPED, read_only=True) as store:
+        if players not in store.player_counts():
+            return {}
+        games = store.games(players)
+    return fit_ratings([(g.agents, g.ranks) for g in games], players).by_name()
 
 
 def rating_against(results: dict[str, tuple[int, float]], ratings: dict[str, float]) -> float:
