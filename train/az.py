@@ -148,7 +148,7 @@ class AZConfig:
                     value = check_int(f.name, value, low, high)
                 elif f.type == "float":
                     value = check_float(f.name, value, 0.0, 1.0)
-                    if value <= 0 and f.name != "greedy_share":
+                    if value <= 0 and f.name in ABOVE_ZERO:
                         raise ValueCheckError(f"{f.name} must be above 0, got {value}")
             except ValueCheckError as err:
                 raise ConfigError(str(err)) from None
@@ -192,6 +192,7 @@ _RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMUL
            "batch_size": (1, 1_000_000), "train_every": (1, 10**10), "epochs": (1, 1000),
            "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, 2**63 - 1),
            "threads": (1, 256)}
+ABOVE_ZERO = ("learning_rate",)  # float settings in (0, 1]; the others in [0, 1]
 OPTIONAL_TEXT = ("eval_against",)  # text settings that may be empty
 #: what a resumed run may change: its length, its threads and how often it looks at itself
 RESUMABLE = ("moves", "threads", "eval_every", "eval_games", "eval_against")
