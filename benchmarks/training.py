@@ -113,28 +113,34 @@ def measure_az(moves: int, simulations: int, games: int, seed: int = 0,
                players: int = 2) -> dict:
     """Self-play moves/s of ``meduris az-train`` (module docstring): its SelfPlay with the
     shipped network, one warm-up move of every game, then at least ``moves`` moves timed."""
-    import numba
     import torch
 
     from agents.features import feature_set_of_size
-    from train.az import AZConfig, ReplayBuffer, SelfPlay, load_warm_start, make_evaluator
+    from train.az import (
+        AZConfig,
+        ReplayBuffer,
+        SelfPlay,
+        load_warm_start,
+        make_evaluator,
+        numba_threads,
+    )
 
     cfg = AZConfig(players=players, games=games, simulations=simulations, seed=seed,
                    buffer=max(256, games * 4), batch_size=256).validate()
     torch.set_num_threads(cfg.threads)
-    numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))
-    net = load_warm_start(cfg)
-    net.train_mode(False)
-    inputs = int(net.arch["inputs"])
-    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")),
-                    feature_set_of_size(inputs), ReplayBuffer(cfg.buffer, inputs,
-                                                              int(net.policy.action_space.n)), 0)
-    play.step()  # warm-up: compiled kernels, torch's first passes
-    steps = max(1, -(-moves // games))
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        play.step()
-    seconds = time.perf_counter() - t0
+    with numba_threads(cfg.threads):  # as train_az runs
+        net = load_warm_start(cfg)
+        net.train_mode(False)
+        inputs = int(net.arch["inputs"])
+        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")),
+                        feature_set_of_size(inputs),
+                        ReplayBuffer(cfg.buffer, inputs, int(net.policy.action_space.n)), 0)
+        play.step()  # warm-up: compiled kernels, torch's first passes
+        steps = max(1, -(-moves // games))
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            play.step()
+        seconds = time.perf_counter() - t0
     return {"players": players, "moves": steps * games, "seconds": seconds,
             "moves_per_s": steps * games / seconds, "simulations": simulations,
             "games": games, "threads": cfg.threads}

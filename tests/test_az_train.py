@@ -252,8 +252,11 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
     its own, and the ladder's rating of it counts in the Elo; names that are no agents, or
     the anchors always played, are refused in one line before any work."""
     out = tmp_path / "run"
-    code, _, err = az(capsys, *tiny(out, 2, 400, "--eval-against", "mcts:4"))
+    code, _, err = az(capsys, *tiny(out, 2, 400, "--eval-against", "mcts:4", "--greedy-share",
+                                    0.5))
     assert code == 0, err
+    config = json.loads((out / "checkpoint.json").read_text())["config"]
+    assert config["eval_against"] == "mcts:4" and config["greedy_share"] == 0.5
     head, row = (out / "eval.csv").read_text().splitlines()
     assert head == ("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,win_rate_vs_mcts:4,elo,"
                     "wall_seconds")
