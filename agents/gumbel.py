@@ -29,8 +29,11 @@ at the node, in [-1, 1] (any range works: they are rescaled).
   (``_compute_mixed_value``; ``v`` the network's value at the node, ``v_mix = v`` when ``N = 0``);
   ``completedQ(a) = q(a)`` where ``n(a) > 0``, else ``v_mix`` (``_complete_qvalues``), for every
   entry, illegal ones included; rescaled to [0, 1] by ``(completedQ - min) / max(max - min,
-  1e-8)`` with the min and max over all ``A`` entries as mctx's ``_rescale_qvalues`` takes them
-  (an illegal action, never visited, holds ``v_mix``); and returned as ``sigma(a) = (c_visit +
+  min_span)`` with the min and max over all ``A`` entries as mctx's ``_rescale_qvalues`` takes them
+  (an illegal action, never visited, holds ``v_mix``; ``min_span`` is mctx's epsilon 1e-8 by
+  default; a larger one, e.g. 1, stops the rescaling from stretching a node's small spread of
+  values, mostly the value network's noise, to the whole scale: see :data:`RESCALE_EPSILON`);
+  and returned as ``sigma(a) = (c_visit +
   max_b n(b)) * c_scale * completedQ(a)`` (mctx's ``maxvisit_init = 50``, ``value_scale = 0.1``).
 * :func:`improved_policy` is ``pi' = softmax(logits + sigma)`` over the legal actions, 0 on the
   illegal ones: the training target (mctx's ``action_weights`` of ``gumbel_muzero_policy``).
@@ -80,7 +83,11 @@ import numpy as np
 
 C_VISIT = 50.0  # mctx's maxvisit_init
 C_SCALE = 0.1  # mctx's value_scale
-RESCALE_EPSILON = 1e-8  # mctx's epsilon of _rescale_qvalues
+#: mctx's epsilon of _rescale_qvalues: the smallest spread of a node's completed Q-values that
+#: is stretched to [0, 1] (``min_span``). With few simulations and a weak value network the
+#: spread is mostly noise, and stretching it makes the improved policy follow that noise; the
+#: trainer's ``min_span`` (train/az.py) keeps a spread below it at its own size instead.
+RESCALE_EPSILON = 1e-8
 LOW_LOGIT = -1e9  # mctx's low_logit of score_considered
 TINY = np.finfo(np.float64).tiny
 
@@ -194,7 +201,7 @@ def mixed_value(q, visits, prior_logits, mask, value) -> np.ndarray:
 
 
 def completed_q(q, visits, prior_logits, mask, value, c_visit: float = C_VISIT,
-                c_scale: float = C_SCALE) -> np.ndarray:
+                c_scale: float = C_SCALE, min_span: float = RESCALE_EPSILON) -> np.ndarray:
     """``sigma = (c_visit + max n) * c_scale * rescaled completedQ``: mctx's
     ``qtransform_completed_by_mix_value`` (see the module docstring). ``q`` is read only where
     ``visits > 0``."""
@@ -206,7 +213,7 @@ def completed_q(q, visits, prior_logits, mask, value, c_visit: float = C_VISIT,
     completed = np.where(visits > 0, q, np.expand_dims(v_mix, -1))
     low = np.min(completed, axis=-1, keepdims=True)
     high = np.max(completed, axis=-1, keepdims=True)
-    rescaled = (completed - low) / np.maximum(high - low, RESCALE_EPSILON)
+    rescaled = (completed - low) / np.maximum(high - low, min_span)
     scale = (c_visit + np.max(visits, axis=-1, keepdims=True)) * c_scale
     return scale * rescaled
 
@@ -284,9 +291,10 @@ class _Node:
         return np.divide(self.total, self.visits, out=np.zeros_like(self.total),
                          where=self.visits > 0)
 
-    def sigma(self, c_visit: float, c_scale: float) -> np.ndarray:
+    def sigma(self, c_visit: float, c_scale: float,
+              min_span: float = RESCALE_EPSILON) -> np.ndarray:
         return completed_q(self.q(), self.visits, self.logits, self.legal, self.value,
-                           c_visit, c_scale)
+                           c_visit, c_scale, min_span)
 
 
 @dataclass(frozen=True)
@@ -365,7 +373,8 @@ def _simulate(root: _Node, gumbel, num_simulations: int, max_num_considered: int
 
 def gumbel_search(state, evaluate: Evaluate, num_simulations: int, max_num_considered: int,
                   rng: np.random.Generator, c_visit: float = C_VISIT,
-                  c_scale: float = C_SCALE, gumbel_scale: float = 1.0) -> SearchResult:
+                  c_scale: float = C_SCALE, gumbel_scale: float = 1.0,
+                  min_span: float = RESCALE_EPSILON) -> SearchResult:
     """Gumbel search from ``state`` (a decision node; it is not changed) with
     ``num_simulations`` simulations and at most ``max_num_considered`` root actions (see the
     module docstring). ``gumbel_scale`` 0 makes the choice deterministic (mctx: for evaluation
@@ -381,7 +390,7 @@ def gumbel_search(state, evaluate: Evaluate, num_simulations: int, max_num_consi
     root = _Node(state.clone(), len(evaluation[0]))
     _leaf(root, evaluate, num_players, evaluation)
     top = gumbel_topk(root.logits, root.legal, max_num_considered, rng, gumbel_scale)
-    c = (c_visit, c_scale)
+    c = (c_visit, c_scale, min_span)
     for _ in range(num_simulations):
         _simulate(root, top.gumbel, num_simulations, max_num_considered, rng, evaluate,
                   num_players, c)

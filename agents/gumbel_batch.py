@@ -134,7 +134,7 @@ def pairwise_sum(a, lo, n):
 
 
 @njit(cache=True)
-def node_sigma(q, visits, probs, value, c_visit, c_scale, out):
+def node_sigma(q, visits, probs, value, c_visit, c_scale, min_span, out):
     """:func:`agents.gumbel.completed_q` of one node into ``out``: ``q``, ``visits`` (float64)
     and ``probs`` (the prior's softmax floored at ``TINY``) over the ``A`` actions."""
     num = q.shape[0]
@@ -155,7 +155,7 @@ def node_sigma(q, visits, probs, value, c_visit, c_scale, out):
         high = max(high, out[a])
         most = max(most, visits[a])
     scale = (c_visit + most) * c_scale
-    span = max(high - low, RESCALE_EPSILON)
+    span = max(high - low, min_span)
     for a in range(num):
         out[a] = scale * ((out[a] - low) / span)
 
@@ -277,7 +277,8 @@ def gather_edges(children, visits, value_sum, mover, node, q, n):
 
 @njit(cache=True, parallel=True)
 def select_leaves(children, visits, value_sum, mover, logits, legal, probs, value, gumbel,
-                  table, num_considered, c_visit, c_scale, out_node, out_action, out_end):
+                  table, num_considered, c_visit, c_scale, min_span, out_node, out_action,
+                  out_end):
     """One selection in each of the ``B`` trees: from the root (Sequential Halving) down
     (interior selection) to an action without a child: ``out_node[b], out_action[b]`` and
     ``out_end[b] = -1``; or to a finished game already in the tree: ``out_end[b]`` its node.
@@ -289,7 +290,8 @@ def select_leaves(children, visits, value_sum, mover, logits, legal, probs, valu
         node = 0
         while True:
             gather_edges(children[b], visits[b], value_sum[b], mover[b, node], node, q, n)
-            node_sigma(q, n, probs[b, node], value[b, node], c_visit, c_scale, sigma)
+            node_sigma(q, n, probs[b, node], value[b, node], c_visit, c_scale, min_span,
+                       sigma)
             if node == 0:
                 asked = table[num_considered[b], visits[b, 0]]
                 action = root_pick(gumbel[b], logits[b, 0], sigma, n, legal[b, 0], asked)
@@ -428,7 +430,7 @@ def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations:
                           max_num_considered: int, rng: np.random.Generator,
                           c_visit: float = C_VISIT, c_scale: float = C_SCALE,
                           gumbel_scale: float = 1.0, gumbel: np.ndarray | None = None,
-                          streams=None) -> GumbelResult:
+                          streams=None, min_span: float = RESCALE_EPSILON) -> GumbelResult:
     """Gumbel search from the ``B`` pool positions ``roots`` together (see the module
     docstring). ``rng`` draws the roots' Gumbel noise ``(B, A)`` (before any expansion; the pool
     draws chance); ``gumbel`` gives those draws instead (standard Gumbel, still times
@@ -437,7 +439,8 @@ def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations:
     tree ``b`` is expanded with ``pool.expand(parents, actions, streams)`` and stream number
     ``streams[b] * (num_simulations + 1) + i`` (``PositionPool``'s keyed streams), so that a
     tree searched in any batch draws the same dice; without it the pool draws (the
-    PositionPool from its expansion counter, which depends on the batch)."""
+    PositionPool from its expansion counter, which depends on the batch). ``min_span`` is
+    :func:`agents.gumbel.completed_q`'s (mctx's epsilon by default)."""
     if num_simulations < 0 or max_num_considered < 1:
         raise ValueError("num_simulations must be >= 0 and max_num_considered >= 1, got "
                          f"{num_simulations} and {max_num_considered}")
@@ -457,13 +460,13 @@ def batched_gumbel_search(pool, roots, evaluate: BatchEvaluate, num_simulations:
     for _ in range(num_simulations):
         select_leaves(trees.children, trees.visits, trees.value_sum, trees.mover, trees.logits,
                       trees.legal, trees.probs, trees.value, top.gumbel, table, num_considered,
-                      float(c_visit), float(c_scale), node, action, end)
+                      float(c_visit), float(c_scale), float(min_span), node, action, end)
         leaves, values = _expand_leaves(pool, evaluate, trees, node, action, end, num_players,
                                         streams)
         backup(trees.parent, trees.visits, trees.value_sum, leaves, values)
     visits, q = trees.root_edges()
     value = trees.value[:, 0].copy()
-    sigma = completed_q(q, visits, raw, legal, value, c_visit, c_scale)
+    sigma = completed_q(q, visits, raw, legal, value, c_visit, c_scale, min_span)
     return GumbelResult(
         actions=np.asarray(final_action(top.gumbel, raw, sigma, visits, legal), dtype=np.int64),
         policy=improved_policy(raw, sigma, legal), visits=visits, q=q, values=value,

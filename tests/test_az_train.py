@@ -98,6 +98,8 @@ def test_bad_settings_refused_in_one_line(tmp_path, capsys):
     for args, needle in ((["--players", 5], "players"),
                          (["--simulations", 0], "--simulations"),
                          (["--learning-rate", "nan"], "learning_rate"),
+                         (["--min-span", 0], "min_span must be above 0"),
+                         (["--min-span", 1.5], "min_span"),
                          (["--warm-start", tmp_path / "missing.pt"], "warm_start"),
                          (["--resume", policy_file], "is not an az-train checkpoint")):
         code, _, err = az(capsys, "--out", out, "--no-progress", *args)
@@ -122,6 +124,7 @@ def test_targets_are_improved_policies_and_returns():
         assert np.array_equal(buffer.z[rows], returns[buffer.seat[rows]].astype(np.float32))
         first += count
     assert buffer.size == first > 0 and set(np.unique(buffer.z)) <= {-1.0, 0.0, 1.0}
+    assert cfg.min_span == 1.0  # the trainer's default: noise is not stretched (agents.gumbel)
     pi, mask = buffer.pi[:buffer.size], buffer.mask[:buffer.size]
     assert np.allclose(pi.sum(axis=1), 1.0, atol=1e-5) and not pi[~mask].any()
     assert (pi >= 0).all() and mask.any(axis=1).all()

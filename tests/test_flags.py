@@ -65,7 +65,8 @@ TESTED = {
     "az-train": {"--players", "--games", "--simulations", "--max-considered", "--moves",
                  "--buffer", "--batch-size", "--learning-rate", "--train-every", "--epochs",
                  "--warm-start", "--eval-every", "--eval-games", "--seed", "--threads", "--out",
-                 "--force", "--resume", "--no-progress", "--greedy-share", "--eval-against"},
+                 "--force", "--resume", "--no-progress", "--greedy-share", "--eval-against",
+                 "--min-span"},
     # (its cases: tests/test_az_train.py)
 }
 

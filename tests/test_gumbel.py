@@ -120,6 +120,23 @@ def test_completed_q_by_hand():
     assert mixed_value(q, visits, logits, mask, 0.2) == pytest.approx(expected)
 
 
+def test_min_span_keeps_a_small_spread_of_values_small():
+    """mctx stretches any spread of completed Q-values to the whole scale: a difference of
+    0.01 (value-network noise) moves the prior as far as one of 1.9 (a won and a lost game).
+    With ``min_span`` 1 (the trainer's) a spread below 1 stays its own size."""
+    logits, mask, visits = np.zeros(3), np.ones(3, bool), np.array([4, 4, 4])
+    small, large = np.array([0.01, 0.0, 0.005]), np.array([0.95, -0.95, 0.0])
+    scale = (50 + 4) * 0.1
+    assert np.ptp(completed_q(small, visits, logits, mask, 0.0)) == pytest.approx(scale)
+    assert np.ptp(completed_q(large, visits, logits, mask, 0.0)) == pytest.approx(scale)
+    kept = completed_q(small, visits, logits, mask, 0.0, min_span=1.0)
+    assert kept == pytest.approx(scale * (small - small.min()))
+    assert improved_policy(logits, kept, mask) == pytest.approx(np.ones(3) / 3, abs=0.02)
+    stretched = completed_q(large, visits, logits, mask, 0.0, min_span=1.0)
+    assert stretched == pytest.approx(scale * (large + 0.95) / 1.9)  # above 1: as mctx
+    assert improved_policy(logits, stretched, mask)[0] > 0.9
+
+
 def test_with_every_q_equal_to_the_value_the_prior_is_unchanged():
     rng = np.random.default_rng(3)
     logits = rng.normal(size=12)

@@ -145,7 +145,11 @@ def test_the_numba_formulas_give_the_reference_numbers(num):
         probs = np.maximum(improved_policy(masked, 0.0, legal), np.finfo(np.float64).tiny)
         assert np.array_equal(prior_probs(masked, legal), probs)
         sigma = np.empty(num)
-        node_sigma(q, visits.astype(np.float64), probs, value, 50.0, 0.1, sigma)
+        for min_span in (1.0, 0.25):  # the trainer's floor of the spread, and another
+            node_sigma(q, visits.astype(np.float64), probs, value, 50.0, 0.1, min_span, sigma)
+            assert np.array_equal(sigma, completed_q(q, visits, logits, legal, value,
+                                                     min_span=min_span))
+        node_sigma(q, visits.astype(np.float64), probs, value, 50.0, 0.1, 1e-8, sigma)
         reference = completed_q(q, visits, logits, legal, value)
         assert np.array_equal(sigma, reference)  # the same bits
         policy = np.empty(num)

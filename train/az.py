@@ -22,8 +22,12 @@ seat played by the learner. Each self-play move: the B positions to move are loa
 :class:`~meduris_env.envs.positions.PositionPool` (``batch.position_pool``),
 :func:`agents.gumbel_batch.batched_gumbel_search` runs ``simulations`` simulations with
 ``max_considered`` root actions (``gumbel_scale`` 1: the root's Gumbel noise samples, as in
-self-play), every simulation's leaves evaluated in one forward pass of the network
-(``torch.no_grad``), and each game plays its search's action (``MedurisBatch.play``). Per
+self-play) and ``min_span`` (default 1: a node's completed Q-values are stretched to the whole
+scale only where they spread by more than 1; mctx stretches any spread, and with 32 simulations
+and a value network that explains little of the result the spread is mostly noise: the improved
+policy then follows noise, and self-play collapsed within 100,000 moves, docs/training.md),
+every simulation's leaves evaluated in one forward pass of the network (``torch.no_grad``),
+and each game plays its search's action (``MedurisBatch.play``). Per
 position the run keeps the network inputs (:mod:`agents.features`, float16), the legal mask,
 the improved policy ``pi'`` (the completed-Q target; it sums to 1 over the legal actions, 0
 elsewhere) and the seat to move; when a game ends its final result per seat (the engine's
@@ -122,6 +126,7 @@ class AZConfig:
     games: int = 128  # B: self-play games advanced together (the fastest on 2 cores)
     simulations: int = 32  # per move
     max_considered: int = 16  # root actions Gumbel top-k considers
+    min_span: float = 1.0  # completed Q-values' smallest spread stretched to [0, 1]
     moves: int = 200_000  # self-play moves (positions searched) in all
     buffer: int = 50_000  # replay buffer positions
     batch_size: int = 256
@@ -192,7 +197,7 @@ _RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMUL
            "batch_size": (1, 1_000_000), "train_every": (1, 10**10), "epochs": (1, 1000),
            "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, 2**63 - 1),
            "threads": (1, 256)}
-ABOVE_ZERO = ("learning_rate",)  # float settings in (0, 1]; the others in [0, 1]
+ABOVE_ZERO = ("learning_rate", "min_span")  # float settings in (0, 1]; the others in [0, 1]
 OPTIONAL_TEXT = ("eval_against",)  # text settings that may be empty
 #: what a resumed run may change: its length, its threads and how often it looks at itself
 RESUMABLE = ("moves", "threads", "eval_every", "eval_games", "eval_against")
@@ -532,7 +537,8 @@ class SelfPlay:
         gumbel, streams = self.noise()
         result = batched_gumbel_search(self.pool, roots, self.evaluate, cfg.simulations,
                                        cfg.max_considered, np.random.default_rng(0),
-                                       gumbel_scale=1.0, gumbel=gumbel, streams=streams)
+                                       gumbel_scale=1.0, gumbel=gumbel, streams=streams,
+                                       min_span=cfg.min_span)
         x, mask = self.pool.roots
         policy = result.policy.astype(np.float32)
         for g in range(cfg.games):

@@ -19,9 +19,9 @@ from ..checks import SEED, UsageError, int_in, output_folder
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "eval.csv", "tb")
-FLAGS = ("players", "games", "simulations", "max_considered", "moves", "buffer", "batch_size",
-         "learning_rate", "train_every", "epochs", "warm_start", "greedy_share", "eval_every",
-         "eval_games", "eval_against", "seed", "threads", "out")
+FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves", "buffer",
+         "batch_size", "learning_rate", "train_every", "epochs", "warm_start", "greedy_share",
+         "eval_every", "eval_games", "eval_against", "seed", "threads", "out")
 
 
 def add_parser(sub) -> None:
@@ -41,6 +41,9 @@ def add_parser(sub) -> None:
     setting("--games", type=int_in(1), help="self-play games advanced together (B)")
     setting("--simulations", type=int_in(1), help="search simulations per move")
     setting("--max-considered", type=int_in(1), help="root actions the Gumbel top-k considers")
+    setting("--min-span", type=float, help="the smallest spread of a node's completed "
+            "Q-values that the search stretches to its whole scale (mctx: 1e-8; larger keeps "
+            "the value network's small, noisy differences small)")
     setting("--moves", type=int_in(1), help="self-play moves (positions searched) in all")
     setting("--buffer", type=int_in(1), help="replay buffer positions")
     setting("--batch-size", type=int_in(1), help="minibatch positions")
