@@ -269,3 +269,49 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
         code, _, err = az(capsys, *tiny(tmp_path / "no", 2, 400, "--eval-against", bad))
         assert code == 2 and needle in err and err.count("\n") == 1, err
         assert not (tmp_path / "no").exists()
+
+
+def test_value_positions_fits_a_value_network_for_a_warm_start_without_one(tmp_path, capsys):
+    """The shipped 4-player model carries no value network: --value-positions fits one to its
+    own games before self-play (the report in checkpoint.json), and the search's values are
+    then not the fresh network's zeros; a warm start that has one is left as it is."""
+    from agents.network import load_value_network
+
+    out = tmp_path / "run"
+    code, _, err = az(capsys, *tiny(out, 4, 400, "--value-positions", 600))
+    assert code == 0, err
+    fitted = json.loads((out / "checkpoint.json").read_text())["value_network"]
+    assert fitted["positions"] == 600 and fitted["games"] > 0
+    assert "value network for the warm start: 600 positions" in err
+    value = load_value_network(out / "policy.pt")
+    x = torch.from_numpy(np.random.default_rng(0).random((8, value.architecture["inputs"]),
+                                                         dtype=np.float32))
+    with torch.no_grad():
+        assert value(x).abs().max() > 0  # a fresh network's last layer is zero: 0 everywhere
+    code, _, err = az(capsys, *tiny(tmp_path / "two", 2, 400, "--value-positions", 600))
+    assert code == 0 and "value network for the warm start" not in err, err
+    assert "value_network" not in json.loads((tmp_path / "two" / "checkpoint.json").read_text())
+
+
+def test_best_pt_keeps_the_network_of_the_best_evaluation(tmp_path, capsys):
+    """best.pt: the network of the evaluation with the highest score (3 players: no ladder
+    Elo, so the sum of the win rates); checkpoint.json says which; it is policy.pt's network
+    exactly when that evaluation is the last."""
+    from agents.network import load_policy_file
+
+    out = tmp_path / "run"
+    args = tiny(out, 3, 600)
+    args[args.index("--train-every") + 1] = 200
+    args[args.index("--eval-every") + 1] = 200
+    args[args.index("--eval-games") + 1] = 6
+    code, _, err = az(capsys, *args)
+    assert code == 0, err
+    state = json.loads((out / "checkpoint.json").read_text())
+    scores = {e["moves"]: e["win_rate_vs_greedy"] + e["win_rate_vs_ppo"] for e in state["evals"]}
+    assert len(scores) == 3 and state["best"]["score"] == max(scores.values())
+    assert state["best"]["moves"] == min(m for m, s in scores.items() if s == max(scores.values()))
+    best, arch = load_policy_file(out / "best.pt")
+    final, _ = load_policy_file(out / "policy.pt")
+    same = all(torch.equal(a, b) for a, b in zip(best.state_dict().values(),
+                                                 final.state_dict().values(), strict=True))
+    assert arch["players"] == 3 and same == (state["best"]["moves"] == state["moves"])

@@ -66,7 +66,7 @@ TESTED = {
                  "--buffer", "--batch-size", "--learning-rate", "--train-every", "--epochs",
                  "--warm-start", "--eval-every", "--eval-games", "--seed", "--threads", "--out",
                  "--force", "--resume", "--no-progress", "--greedy-share", "--eval-against",
-                 "--min-span"},
+                 "--min-span", "--value-positions"},
     # (its cases: tests/test_az_train.py)
 }
 

@@ -18,9 +18,10 @@ from train.az import RESUMABLE, AZConfig
 from ..checks import SEED, UsageError, int_in, output_folder
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
-RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "eval.csv", "tb")
+RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "best.pt", "eval.csv", "tb")
 FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves", "buffer",
-         "batch_size", "learning_rate", "train_every", "epochs", "warm_start", "greedy_share",
+         "batch_size", "learning_rate", "train_every", "epochs", "warm_start", "value_positions",
+         "greedy_share",
          "eval_every", "eval_games", "eval_against", "seed", "threads", "out")
 
 
@@ -52,6 +53,9 @@ def add_parser(sub) -> None:
     setting("--epochs", type=int_in(1), help="times each position is used per update, about")
     setting("--warm-start", help="policy file to start from, 'shipped' (agents/models/"
             "ppo_<players>p.pt) or 'none' (a fresh network)")
+    setting("--value-positions", type=int_in(0), help="a warm start without a value network "
+            "(the shipped 4-player model): one fitted first to this many positions of its "
+            "policy's own games (train.value); 0: a fresh one that says 0 until it has learnt")
     setting("--greedy-share", type=float, help="share of the games (drawn per episode) in "
             "which one seat is played by greedy: opponents beside itself")
     setting("--eval-every", type=int_in(1),
