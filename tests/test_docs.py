@@ -89,15 +89,18 @@ SHELL: dict[str, tuple[str, str]] = {
         (FLAGS, "meduris train"),
     "meduris train --resume runs/ppo_2p/checkpoint.zip --steps 20000000": (FLAGS, "meduris train"),
     # docs/training.md: the az-train runs and their measurements (minutes each)
-    "meduris az-train --players 2 --games 128 --simulations 32 --moves 2800000 --learning-rate "
-    "0.0002 --greedy-share 0.25 --eval-every 400000 --eval-games 200 --seed 1 --out runs/az_2p":
+    "meduris az-train --players 3 --warm-start runs/ppo_3p/best.pt --moves 600000 "
+    "--learning-rate 0.0002 --eval-every 100000 --eval-games 150 --seed 1 --out runs/az_3p":
         (FLAGS, "meduris az-train"),
-    "python benchmarks/training.py --az-curve runs/az_2p --plot docs/learning_curve_az_2p.png":
-        (FLAGS, "python benchmarks/training.py"),
-    "meduris duel ppo:runs/az_2p/policy.pt ppo --elo0 0 --elo1 100 --max-games 400 --seed 1":
+    "meduris tournament --agents ppo:runs/az_3p/policy.pt,ppo,ppo --players 3 --games 300 "
+    "--workers 1 --seed 7": (FLAGS, "meduris tournament"),
+    "meduris az-train --players 4 --value-positions 800000 --moves 600000 --learning-rate 0.0002 "
+    "--eval-every 100000 --eval-games 150 --seed 1 --out runs/az_4p": (FLAGS, "meduris az-train"),
+    "meduris az-train --players 2 --moves 1000000 --learning-rate 0.0002 --greedy-share 0.25 "
+    "--eval-every 250000 --eval-games 200 --seed 1 --out runs/az_2p_span":
+        (FLAGS, "meduris az-train"),
+    "meduris duel ppo:runs/az_2p_span/best.pt ppo --elo0 0 --elo1 100 --max-games 400 --seed 1":
         (FLAGS, "meduris duel"),
-    "meduris ladder add ppo:runs/az_2p/policy.pt --games 40 --seed 1":
-        (FLAGS, "meduris ladder add"),
     # docs/druids.md: the shipped Druids model's run and its measurement
     "meduris train --config train/configs/druids_ppo_2p.yaml --out runs/druids_ppo_2p":
         (FLAGS, "meduris train"),
