@@ -89,3 +89,28 @@ def test_ctrl_c_stops_training_with_130_and_names_the_checkpoint(tmp_path):
     assert (out / "checkpoint.zip").is_file()  # what it names is there
     assert not list(out.glob("*.tmp*")) and not list(out.glob(".*tmp*"))  # no half-written file
     assert_stopped(children)
+
+
+def test_ctrl_c_while_a_file_is_written_is_taken_when_it_is_complete(tmp_path):
+    """A SIGINT in the middle of an atomic write (here: between two chunks of torch.save, as
+    when Ctrl-C met a training checkpoint and torch's zip writer turned the interrupt into a
+    RuntimeError) is raised as KeyboardInterrupt after the file is whole and in place."""
+    import torch
+
+    from meduris_env.records.atomic import atomic_replace
+
+    target = tmp_path / "checkpoint.pt"
+    weights = {"w": torch.arange(100_000, dtype=torch.float32)}
+
+    class Interrupting(dict):  # pickled by torch.save: the signal arrives mid-write
+        def __reduce__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            return dict, (dict(self),)
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_replace(target, lambda tmp: torch.save({"a": weights, "b": Interrupting(x=1),
+                                                       "c": weights}, tmp))
+    doc = torch.load(target, weights_only=False)  # (this test's own file)
+    assert torch.equal(doc["c"]["w"], weights["w"]) and doc["b"] == {"x": 1}
+    assert not list(tmp_path.glob(".*tmp*"))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

@@ -1,10 +1,16 @@
 """Writing result files so they are never half-written: a temporary file in the same folder,
-then an atomic rename over the target (the old file stays whole until the new one is complete)."""
+then an atomic rename over the target (the old file stays whole until the new one is complete).
+A Ctrl-C (SIGINT) that arrives while a file is written is taken when it is complete: raised
+inside a library's writer it can turn into another error (torch's zip writer answers an
+interrupted write with a RuntimeError), which a command's Ctrl-C handling does not know."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,18 +21,39 @@ def _umask() -> int:
     return mask
 
 
-def atomic_replace(path: Path, write: Callable[[str], None]) -> None:
-    """Call ``write(temporary_path)``, then rename the temporary file onto ``path``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+@contextlib.contextmanager
+def sigint_deferred():
+    """A SIGINT during the block is delivered when it ends (to the handler there was before);
+    outside the main thread, where no handler can be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous, caught = signal.getsignal(signal.SIGINT), []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
     try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; these are ordinary files
-        os.replace(tmp, path)
+        yield
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        signal.signal(signal.SIGINT, previous)
+        if caught and callable(previous):
+            previous(signal.SIGINT, caught[0])  # Python's default: KeyboardInterrupt, now
+        elif caught and previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+def atomic_replace(path: Path, write: Callable[[str], None]) -> None:
+    """Call ``write(temporary_path)``, then rename the temporary file onto ``path`` (a Ctrl-C
+    meanwhile taken afterwards: the module docstring)."""
+    path = Path(path)
+    with sigint_deferred():
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            write(tmp)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; these are ordinary files
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def atomic_write(path: Path, text: str) -> None:
