@@ -256,10 +256,11 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
     the anchors always played, are refused in one line before any work."""
     out = tmp_path / "run"
     code, _, err = az(capsys, *tiny(out, 2, 400, "--eval-against", "mcts:4", "--greedy-share",
-                                    0.5))
+                                    0.5, "--min-span", 0.5))
     assert code == 0, err
     config = json.loads((out / "checkpoint.json").read_text())["config"]
     assert config["eval_against"] == "mcts:4" and config["greedy_share"] == 0.5
+    assert config["min_span"] == 0.5
     head, row = (out / "eval.csv").read_text().splitlines()
     assert head == ("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,win_rate_vs_mcts:4,elo,"
                     "wall_seconds")
@@ -315,3 +316,29 @@ def test_best_pt_keeps_the_network_of_the_best_evaluation(tmp_path, capsys):
     same = all(torch.equal(a, b) for a, b in zip(best.state_dict().values(),
                                                  final.state_dict().values(), strict=True))
     assert arch["players"] == 3 and same == (state["best"]["moves"] == state["moves"])
+
+
+def test_min_span_reaches_the_self_play_search():
+    """The same games with mctx's stretch (1e-8) and the trainer's min_span 1: the same first
+    positions, other targets; with 1 the targets stay nearer the prior (agents.gumbel)."""
+    targets = {}
+    for span in (1e-8, 1.0):
+        cfg = make_config({"players": 2, "games": 4, "simulations": 8, "max_considered": 4,
+                           "threads": 1, "seed": 5, "min_span": span})
+        net = load_warm_start(cfg)
+        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
+                        ReplayBuffer(100, net.arch["inputs"], 241), 0)
+        result = play.step()
+        x, mask = play.pool.roots
+        with torch.no_grad():
+            logits, _ = net.heads(torch.from_numpy(x))
+        prior = torch.softmax(logits.masked_fill(torch.from_numpy(mask == 0), -1e9), 1).numpy()
+        targets[span] = (x.copy(), result.policy, prior)
+    (x0, stretched, prior), (x1, kept, _) = targets[1e-8], targets[1.0]
+    assert np.array_equal(x0, x1) and not np.allclose(stretched, kept)
+
+    def distance(pi):  # KL(pi || prior) summed over the roots: it grows with sigma's scale
+        return float(np.sum(np.where(pi > 0, pi * np.log(np.maximum(pi, 1e-300) /
+                                                         np.maximum(prior, 1e-300)), 0.0)))
+
+    assert distance(kept) < distance(stretched)

@@ -21,8 +21,7 @@ from ..checks import SEED, UsageError, int_in, output_folder
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "best.pt", "eval.csv", "tb")
 FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves", "buffer",
          "batch_size", "learning_rate", "train_every", "epochs", "warm_start", "value_positions",
-         "greedy_share",
-         "eval_every", "eval_games", "eval_against", "seed", "threads", "out")
+         "greedy_share", "eval_every", "eval_games", "eval_against", "seed", "threads", "out")
 
 
 def add_parser(sub) -> None:
