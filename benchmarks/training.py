@@ -37,12 +37,15 @@ run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400``
         --plot docs/shaping_2p.png
     python benchmarks/training.py --az-curve runs/az_2p --plot docs/learning_curve_az_2p.png
 
-**Ladder Elo over wall time** (``--az-curve RUN``, 2 players): the Elo of every evaluation of a
+**Ladder Elo over wall time** (``--az-curve RUN``; 2 players): the Elo of every evaluation of a
 finished ``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy
 and ppo, on the shipped ladder's scale) over the run's wall time, beside the shipped 2-player
 PPO run's evaluations against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md)
 put on the same scale (:func:`agents.ladder.fit.rating_against` with ``mcts:400``'s shipped
-rating) and the shipped ratings of ``ppo`` and ``az:200`` as lines.
+rating) and the shipped ratings of ``ppo`` and ``az:200`` as lines. With 3 and 4 players (no
+shipped ladder table, so no Elo): the policy's win rates against each anchor in every other
+seat (``ppo``: today's PPO policy) over the run's wall time, from its warm start (the PPO
+policy, the evaluation at 0 moves) on, beside the fair share.
 """
 
 from __future__ import annotations
@@ -301,14 +304,50 @@ PPO_2P_MINUTES_PER_MILLION = 34.4 / 6
 
 
 def az_curve(run: Path) -> list[dict]:
-    """The evaluations of an az-train run (its ``eval.csv``) with an Elo."""
+    """The evaluations of an az-train run (its ``eval.csv``): moves, wall seconds, the win rate
+    against each anchor (``rates``; ``vs_greedy`` and ``vs_ppo`` as keys of their own) and the
+    Elo (None where the row has none: 3 and 4 players)."""
     import csv
 
+    prefix = "win_rate_vs_"
     with open(run / "eval.csv", newline="") as f:
         return [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
-                 "elo": float(r["elo"]), "vs_greedy": float(r["win_rate_vs_greedy"]),
-                 "vs_ppo": float(r["win_rate_vs_ppo"])}
-                for r in csv.DictReader(f) if r.get("elo")]
+                 "elo": float(r["elo"]) if r.get("elo") else None,
+                 "vs_greedy": float(r["win_rate_vs_greedy"]),
+                 "vs_ppo": float(r["win_rate_vs_ppo"]),
+                 "rates": {k[len(prefix):]: float(v) for k, v in r.items()
+                           if k.startswith(prefix) and v}}
+                for r in csv.DictReader(f)]
+
+
+def plot_win_rates(rows: list[dict], players: int, path: Path, label: str) -> None:
+    """``--az-curve``'s picture of a 3- or 4-player run (module docstring): the policy's win
+    rate against each anchor in every other seat over the run's wall time; its first point,
+    at 0 moves, is the warm start: the PPO policy the run starts from."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    minutes = [r["wall_seconds"] / 60 for r in rows]
+    for k, name in enumerate(dict.fromkeys(n for r in rows for n in r["rates"])):
+        points = [(m, r["rates"][name]) for m, r in zip(minutes, rows, strict=True)
+                  if name in r["rates"]]
+        seats = ",".join([name] * (players - 1))
+        ax.plot([m for m, _ in points], [w for _, w in points], marker="os^D"[k % 4],
+                color=f"C{k}", label=f"{label}: policy alone vs {seats}")
+    if rows and rows[0]["moves"] == 0:
+        ax.annotate("warm start (the PPO policy)", (minutes[0], rows[0]["vs_ppo"]),
+                    textcoords="offset points", xytext=(8, -14), fontsize="small")
+    ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
+    ax.set_xlabel("az-train wall time (minutes, 2 cores)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"Gumbel AlphaZero self-play from the PPO policy, {players} players")
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
+    plt.close(fig)
 
 
 def plot_elo(rows: list[dict], path: Path, label: str) -> None:
@@ -439,15 +478,34 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
     if problem:
         ap.error(problem)
     rows = az_curve(args.az_curve)
-    if not rows:
-        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} holds no Elo (a 2-player run's "
-                 "evaluations have one)")
+    players = 2 if any(r["elo"] is not None for r in rows) else run_players(args.az_curve)
+    if players is None:
+        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} holds no Elo and "
+                 f"{args.az_curve / 'checkpoint.json'} no player count; give the folder of a "
+                 "`meduris az-train` run")
+    if players == 2:
+        rows = [r for r in rows if r["elo"] is not None]
     for r in rows:
-        print(f"{r['moves']:>10,} moves {r['wall_seconds'] / 60:6.1f} min  Elo {r['elo']:6.0f}"
-              f"  vs greedy {r['vs_greedy']:.1%}  vs ppo {r['vs_ppo']:.1%}", flush=True)
+        elo = f"  Elo {r['elo']:6.0f}" if r["elo"] is not None else ""
+        print(f"{r['moves']:>10,} moves {r['wall_seconds'] / 60:6.1f} min{elo}  "
+              + "  ".join(f"vs {name} {rate:.1%}" for name, rate in r["rates"].items()),
+              flush=True)
     if args.plot:
-        plot_elo(rows, args.plot, args.az_curve.name)
+        if players == 2:
+            plot_elo(rows, args.plot, args.az_curve.name)
+        else:
+            plot_win_rates(rows, players, args.plot, args.az_curve.name)
     return rows
+
+
+def run_players(run: Path) -> int | None:
+    """The player count of the az-train run in ``run`` (its checkpoint.json), None where
+    there is no readable one."""
+    try:
+        players = json.loads((run / "checkpoint.json").read_text())["config"]["players"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return players if players in PLAYER_COUNTS else None
 
 
 def _throughput(ap: argparse.ArgumentParser, args) -> dict:

@@ -55,11 +55,13 @@ def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players)
         "epochs": 1, "learning_rate": 0.001, "eval_every": 10**6, "eval_games": 2, "seed": 3,
         "threads": 1, "train_every": TINY[players], "warm_start": "shipped"}
     assert "on cpu" in err and "moves/s at 4 simulations per move" in err
-    assert (out / "eval.csv").read_text().count("\n") == 2 and any((out / "tb").iterdir())
+    # the warm start's evaluation at 0 moves, then the last one
+    assert (out / "eval.csv").read_text().count("\n") == 3 and any((out / "tb").iterdir())
     policy, arch = load_policy_file(out / "policy.pt")
     assert arch["players"] == players
     csv = (out / "eval.csv").read_text().splitlines()
     assert csv[0] == "moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,wall_seconds"
+    assert [int(row.split(",")[0]) for row in csv[1:]] == [0, TINY[players]]
     elo = csv[1].split(",")[4]
     assert (elo != "") == (players == 2)  # the shipped ladder rates 2-player games only
     agents = [make_agent(f"ppo:{out}/policy.pt")] + [make_agent("random")
@@ -261,7 +263,8 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
     config = json.loads((out / "checkpoint.json").read_text())["config"]
     assert config["eval_against"] == "mcts:4" and config["greedy_share"] == 0.5
     assert config["min_span"] == 0.5
-    head, row = (out / "eval.csv").read_text().splitlines()
+    head, start, row = (out / "eval.csv").read_text().splitlines()
+    assert start.split(",")[0] == "0"
     assert head == ("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,win_rate_vs_mcts:4,elo,"
                     "wall_seconds")
     assert 0 <= float(row.split(",")[4]) <= 1 and row.split(",")[5] != ""
@@ -309,7 +312,7 @@ def test_best_pt_keeps_the_network_of_the_best_evaluation(tmp_path, capsys):
     assert code == 0, err
     state = json.loads((out / "checkpoint.json").read_text())
     scores = {e["moves"]: e["win_rate_vs_greedy"] + e["win_rate_vs_ppo"] for e in state["evals"]}
-    assert len(scores) == 3 and state["best"]["score"] == max(scores.values())
+    assert sorted(scores) == [0, 200, 400, 600] and state["best"]["score"] == max(scores.values())
     assert state["best"]["moves"] == min(m for m, s in scores.items() if s == max(scores.values()))
     best, arch = load_policy_file(out / "best.pt")
     final, _ = load_policy_file(out / "policy.pt")

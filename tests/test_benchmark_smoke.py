@@ -194,7 +194,8 @@ def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkey
 
 def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys):
     """--az-curve: an az-train run's evaluations with an Elo, printed and plotted beside PPO's;
-    a folder without eval.csv, or a run without Elo (3 or 4 players), refused in one line."""
+    a 3-player run (no Elo) as win rates from its warm start on; a folder without eval.csv,
+    or a run without Elo and without a player count, refused in one line."""
     mod = load_benchmark("training")
     run = tmp_path / "az_2p"
     run.mkdir()
@@ -206,8 +207,16 @@ def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Elo   1500" in capsys.readouterr().out
     (run / "eval.csv").write_text("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,"
-                                  "wall_seconds\n1000,1,0.3,0.2,,60.0\n")
-    for bad, needle in ((run, "holds no Elo"), (tmp_path, "not found")):
+                                  "wall_seconds\n0,0,0.8,0.31,,0.0\n1000,1,0.9,0.45,,60.0\n")
+    (run / "checkpoint.json").write_text('{"config": {"players": 3}}')
+    picture = tmp_path / "curve3.png"
+    rows = mod.main(["--az-curve", str(run), "--plot", str(picture)])
+    assert [(r["moves"], r["elo"], r["rates"]) for r in rows] == [
+        (0, None, {"greedy": 0.8, "ppo": 0.31}), (1000, None, {"greedy": 0.9, "ppo": 0.45})]
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "1.0 min  vs greedy 90.0%  vs ppo 45.0%" in capsys.readouterr().out
+    (run / "checkpoint.json").unlink()
+    for bad, needle in ((run, "no player count"), (tmp_path, "not found")):
         with pytest.raises(SystemExit):
             mod.main(["--az-curve", str(bad)])
         assert needle in capsys.readouterr().err

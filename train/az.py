@@ -70,7 +70,8 @@ recording ``players``), written after every update and at the end; ``checkpoint.
 network's and Adam's state, ``torch.load(weights_only=True)``-safe) and ``checkpoint.json`` (the
 configuration, counters, evaluation history, the generation, and the SHA-256 of the
 ``checkpoint.pt`` it belongs to), both written atomically after every update and at the end;
-``eval.csv`` (every ``eval_every`` moves and at the end: the win rates of the policy alone,
+``eval.csv`` (before the first move of a run that is not a resume, the warm start's standing
+at 0 moves, then every ``eval_every`` moves and at the end: the win rates of the policy alone,
 deterministic, against two of the ladder's anchors, ``greedy`` and the shipped ``ppo`` of the
 player count, over ``eval_games`` games each on the batch engine,
 :func:`train.evaluate.evaluate`; for 2 players also the policy's **Elo on the shipped
@@ -82,7 +83,8 @@ names more anchors, e.g. ``mcts:400``, each played in a tournament of ``eval_gam
 :func:`train.evaluate.evaluate_in_tournament`, seats rotated, the other seats of 3 or 4
 players greedy, ``threads`` processes, and counted in the Elo where the ladder rates them);
 ``best.pt``, the policy file of the best evaluation so far (the highest Elo where there is one,
-else the highest sum of the win rates; ``checkpoint.json``'s ``best`` says which: self-play
+else the highest sum of the win rates, the warm start's evaluation included, so a run whose
+training never beat its start keeps the start; ``checkpoint.json``'s ``best`` says which: self-play
 can drift away from what beats the anchors, the 2-player run's policy went from 96 % against
 ``ppo`` to 55 % in 1 M moves); TensorBoard scalars in ``out/tb`` (losses, self-play moves/s,
 win rates, Elo); a tqdm progress bar of moves; and a report line of self-play moves/s at
@@ -875,6 +877,8 @@ def train_az(cfg: AZConfig, resume: str | None = None, progress: bool = True,
                f"{cfg.simulations} simulations per move, on {run.device}")
         start = time.perf_counter()
         state = run.state
+        if resume is None and cfg.eval_games:
+            run.evaluate(start)  # the warm start's standing: the curve's first point
         b = bar(cfg.moves, "self-play moves", progress)
         b.update(min(state["moves"], cfg.moves))
         selfplay = 0.0
