@@ -118,26 +118,13 @@ def measure_az(moves: int, simulations: int, games: int, seed: int = 0,
     shipped network, one warm-up move of every game, then at least ``moves`` moves timed."""
     import torch
 
-    from agents.features import feature_set_of_size
-    from train.az import (
-        AZConfig,
-        ReplayBuffer,
-        SelfPlay,
-        load_warm_start,
-        make_evaluator,
-        numba_threads,
-    )
+    from train.az import AZConfig, SelfPlay, load_warm_start, numba_threads
 
     cfg = AZConfig(players=players, games=games, simulations=simulations, seed=seed,
                    buffer=max(256, games * 4), batch_size=256).validate()
     torch.set_num_threads(cfg.threads)
     with numba_threads(cfg.threads):  # as train_az runs
-        net = load_warm_start(cfg)
-        net.train_mode(False)
-        inputs = int(net.arch["inputs"])
-        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")),
-                        feature_set_of_size(inputs),
-                        ReplayBuffer(cfg.buffer, inputs, int(net.policy.action_space.n)), 0)
+        play = SelfPlay.of_network(cfg, load_warm_start(cfg))
         play.step()  # warm-up: compiled kernels, torch's first passes
         steps = max(1, -(-moves // games))
         t0 = time.perf_counter()

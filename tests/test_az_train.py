@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from meduris_cli.main import main
-from train.az import ReplayBuffer, SelfPlay, load_warm_start, make_config, make_evaluator
+from train.az import ReplayBuffer, SelfPlay, load_warm_start, make_config
 
 TINY = {2: 500, 3: 600, 4: 800}  # moves (2 games at once): enough for a game to finish
 
@@ -114,7 +114,7 @@ def test_targets_are_improved_policies_and_returns():
                        "threads": 1, "seed": 5})
     net = load_warm_start(cfg)
     buffer = ReplayBuffer(1000, net.arch["inputs"], 241)
-    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy", buffer, 0)
+    play = SelfPlay.of_network(cfg, net, buffer=buffer)
     finished = []
     while not finished:
         result = play.step()
@@ -138,8 +138,7 @@ def test_chance_and_noise_do_not_depend_on_the_number_of_games():
         cfg = make_config({"games": games, "simulations": 4, "max_considered": 4, "seed": 7,
                            "threads": 1})
         net = load_warm_start(cfg)
-        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
-                        ReplayBuffer(10, net.arch["inputs"], 241), 0)
+        play = SelfPlay.of_network(cfg, net, buffer=ReplayBuffer(10, net.arch["inputs"], 241))
         actions.append([int(play.step().actions[0]) for _ in range(12)])
     assert actions[0] == actions[1]
 
@@ -227,8 +226,7 @@ def test_greedy_share_seats_greedy_where_drawn():
     cfg = make_config({"games": 4, "simulations": 4, "max_considered": 4, "seed": 2,
                        "threads": 1, "greedy_share": 1.0})
     net = load_warm_start(cfg)
-    play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
-                    ReplayBuffer(4000, net.arch["inputs"], 241), 0)
+    play = SelfPlay.of_network(cfg, net, buffer=ReplayBuffer(4000, net.arch["inputs"], 241))
     assert ((play.greedy_seat >= 0) & (play.greedy_seat < 2)).all()
     played = []
     real_play = play.batch.play
@@ -329,8 +327,7 @@ def test_min_span_reaches_the_self_play_search():
         cfg = make_config({"players": 2, "games": 4, "simulations": 8, "max_considered": 4,
                            "threads": 1, "seed": 5, "min_span": span})
         net = load_warm_start(cfg)
-        play = SelfPlay(cfg, make_evaluator(net, torch.device("cpu")), "obs+greedy",
-                        ReplayBuffer(100, net.arch["inputs"], 241), 0)
+        play = SelfPlay.of_network(cfg, net, buffer=ReplayBuffer(100, net.arch["inputs"], 241))
         result = play.step()
         x, mask = play.pool.roots
         with torch.no_grad():

@@ -503,6 +503,24 @@ class SelfPlay:
         self.greedy_seat = np.full(cfg.games, -1, dtype=np.int64)
         self.draw_opponents(self.all)
 
+
+    @classmethod
+    def of_network(cls, cfg: AZConfig, net: AZNet, device=None, buffer: ReplayBuffer | None
+                   = None, generation: int = 0) -> SelfPlay:
+        """Self-play of ``net`` as :func:`train_az` sets it up (the one place that does): the
+        network in evaluation mode, its searches' leaves scored by :func:`make_evaluator` on
+        ``device`` (the CPU by default), the features its input size names, and ``buffer`` (a
+        fresh one of ``cfg.buffer`` positions where none is given)."""
+        import torch
+
+        from agents.features import feature_set_of_size
+
+        net.train_mode(False)
+        inputs = int(net.arch["inputs"])
+        if buffer is None:
+            buffer = ReplayBuffer(cfg.buffer, inputs, int(net.policy.action_space.n))
+        return cls(cfg, make_evaluator(net, device or torch.device("cpu")),
+                   feature_set_of_size(inputs), buffer, generation)
     def draw_opponents(self, games) -> None:
         """Whether a new episode of each of ``games`` has a greedy seat, and which
         (``greedy_share``; from ``derive_seed(seed, STREAM_AZ, generation, g, e, -1)``)."""
@@ -745,8 +763,6 @@ class Run:
     def __init__(self, cfg: AZConfig, resume, report):
         import torch
 
-        from agents.features import feature_set_of_size
-
         self.cfg, self.report, self.out = cfg, report, Path(cfg.out)
         self.device = pick_device()
         saved = checkpoint_state(resume) if resume else None
@@ -767,12 +783,9 @@ class Run:
                     self.state[key] = saved[key]
             self.state["generation"] += 1
         self.moves_at_start = self.state["moves"]
-        self.net.train_mode(False)
-        inputs = int(self.net.arch["inputs"])
-        self.buffer = ReplayBuffer(cfg.buffer, inputs, int(self.net.policy.action_space.n))
-        self.selfplay = SelfPlay(cfg, make_evaluator(self.net, self.device),
-                                 feature_set_of_size(inputs), self.buffer,
-                                 self.state["generation"])
+        self.selfplay = SelfPlay.of_network(cfg, self.net, self.device,
+                                            generation=self.state["generation"])
+        self.buffer = self.selfplay.buffer
         from torch.utils.tensorboard import SummaryWriter
         self.writer = SummaryWriter(str(self.out / "tb"))
 
