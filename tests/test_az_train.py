@@ -274,13 +274,18 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
 
 
 def test_value_positions_fits_a_value_network_for_a_warm_start_without_one(tmp_path, capsys):
-    """The shipped 4-player model carries no value network: --value-positions fits one to its
-    own games before self-play (the report in checkpoint.json), and the search's values are
-    then not the fresh network's zeros; a warm start that has one is left as it is."""
-    from agents.network import load_value_network
+    """A warm start without a value network (a PPO run's best.pt; the 4-player model shipped
+    until 2026-11-25): --value-positions fits one to its own games before self-play (the
+    report in checkpoint.json), and the search's values are then not the fresh network's
+    zeros; a warm start that has one is left as it is."""
+    from agents.network import load_policy_file, load_value_network, save_policy
+    from agents.ppo import shipped_model
 
+    policy, arch = load_policy_file(shipped_model(4))
+    save_policy(policy, arch, tmp_path / "bare.pt")  # the policy alone
     out = tmp_path / "run"
-    code, _, err = az(capsys, *tiny(out, 4, 400, "--value-positions", 600))
+    code, _, err = az(capsys, *tiny(out, 4, 400, "--value-positions", 600,
+                                    "--warm-start", tmp_path / "bare.pt"))
     assert code == 0, err
     fitted = json.loads((out / "checkpoint.json").read_text())["value_network"]
     assert fitted["positions"] == 600 and fitted["games"] > 0

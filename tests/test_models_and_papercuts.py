@@ -99,9 +99,9 @@ def test_training_records_the_player_count_in_every_policy_file(tmp_path):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_shipped_policies_still_load_and_play_their_count(players):
     _, arch = load_policy_file(shipped_model(players))
-    # 2 and 4 players: old files, weights only, the count inferred from the name; 3 players:
-    # az-train's file, which records it
-    assert arch.get("players") == (3 if players == 3 else None)
+    # 2 players: an old file, weights only, the count inferred from the name; 3 and 4
+    # players: az-train's files, which record it
+    assert arch.get("players") == (None if players == 2 else players)
     agent = make_agent(f"ppo:{shipped_model(players)}")
     assert agent.trained_players == players
     agent.check_players(players)  # no error
