@@ -11,7 +11,7 @@ RAY_TESTS := tests/test_rllib.py tests/test_ray.py tests/test_env_single_agent.p
              tests/test_ray_address_ray.py
 RAY_VECTOR_TESTS := tests/test_batch.py -k "vector_env or sb3 or make_vec or self_play"
 
-.PHONY: install ray browser test demo bench clean
+.PHONY: install ray browser test demo bench clean model-3p model-4p
 
 # (the example plug-in package is installed too: the tests play its entry-point agents)
 BOT_EXAMPLE := examples/meduris-bot-example
@@ -75,6 +75,23 @@ WARM_FLAGS := --agents random,greedy,mcts:5,ppo --players 2 --games 12 --workers
 
 demo: install
 	$(VENV)/bin/meduris tournament $(DEMO_FLAGS)
+
+# The shipped 3- and 4-player models, one command each (docs/training.md, the shipped models):
+# the PPO run, then az-train's self-play from the PPO run's best.pt, and the file it ships.
+# --force: a second run replaces the first one's runs/ folders (its results are the same).
+MEDURIS := $(VENV)/bin/meduris
+AZ_FLAGS := --learning-rate 0.0002 --seed 1 --force --no-progress
+model-3p: install
+	$(MEDURIS) train --config train/configs/ppo_3p.yaml --out runs/ppo_3p --force
+	$(MEDURIS) az-train --players 3 --warm-start runs/ppo_3p/best.pt --moves 600000 \
+	    --eval-every 100000 --eval-games 150 $(AZ_FLAGS) --out runs/az_3p
+	cp runs/az_3p/policy.pt agents/models/ppo_3p.pt
+
+model-4p: install
+	$(MEDURIS) train --config train/configs/ppo_4p.yaml --out runs/ppo_4p --force
+	$(MEDURIS) az-train --players 4 --warm-start runs/ppo_4p/best.pt --value-positions 800000 \
+	    --moves 1200000 --eval-every 200000 --eval-games 200 $(AZ_FLAGS) --out runs/az_4p
+	cp runs/az_4p/best.pt agents/models/ppo_4p.pt
 
 clean:
 	rm -rf $(VENV) $(RAY_VENV) build *.egg-info

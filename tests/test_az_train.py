@@ -347,3 +347,24 @@ def test_min_span_reaches_the_self_play_search():
                                                          np.maximum(prior, 1e-300)), 0.0)))
 
     assert distance(kept) < distance(stretched)
+
+
+def test_evaluations_do_not_change_what_is_learnt(tmp_path, capsys):
+    """The evaluations (the warm start's at 0 moves among them) draw from streams of their
+    own: a run with them learns the same weights as one without, so a documented command gives
+    its documented network whatever its --eval-games."""
+    from agents.network import load_policy_file
+
+    weights = []
+    for games in (0, 4):
+        out = tmp_path / f"eval{games}"
+        args = tiny(out, 2, 400)
+        args[args.index("--train-every") + 1] = 200
+        args[args.index("--eval-every") + 1] = 200
+        args[args.index("--eval-games") + 1] = games
+        code, _, err = az(capsys, *args)
+        assert code == 0, err
+        weights.append(load_policy_file(out / "policy.pt")[0].state_dict())
+    assert (tmp_path / "eval4" / "eval.csv").read_text().count("\n") == 4  # head, 0, 200, 400
+    assert not (tmp_path / "eval0" / "eval.csv").exists()
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])

@@ -94,8 +94,11 @@ SHELL: dict[str, tuple[str, str]] = {
         (FLAGS, "meduris az-train"),
     "meduris tournament --agents ppo:runs/az_3p/policy.pt,ppo,ppo --players 3 --games 300 "
     "--workers 1 --seed 7": (FLAGS, "meduris tournament"),
-    "meduris az-train --players 4 --value-positions 800000 --moves 1200000 --learning-rate 0.0002 "
-    "--eval-every 200000 --eval-games 200 --seed 1 --out runs/az_4p": (FLAGS, "meduris az-train"),
+    "meduris az-train --players 4 --warm-start runs/ppo_4p/best.pt --value-positions 800000 "
+    "--moves 1200000 --learning-rate 0.0002 --eval-every 200000 --eval-games 200 --seed 1 "
+    "--out runs/az_4p": (FLAGS, "meduris az-train"),
+    "make model-3p": (RUN, "make -n model-3p"),  # the recipe; -n: nothing trained
+    "make model-4p": (RUN, "make -n model-4p"),
     "meduris tournament --agents ppo:runs/az_4p/best.pt,ppo,ppo,ppo --players 4 --games 720 "
     "--workers 2 --seed 11": (FLAGS, "meduris tournament"),
     "meduris az-train --players 2 --moves 1000000 --learning-rate 0.0002 --greedy-share 0.25 "
