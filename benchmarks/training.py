@@ -272,11 +272,24 @@ def plot(curves: dict[str, list[dict]], players: int, path: Path) -> None:
             ax.plot([m for m, _ in other], [r["vs_other"] for _, r in other],
                     marker="s^vD"[j % 4], linestyle=("--", "-.", ":")[j % 3], color=colour,
                     label=f"{prefix}vs {agent}")
+    win_rate_axes(ax, players, "training wall time (minutes, 2 cores)",
+                  f"MaskablePPO on the batch engine, {players} players")
+    save_figure(fig, ax, path)
+
+
+def win_rate_axes(ax, players: int, xlabel: str, title: str) -> None:
+    """The fair share's line, the labels and the 0-1 scale of a win-rate picture."""
     ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
-    ax.set_xlabel("training wall time (minutes, 2 cores)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
-    ax.set_title(f"MaskablePPO on the batch engine, {players} players")
+    ax.set_title(title)
+
+
+def save_figure(fig, ax, path: Path) -> None:
+    """The legend, then the picture written to ``path`` atomically, and the figure closed."""
+    import matplotlib.pyplot as plt
+
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
@@ -326,15 +339,9 @@ def plot_win_rates(rows: list[dict], players: int, path: Path, label: str) -> No
     if rows and rows[0]["moves"] == 0:
         ax.annotate("warm start (the PPO policy)", (minutes[0], rows[0]["vs_ppo"]),
                     textcoords="offset points", xytext=(8, -14), fontsize="small")
-    ax.axhline(1 / players, color="grey", linestyle=":", label=f"fair share 1/{players}")
-    ax.set_xlabel("az-train wall time (minutes, 2 cores)")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"Gumbel AlphaZero self-play from the PPO policy, {players} players")
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
-    plt.close(fig)
+    win_rate_axes(ax, players, "az-train wall time (minutes, 2 cores)",
+                  f"Gumbel AlphaZero self-play from the PPO policy, {players} players")
+    save_figure(fig, ax, path)
 
 
 def plot_elo(rows: list[dict], path: Path, label: str) -> None:
@@ -359,10 +366,7 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("Elo on the shipped ladder (random = 0)")
     ax.set_title("Gumbel AlphaZero self-play against PPO, 2 players")
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
-    plt.close(fig)
+    save_figure(fig, ax, path)
 
 
 def _parser() -> argparse.ArgumentParser:
