@@ -5,7 +5,10 @@ everything it produced (games.csv and the game records of a tournament, every bu
 after every step, an environment's observations, rewards and flags). The digests in
 ``tests/data/game_digests.json`` were made by this module *before* the architecture pass
 (commit a42590d) and ``tests/test_same_games.py`` recomputes them on today's code. Rewrite the
-file only for a change that is meant to alter games (and say so in the commit)::
+file only for a change that is meant to alter games (and say so in the commit); so far one:
+``tournament_4p`` plays the shipped 4-player model (``ppo``, ``az``), replaced on 2026-11-25
+by az-train's, and was made again then (the previous model still gave the stored digest
+exactly: the code's games had not changed)::
 
     python tests/digests.py --write
 """
