@@ -503,7 +503,6 @@ class SelfPlay:
         self.greedy_seat = np.full(cfg.games, -1, dtype=np.int64)
         self.draw_opponents(self.all)
 
-
     @classmethod
     def of_network(cls, cfg: AZConfig, net: AZNet, device=None, buffer: ReplayBuffer | None
                    = None, generation: int = 0) -> SelfPlay:
@@ -521,6 +520,7 @@ class SelfPlay:
             buffer = ReplayBuffer(cfg.buffer, inputs, int(net.policy.action_space.n))
         return cls(cfg, make_evaluator(net, device or torch.device("cpu")),
                    feature_set_of_size(inputs), buffer, generation)
+
     def draw_opponents(self, games) -> None:
         """Whether a new episode of each of ``games`` has a greedy seat, and which
         (``greedy_share``; from ``derive_seed(seed, STREAM_AZ, generation, g, e, -1)``)."""
@@ -785,7 +785,6 @@ class Run:
         self.moves_at_start = self.state["moves"]
         self.selfplay = SelfPlay.of_network(cfg, self.net, self.device,
                                             generation=self.state["generation"])
-        self.buffer = self.selfplay.buffer
         from torch.utils.tensorboard import SummaryWriter
         self.writer = SummaryWriter(str(self.out / "tb"))
 
@@ -812,7 +811,7 @@ class Run:
         cfg, state = self.cfg, self.state
         moves = state["moves"]
         if moves // cfg.train_every > before // cfg.train_every:
-            losses = update(self.net, self.optimizer, self.buffer, cfg, state["updates"],
+            losses = update(self.net, self.optimizer, self.selfplay.buffer, cfg, state["updates"],
                             self.device)
             self.selfplay.evaluate.refresh()  # the search's copy of the weights
             state["updates"] += 1
