@@ -162,16 +162,18 @@ class AZAgent(MCTSAgent):
     def _evaluate(self, leaves: list, n: int) -> tuple[np.ndarray, np.ndarray]:
         """For new nodes ``leaves`` (state, seat to move): their prior logits (k, 241) and the
         iterations' values for every seat (k, n)."""
-        from .network import NumpyForward
-
-        game = leaves[0][0].game
         obs = np.stack([observation_vector(state, player) for state, player in leaves])
         arrays = np.stack([state.array for state, _ in leaves])
+        movers = np.array([player for _, player in leaves])
+        return self.evaluate_rows(obs, arrays, movers, leaves[0][0].game, n)
+
+    def evaluate_rows(self, obs: np.ndarray, arrays: np.ndarray, movers: np.ndarray, game,
+                      n: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_evaluate` of positions given as rows: ``obs[j]`` the observation of seat
+        ``movers[j]`` (to move) in state array ``arrays[j]`` (the :mod:`agents.az_fast` search
+        hands its leaves so)."""
         policy, x = self.network.batch_inputs(obs, arrays, game)
-        forward = self._forward.get(id(policy))
-        if forward is None:
-            forward = self._forward[id(policy)] = NumpyForward(policy)
-        value_network = self.value_network(n)
+        forward, value_network = self.forward_passes(policy, n)
         weight = self.rollout_weight
         if value_network is not None:
             logits, v = forward.logits(x), value_network(x)
@@ -179,17 +181,26 @@ class AZAgent(MCTSAgent):
         else:
             logits, v = forward(x)
             weight = ROLLOUT_WEIGHT if weight is None else weight
-        movers = np.array([player for _, player in leaves])
         values = np.repeat((-v / (n - 1))[:, None], n, axis=1)
-        values[np.arange(len(leaves)), movers] = v
+        values[np.arange(len(movers)), movers] = v
         if weight > 0:
             rollout = np.zeros(n)
-            for j, (state, _) in enumerate(leaves):
-                rollout_values(state.array.copy(), game.field_materials, game.field_areas,
+            for j in range(len(movers)):
+                rollout_values(arrays[j].copy(), game.field_materials, game.field_areas,
                                ROLLOUT_DEPTH, ROLLOUT_EPSILON, self.rng.getrandbits(31),
                                rollout)
                 values[j] = (1 - weight) * values[j] + weight * np.tanh(rollout / ROLLOUT_SCALE)
         return logits / self.prior_temperature, values
+
+    def forward_passes(self, policy, n: int):
+        """(the policy's numpy forward pass, the value network's or None) for ``n`` players,
+        built once per policy."""
+        from .network import NumpyForward
+
+        forward = self._forward.get(id(policy))
+        if forward is None:
+            forward = self._forward[id(policy)] = NumpyForward(policy)
+        return forward, self.value_network(n)
 
     def _puct(self, node: _Node, mask: np.ndarray, player: int) -> int:
         legal = np.flatnonzero(mask)

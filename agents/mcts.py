@@ -70,21 +70,29 @@ class MCTSAgent(Agent):
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while True:
-            done += self._search(root, state, n, None if deadline else self.iterations - done)
+            step = self._search(root, state, n, None if deadline else self.iterations - done)
+            if step == 0:  # (a search whose tree is full)
+                break
+            done += step
             if deadline is None:
                 if done >= self.iterations:
                     break
             elif time.perf_counter() >= deadline:
                 break
-        self.last_visits = {a: c.visits for a, c in root.children.items() if c.visits}
+        self.last_visits = self._root_visits(root)
         return self._choose(root, state)
+
+    def _root_visits(self, root: _Node) -> dict[int, int]:
+        """``{action: visits}`` of the root children that were visited."""
+        return {a: c.visits for a, c in root.children.items() if c.visits}
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)
 
     def _search(self, root: _Node, root_state, n: int, left: int | None) -> int:
-        """Some iterations (at most ``left`` when the budget counts them); how many were done.
-        Here one at a time; a search that evaluates its leaves in batches does several."""
+        """Some iterations (at most ``left`` when the budget counts them); how many were done
+        (0: none can be, the search stops). Here one at a time; a search that evaluates its
+        leaves in batches does several."""
         self._iterate(root, root_state, n)
         return 1
 

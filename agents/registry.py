@@ -193,6 +193,11 @@ def _az(spec: AgentSpec) -> Agent:
     return AZAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
+def _az_fast(spec: AgentSpec) -> Agent:
+    from .az_fast import AZFastAgent
+    return AZFastAgent(str(spec), **spec.search_budget(), path=spec.parameter)
+
+
 def _ismcts(spec: AgentSpec) -> Agent:
     from .druids_ismcts import DruidsISMCTSAgent
     return DruidsISMCTSAgent(str(spec), **spec.search_budget())
@@ -217,6 +222,8 @@ def _cmd(spec: AgentSpec) -> Agent:
 
 
 SEARCH = Budget("iterations", 200, seconds=True)
+# az-fast's tree holds a node per iteration (~1 KB): agents.az_fast.MAX_ITERATIONS
+FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=1_000_000)
 
 #: every kind of agent, in the order the help and the error messages list them
 KINDS: tuple[AgentKind, ...] = (
@@ -241,6 +248,9 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("az", "search guided by the ppo network (AlphaZero-style PUCT); a policy.pt "
               "after the budget for another network", _az, budget=SEARCH, file="policy.pt",
               needs=("torch", "model")),
+    AgentKind("az-fast", "the az search with its tree in numba arrays: the same moves' "
+              "distribution, about 3x the iterations per second", _az_fast, budget=FAST_SEARCH,
+              file="policy.pt", needs=("torch", "model"), web=False),
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
               "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)

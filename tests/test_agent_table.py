@@ -22,17 +22,18 @@ def test_the_table_is_the_known_list_in_order():
     # the built-in kinds, then the plug-in forms, then the installed packages' entry points
     # (tests/test_plugins.py checks those)
     assert [k.name for k in BUILT_IN] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
-                                          "rllib", "az", "ismcts", "gumbel"]
+                                          "rllib", "az", "az-fast", "ismcts", "gumbel"]
     assert [(k.name, k.source) for k in KINDS[len(BUILT_IN):len(BUILT_IN) + 3]] == [
         ("file", "file"), ("module", "module"), ("cmd", "cmd")]
     assert {k.source for k in KINDS[len(BUILT_IN) + 3:]} <= {"entry point"}
     assert list(KNOWN) == list(BY_NAME) == [k.name for k in KINDS]
     assert all(k.summary and "\n" not in k.summary for k in KINDS)
     # the tournament sets torch to one thread for exactly these
-    assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "rllib", "gumbel"}
+    assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "az-fast", "rllib",
+                                                             "gumbel"}
     # the web server never plays a file, a module or a command named in a request
-    assert [k.name for k in KINDS if not k.web] == ["rllib", "ismcts", "gumbel", "file",
-                                                   "module", "cmd"]
+    assert [k.name for k in KINDS if not k.web] == ["rllib", "az-fast", "ismcts", "gumbel",
+                                                   "file", "module", "cmd"]
 
 
 @pytest.mark.parametrize("text,kind,budget,unit,parameter", [
