@@ -106,6 +106,11 @@ SHELL: dict[str, tuple[str, str]] = {
         (FLAGS, "meduris az-train"),
     "meduris duel ppo:runs/az_2p_span/best.pt ppo --elo0 0 --elo1 100 --max-games 400 --seed 1":
         (FLAGS, "meduris duel"),
+    "meduris distill agents/models/ppo_2p.pt --teacher az-fast:200 --targets value --games 800 "
+    "--epochs 3 --lr 0.0003 --seed 1 --data runs/az_2p_r1.npz --out runs/az_2p_r1.pt":
+        (FLAGS, "meduris distill"),
+    "meduris duel az-fast:600:runs/az_2p_r1.pt az:200 --elo0 0 --elo1 100 --max-games 400 "
+    "--seed 2": (FLAGS, "meduris duel"),
     # docs/druids.md: the shipped Druids model's run and its measurement
     "meduris train --config train/configs/druids_ppo_2p.yaml --out runs/druids_ppo_2p":
         (FLAGS, "meduris train"),

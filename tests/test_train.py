@@ -525,6 +525,50 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
     assert out.read_bytes() == saved
 
 
+def test_distillation_of_the_value_network_fits_it_to_the_search_games_results(tmp_path,
+                                                                                   capsys):
+    """``--targets value``: the teacher (az-fast, searching with the file's own networks) plays
+    itself; the file's value network goes on learning from those games' results (measured on
+    the last games before and after); the policy is kept as it was."""
+    import torch
+
+    from agents.network import load_policy_file, load_value_network
+    from train.distill import fit_value, teacher_name
+
+    source = shipped_model(2)
+    assert teacher_name("az-fast:6", source) == f"az-fast:6:{source}"
+    out = tmp_path / "valued.pt"
+    args = [str(source), "--teacher", "az-fast:16", "--targets", "value", "--games", "2",
+            "--workers", "1", "--seed", "3", "--epochs", "2", "--lr", "0.001", "--holdout",
+            "0.3", "--out", str(out), "--no-progress"]
+    assert meduris("distill", *args) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("fitted the value network to the results of 2 games of az-fast:16")
+    assert "held out: squared error" in line and " -> " in line, line
+    policy_in, policy_out = load_policy_file(source)[0], load_policy_file(out)[0]
+    assert all(torch.equal(a, b) for a, b in zip(policy_in.state_dict().values(),
+                                                 policy_out.state_dict().values(), strict=True))
+    value_in, value_out = load_value_network(source), load_value_network(out)
+    assert not all(torch.equal(a, b) for a, b in zip(value_in.state_dict().values(),
+                                                     value_out.state_dict().values(),
+                                                     strict=True))
+    play_legal_games(f"az-fast:8:{out}", games=1)
+    # the fit itself: it lowers the squared error on the positions it learns
+    rng = np.random.default_rng(0)
+    x = np.zeros((400, 1711), dtype=np.float16)
+    x[:, :20] = rng.random((400, 20))
+    results = np.where(x[:, 0] > 0.5, 1.0, -1.0).astype(np.float32)  # learnable from input 0
+    data = (x, None, None, results, None)
+    net, report = fit_value(None, data, epochs=100, lr=3e-3, holdout=0.25, seed=1,
+                            progress=False)
+    assert report["decisions"] == 400 and report["held_out"] == 100 and "before" not in report
+    assert report["after"]["correlation"] > 0.5, report
+    again, report2 = fit_value(net, data, epochs=2, lr=1e-3, holdout=0.25, seed=1,
+                               progress=False)
+    assert again is net and report2["before"]["mse"] == pytest.approx(report["after"]["mse"],
+                                                                      rel=1e-4)
+
+
 # --- the training commands of the CLI (meduris value, distill, rllib-train) ---------------------
 FLAG_CASES = {  # every flag of the command, and what the training function must receive
     "value": (["POLICY", "--out", "OUT", "--players", "3", "--positions", "500", "--keep", "0.5",

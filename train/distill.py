@@ -21,6 +21,12 @@ the policy alone 37.6 %, docs/training.md). Expert iteration fits the policy to 
 3. The result is a policy file (weights only) carrying the input's value network, so ``az`` can
    use it as before.
 
+With ``targets="value"`` (:func:`fit_value`) the other half is fitted instead: the policy stays
+as it is, and the file's value network goes on learning from the teacher games' results (the
+value half of AlphaZero's loop: the search's own positions, whose outcomes the network fitted to
+the policy's sampled games predicts worse; docs/training.md). The teacher may be ``az-fast``
+(the same search, faster).
+
 Why ``choice`` by default: the search's visits are spread (over 300 games of ``az:200``, the
 most visited move has a median share of 35 %), so a policy fitted to them is as unsure, and its
 most probable move, which is what the ``ppo`` agent plays, becomes a coin toss among near-equals:
@@ -55,10 +61,10 @@ class DistillError(MedurisError, ValueError):
 
 
 def teacher_name(teacher: str, policy_path) -> str:
-    """The teacher agent's name: ``az:<budget>`` without a network of its own searches with the
-    policy being distilled."""
+    """The teacher agent's name: ``az:<budget>`` (or ``az-fast:<budget>``) without a network of
+    its own searches with the policy being distilled."""
     parts = teacher.split(":")
-    if parts[0] == "az" and len(parts) <= 2:
+    if parts[0] in ("az", "az-fast") and len(parts) <= 2:
         return f"{parts[0]}:{parts[1] if len(parts) == 2 else 200}:{policy_path}"
     return teacher
 
@@ -132,7 +138,7 @@ def _measure(policy, data) -> dict:
     return {"cross_entropy": ce / len(x), "agreement": agree / len(x)}
 
 
-TARGETS = ("choice", "visits")
+TARGETS = ("choice", "visits", "value")
 
 
 def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, seed: int = 0,
@@ -167,6 +173,30 @@ def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, 
     return report
 
 
+def fit_value(value_network, data, epochs: int = 2, lr: float = 3e-4, holdout: float = 0.05,
+              seed: int = 0, progress: bool = True):
+    """(the value network fitted to the teacher games' results, a report): the policy file's
+    own network goes on learning (a fresh one of :data:`train.value.HIDDEN` when it has none),
+    the last ``holdout`` of the decisions (the last games) measuring it before and after
+    (``before``/``after``: squared error and correlation to the results)."""
+    from .value import HIDDEN, fit_value_network
+
+    x, _, _, results, _ = data
+    n = len(results)
+    cut = n - max(1, int(n * holdout)) if holdout > 0 else n
+    t = time.perf_counter()
+    net, fitted = fit_value_network(x, results, list(HIDDEN), epochs, seed, lr, progress,
+                                    start=value_network, held_out=np.arange(cut, n))
+    report = {"decisions": n, "held_out": n - cut, "fit_seconds": time.perf_counter() - t,
+              "value": True}
+    if n > cut:
+        report["after"] = {"mse": fitted["validation_mse"], "correlation": fitted["correlation"]}
+        if "before_mse" in fitted:
+            report["before"] = {"mse": fitted["before_mse"],
+                                "correlation": fitted["before_correlation"]}
+    return net, report
+
+
 def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
             players: int = 2, games: int = 1200, data_path: Path | None = None,
             targets: str = "choice", epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05,
@@ -180,6 +210,8 @@ def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
     from agents.features import feature_set_of_size
     from agents.network import load_policy_file, load_value_network, save_policy
 
+    if targets not in TARGETS:
+        raise DistillError(f"targets {targets!r}: one of {TARGETS}")
     policy, arch = load_policy_file(policy_file)
     value_network = load_value_network(policy_file)
     teacher = teacher_name(teacher, Path(policy_file).resolve())
@@ -189,7 +221,11 @@ def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
     data, played = collect(teacher, players, feature_set, games, seed, workers, data_path,
                            progress)
     seconds = time.perf_counter() - t
-    report = fit(policy, data, epochs, lr, holdout, seed, progress, targets)
+    if targets == "value":
+        value_network, report = fit_value(value_network, data, epochs, lr, holdout, seed,
+                                          progress)
+    else:
+        report = fit(policy, data, epochs, lr, holdout, seed, progress, targets)
     save_policy(policy, arch, out, value_network=value_network)
     return {**report, "teacher": teacher, "games": played, "play_seconds": seconds}
 

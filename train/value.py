@@ -89,10 +89,14 @@ def collect_positions(policy, players: int, positions: int, keep: float = 0.08,
 
 
 def fit_value_network(xs: np.ndarray, ys: np.ndarray, hidden: list[int], epochs: int = 4,
-                      seed: int = 0, learning_rate: float = 1e-3, progress: bool = False):
+                      seed: int = 0, learning_rate: float = 1e-3, progress: bool = False,
+                      start=None, held_out: np.ndarray | None = None):
     """The value network fitted to ``(xs, ys)`` (see the module docstring) and a report:
     ``validation_mse``, ``validation_variance`` (what predicting the mean would score),
-    ``correlation``, ``positions``, ``epochs``."""
+    ``correlation``, ``positions``, ``epochs``. ``start``: a value network (a module of
+    :func:`agents.network.value_module`) to go on from, changed in place (``hidden`` is then
+    its own), and the report has ``before_mse`` and ``before_correlation``; ``held_out``: the
+    rows that measure it (default: up to VALIDATION drawn at random)."""
     import torch
 
     from agents.network import value_module
@@ -100,18 +104,25 @@ def fit_value_network(xs: np.ndarray, ys: np.ndarray, hidden: list[int], epochs:
     torch.manual_seed(derive_seed(seed, STREAM_VALUE, 2))
     rng = np.random.default_rng(derive_seed(seed, STREAM_VALUE, 3))
     order = rng.permutation(len(ys))
-    held = min(VALIDATION, len(ys) // 10)
-    val, train = order[:held], order[held:]
-    net = value_module(int(xs.shape[1]), list(hidden))
-    steps = max(1, epochs * (len(train) // BATCH))
+    if held_out is None:
+        held = min(VALIDATION, len(ys) // 10)
+        val, train = order[:held], order[held:]
+    else:
+        val = np.asarray(held_out, dtype=np.int64)
+        held = len(val)
+        train = order[~np.isin(order, val)]
+    net = value_module(int(xs.shape[1]), list(hidden)) if start is None else start
+    before = _measure_value(net, xs[val], ys[val]) if start is not None and held else {}
+    batch = min(BATCH, max(1, len(train)))  # (fewer rows than a batch: one batch of them)
+    steps = max(1, epochs * (len(train) // batch))
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=1e-5)
     schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=learning_rate, total_steps=steps)
     b = bar(steps, "value network", progress)
     done = 0
     for _ in range(epochs):
         shuffled = rng.permutation(train)
-        for j in range(0, len(shuffled) - BATCH + 1, BATCH):
-            rows = np.sort(shuffled[j:j + BATCH])
+        for j in range(0, len(shuffled) - batch + 1, batch):
+            rows = np.sort(shuffled[j:j + batch])
             x = torch.as_tensor(xs[rows].astype(np.float32))
             loss = ((net(x)[:, 0] - torch.as_tensor(ys[rows])) ** 2).mean()
             opt.zero_grad()
@@ -125,13 +136,26 @@ def fit_value_network(xs: np.ndarray, ys: np.ndarray, hidden: list[int], epochs:
     net.eval()
     report = {"positions": int(len(ys)), "epochs": int(epochs)}
     if held:
-        with torch.no_grad():
-            v = net(torch.as_tensor(xs[val].astype(np.float32)))[:, 0].numpy()
-        y = ys[val]
-        report.update(validation_mse=float(((v - y) ** 2).mean()),
-                      validation_variance=float(y.var()),
-                      correlation=float(np.corrcoef(v, y)[0, 1]) if v.std() > 0 else 0.0)
+        after = _measure_value(net, xs[val], ys[val])
+        report.update(validation_mse=after["mse"], validation_variance=float(ys[val].var()),
+                      correlation=after["correlation"])
+    if before:
+        report.update(before_mse=before["mse"], before_correlation=before["correlation"])
     return net, report
+
+
+def _measure_value(net, xs: np.ndarray, ys: np.ndarray) -> dict:
+    """The squared error and correlation of ``net``'s values at ``xs`` to the results ``ys``."""
+    import torch
+
+    training = net.training
+    net.eval()
+    with torch.no_grad():
+        v = np.concatenate([net(torch.as_tensor(xs[i:i + 8192].astype(np.float32)))[:, 0].numpy()
+                            for i in range(0, len(xs), 8192)])
+    net.train(training)
+    return {"mse": float(((v - ys) ** 2).mean()),
+            "correlation": float(np.corrcoef(v, ys)[0, 1]) if v.std() > 0 else 0.0}
 
 
 def add_value_network(policy_file: str | Path, out: str | Path, players: int,

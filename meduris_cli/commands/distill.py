@@ -1,5 +1,6 @@
 """``meduris distill``: search distillation, one round of expert iteration (:mod:`train.distill`,
-whose docstring is the recipe): a policy fitted to the moves of the search it guides.
+whose docstring is the recipe): a policy fitted to the moves of the search it guides, or
+(``--targets value``) its value network fitted to the results of the search's games.
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an unknown teacher, an existing ``--out`` without ``--force``, a ``--data`` file of
@@ -20,7 +21,8 @@ from train.distill import SAVE_EVERY, TARGETS
 def add_parser(sub) -> None:
     p = sub.add_parser("distill", help="fit a policy to the moves of the search it guides",
                        description="Search distillation: the az search guided by a policy plays "
-                       "itself and the policy is fitted to its moves; see train/distill.py and "
+                       "itself and the policy is fitted to its moves (with --targets value, the "
+                       "value network to its results); see train/distill.py and "
                        "docs/training.md.")
     p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
     p.add_argument("--out", required=True, help="the distilled policy file")
@@ -33,7 +35,8 @@ def add_parser(sub) -> None:
                                   "from the games it holds)")
     p.add_argument("--targets", choices=TARGETS, default="choice",
                    help="fit the search's move, or its visit shares (AlphaZero's target; see "
-                        "docs/training.md for why not by default)")
+                        "docs/training.md for why not by default), or (value) the file's value "
+                        "network to the teacher games' results, the policy unchanged")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate")
     p.add_argument("--holdout", type=float, default=0.05, help="share held out to measure")
@@ -102,6 +105,8 @@ def _kept(data_path: Path | None) -> str:
 def summary(report: dict) -> str:
     """One line of :func:`train.distill.distill`'s report."""
     teacher = ":".join(report["teacher"].split(":")[:2])  # (az's policy path left out)
+    if report.get("value"):
+        return _value_summary(report, teacher)
     line = (f"distilled {teacher} from {report['games']:,} games "
             f"({report['decisions']:,} decisions, {report['play_seconds']:.0f} s of play, "
             f"{report['fit_seconds']:.0f} s of fitting)")
@@ -110,4 +115,19 @@ def summary(report: dict) -> str:
         line += (f"; held out: agreement with the search {b['agreement']:.1%} -> "
                  f"{a['agreement']:.1%}, cross-entropy {b['cross_entropy']:.3f} -> "
                  f"{a['cross_entropy']:.3f}")
+    return line
+
+
+def _value_summary(report: dict, teacher: str) -> str:
+    """One line of a ``--targets value`` run's report."""
+    line = (f"fitted the value network to the results of {report['games']:,} games of "
+            f"{teacher} ({report['decisions']:,} decisions, {report['play_seconds']:.0f} s of "
+            f"play, {report['fit_seconds']:.0f} s of fitting)")
+    if "after" in report:
+        a = report["after"]
+        b = report.get("before")
+        was = f"{b['mse']:.3f} -> " if b else ""
+        was_r = f"{b['correlation']:.3f} -> " if b else ""
+        line += (f"; held out: squared error {was}{a['mse']:.3f}, correlation with the "
+                 f"results {was_r}{a['correlation']:.3f}")
     return line
