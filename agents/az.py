@@ -222,11 +222,14 @@ class AZAgent(MCTSAgent):
     def _choose(self, root: _Node, state) -> int:
         """The most visited root child; ties go to the higher prior (and with a budget that
         only evaluated the root, the prior decides)."""
-        if not root.children:
-            legal = state.legal_actions()
-            return max(legal, key=lambda a: root.logits[a])
-        return max(root.children.items(),
-                   key=lambda kv: (kv[1].visits, root.logits[kv[0]]))[0]
+        visits, logits = self._root_visits(root), self._root_logits(root)
+        if not visits:
+            return max(state.legal_actions(), key=lambda a: logits[a])
+        return max(visits.items(), key=lambda kv: (kv[1], logits[kv[0]]))[0]
+
+    def _root_logits(self, root: _Node) -> np.ndarray:
+        """The root's prior logits (as the tree keeps them)."""
+        return root.logits
 
 
 @functools.cache

@@ -1,7 +1,7 @@
 """The ``az`` search with its tree in arrays and its descents in numba: ``az-fast:800``
 (iterations per move), ``az-fast:0.03s`` (seconds per move), ``az-fast:800:<policy.pt>`` (other
-networks). Issue 29's search agent: the same time per move buys about four times ``az``'s
-iterations (docs/training.md measures both in the same run).
+networks). Issue 29's search agent: the same time per move buys about three times ``az``'s
+iterations (docs/training.md and the benchmark row ``az-fast-vs-az-2p`` measure both).
 
 **The same search as** :mod:`agents.az`, decision for decision: an open-loop tree (each
 iteration copies the root position and draws the die afresh, so a node stands for a sequence of
@@ -15,12 +15,15 @@ The defaults are ``az``'s. What differs is where the work runs:
   pending visits, whether it was evaluated, the summed value vectors and the prior logits), grown
   by doubling up to :data:`MAX_NODES`; a time budget stops early when the tree is full;
 * :func:`descend` runs a batch's descents in one numba call (no GIL): the copy of the root, the
-  die and every other chance outcome (the batch engine's
-  :func:`~meduris_env.engine.batch.resolve_chance_row`, from a counter-based stream whose key is
-  drawn from the agent's ``rng`` once per move), the legal masks, the PUCT choices, the moves;
+  die and every other chance outcome (:func:`~meduris_env.engine.kernel.chance_outcome`, drawn
+  from a counter-based stream of the batch engine's kind whose key comes from the agent's
+  ``rng`` once per move), the legal masks, the PUCT choices, the moves;
 * the new nodes' observations are encoded in numba, and their network inputs and forward passes
   are ``az``'s own (:meth:`agents.az.AZAgent.evaluate_rows`);
 * :func:`back_up` stores the priors and adds every descent's values along its way in numba.
+
+With ``chance_nodes=True`` (off by default: measured weaker, docs/training.md) the tree is
+closed-loop instead: each chance outcome drawn is an edge, so a node stands for a position.
 
 So ``az-fast:N`` plays like ``az:N`` (the same distribution of moves, not the same moves: the die
 comes from another stream) in a fraction of the time. One seed gives the same games.
@@ -53,16 +56,15 @@ from meduris_env.engine.values import check_bool, check_int
 from meduris_env.envs.observation import OBS_SIZE, encode_observation
 
 from .az import VIRTUAL_LOSS, AZAgent
+from .budgets import MAX_TREE_ITERATIONS
 
-#: the most iterations per move (each adds at most one node of ~1 KB, mostly its prior logits)
-MAX_ITERATIONS = 1_000_000
 #: the most nodes a tree holds: a time budget stops there
-MAX_NODES = MAX_ITERATIONS + 1
+MAX_NODES = MAX_TREE_ITERATIONS + 1
 FIRST_CAPACITY = 1024
-# the integer columns of a tree's nodes
 #: the most nodes a descent adds: the new decision node and, with chance nodes, the chance
 #: outcomes before the next decision (a die roll; the setup's chips only before the first)
 NODES_PER_DESCENT = 8
+# the integer columns of a tree's nodes
 PARENT, FIRST_CHILD, NEXT_SIBLING, ACTION, VISITS, PENDING, EVALUATED = range(7)
 NODE_COLUMNS = 7
 
@@ -71,7 +73,6 @@ class Tree:
     """One search's tree in arrays (see the module docstring); node 0 is the root."""
 
     def __init__(self, players: int, key: int, capacity: int = FIRST_CAPACITY):
-        self.players = players
         # the move's chance stream: its key, its counters from 0 (engine.batch's columns)
         self.streams = np.zeros((1, STREAM_COLUMNS), dtype=np.uint64)
         self.streams[0, 0] = key
@@ -200,7 +201,7 @@ def descend(root, fm, fa, zero_sum, nodes, values, logits, size, streams, c_puct
     choices through evaluated nodes, adding one visit pending its value to each node on its
     way, until a node not yet evaluated (``leaves[i]``, its position in ``states[i]``) or the
     end of the game (``finished[i]``, the engine's returns in ``returns[i]``). The caller makes
-    room for one new node per descent."""
+    room for :data:`NODES_PER_DESCENT` new nodes per descent."""
     ev, evc, cmask, mask = scratch()
     child_of = np.full(mask.shape[0], -1, dtype=np.int64)
     for i in range(len(leaves)):
@@ -257,14 +258,15 @@ def back_up(nodes, values, logits, new_nodes, new_logits, leaves, leaf_values):
 
 class AZFastAgent(AZAgent):
     """``az``'s search in numba arrays (see the module docstring); the same parameters, the
-    budget's iterations at most :data:`MAX_ITERATIONS`."""
+    budget's iterations at most :data:`agents.budgets.MAX_TREE_ITERATIONS`."""
 
     def __init__(self, name: str, iterations: int | None = 200, seconds: float | None = None,
                  chance_nodes: bool = False, **kwargs):
         if iterations is not None:
-            check_int("iterations", iterations, 1, MAX_ITERATIONS)
+            check_int("iterations", iterations, 1, MAX_TREE_ITERATIONS)
         super().__init__(name, iterations=iterations, seconds=seconds, **kwargs)
         self.chance_nodes = check_bool("chance_nodes", chance_nodes)
+        self._sparse_values: dict[int, object] = {}  # value network id -> its sparse twin
 
     def forward_passes(self, policy, n: int):
         """``az``'s networks with sparse input layers (:func:`agents.network.input_layer`)."""
@@ -274,7 +276,12 @@ class AZFastAgent(AZAgent):
         if forward is None:
             forward = self._forward[id(policy)] = NumpyForward(policy, sparse_inputs=True)
         value = self.value_network(n)
-        return forward, None if value is None else value.with_sparse_inputs()
+        if value is None:
+            return forward, None
+        twin = self._sparse_values.get(id(value))
+        if twin is None:
+            twin = self._sparse_values[id(value)] = value.with_sparse_inputs()
+        return forward, twin
 
     def _new_root(self, num_players: int) -> Tree:
         return Tree(num_players, key=self.rng.getrandbits(63))
@@ -313,11 +320,5 @@ class AZFastAgent(AZAgent):
     def _root_visits(self, tree: Tree) -> dict[int, int]:
         return tree.root_visits()
 
-    def _choose(self, tree: Tree, state) -> int:
-        """The most visited root child; ties go to the higher prior (with no child, the prior
-        decides): ``AZAgent._choose``."""
-        visits = tree.root_visits()
-        logits = tree.logits[0]
-        if not visits:
-            return max(state.legal_actions(), key=lambda a: logits[a])
-        return max(visits.items(), key=lambda kv: (kv[1], logits[kv[0]]))[0]
+    def _root_logits(self, tree: Tree) -> np.ndarray:
+        return tree.logits[0]

@@ -12,6 +12,9 @@ from meduris_env.engine.values import ValueCheckError, check_float, check_int
 MAX_COUNT = 10**7
 #: seconds per move, at most (a time budget is also more than 0 and finite)
 MAX_SECONDS = 3600.0
+#: iterations per move, at most, of a search that keeps a node per iteration in memory
+#: (``az-fast``: ~1 KB a node, mostly its prior logits)
+MAX_TREE_ITERATIONS = 10**6
 
 
 def check_search_budget(what: str, iterations, seconds) -> tuple[int | None, float | None]:

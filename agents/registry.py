@@ -63,7 +63,7 @@ from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, par
 
 from . import plugins
 from .base import Agent, UnknownAgentError
-from .budgets import MAX_COUNT, MAX_SECONDS
+from .budgets import MAX_COUNT, MAX_SECONDS, MAX_TREE_ITERATIONS
 from .games import GAME_NAMES, check_game
 
 
@@ -222,8 +222,8 @@ def _cmd(spec: AgentSpec) -> Agent:
 
 
 SEARCH = Budget("iterations", 200, seconds=True)
-# az-fast's tree holds a node per iteration (~1 KB): agents.az_fast.MAX_ITERATIONS
-FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=1_000_000)
+# az-fast's tree holds a node per iteration
+FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=MAX_TREE_ITERATIONS)
 
 #: every kind of agent, in the order the help and the error messages list them
 KINDS: tuple[AgentKind, ...] = (

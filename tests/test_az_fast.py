@@ -12,13 +12,13 @@ from agents.az import LEAF_BATCH, AZAgent
 from agents.az_fast import (
     ACTION,
     EVALUATED,
-    MAX_ITERATIONS,
     PARENT,
     PENDING,
     VISITS,
     AZFastAgent,
     Tree,
 )
+from agents.budgets import MAX_TREE_ITERATIONS as MAX_ITERATIONS
 from agents.network import NumpyForward, NumpyValue, input_layer
 from agents.ppo import PPOAgent, shipped_model
 from agents.registry import BY_NAME
