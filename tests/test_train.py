@@ -475,6 +475,8 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
     assert _measure(policy, data)["cross_entropy"] < before["cross_entropy"]
     with pytest.raises(DistillError, match="targets"):
         fit(policy, data, targets="votes")
+    with pytest.raises(DistillError, match="targets 'value'"):  # the value network's: fit_value
+        fit(policy, data, targets="value")
     broken = tmp_path / "broken.npz"
     broken.write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(DistillError, match="not a distillation data file"):

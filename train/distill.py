@@ -138,21 +138,32 @@ def _measure(policy, data) -> dict:
     return {"cross_entropy": ce / len(x), "agreement": agree / len(x)}
 
 
-TARGETS = ("choice", "visits", "value")
+POLICY_TARGETS = ("choice", "visits")  # what :func:`fit` fits the policy to
+TARGETS = POLICY_TARGETS + ("value",)  # "value": :func:`fit_value`, the value network
+
+
+def _check_targets(targets: str, allowed: tuple[str, ...]) -> None:
+    if targets not in allowed:
+        raise DistillError(f"targets {targets!r}: one of {allowed}")
+
+
+def _first_held_out(n: int, holdout: float) -> int:
+    """The first of the last ``holdout`` of ``n`` decisions (the last games), which measure a
+    fit (at least one of them when ``holdout`` > 0)."""
+    return n - max(1, int(n * holdout)) if holdout > 0 else n
 
 
 def fit(policy, data, epochs: int = 2, lr: float = 1e-4, holdout: float = 0.05, seed: int = 0,
         progress: bool = True, targets: str = "choice") -> dict:
     """Fit ``policy`` (in place) to the teacher data, to the search's choice or (``targets=
     "visits"``) to its visit shares; a report of the held-out measures."""
-    if targets not in TARGETS:
-        raise DistillError(f"targets {targets!r}: one of {TARGETS}")
+    _check_targets(targets, POLICY_TARGETS)
     import torch
 
     from .warm_start import fit_to_teacher
 
     n = len(data[0])
-    cut = n - max(1, int(n * holdout)) if holdout > 0 else n
+    cut = _first_held_out(n, holdout)
     train = tuple(a[:cut] for a in data)
     held = tuple(a[cut:] for a in data)
     fit_seed = derive_seed(seed, STREAM_DISTILL_FIT, 0)
@@ -183,7 +194,7 @@ def fit_value(value_network, data, epochs: int = 2, lr: float = 3e-4, holdout: f
 
     x, _, _, results, _ = data
     n = len(results)
-    cut = n - max(1, int(n * holdout)) if holdout > 0 else n
+    cut = _first_held_out(n, holdout)
     t = time.perf_counter()
     net, fitted = fit_value_network(x, results, list(HIDDEN), epochs, seed, lr, progress,
                                     start=value_network, held_out=np.arange(cut, n))
@@ -210,8 +221,7 @@ def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
     from agents.features import feature_set_of_size
     from agents.network import load_policy_file, load_value_network, save_policy
 
-    if targets not in TARGETS:
-        raise DistillError(f"targets {targets!r}: one of {TARGETS}")
+    _check_targets(targets, TARGETS)
     policy, arch = load_policy_file(policy_file)
     value_network = load_value_network(policy_file)
     teacher = teacher_name(teacher, Path(policy_file).resolve())
