@@ -17,7 +17,10 @@ A policy file may also carry a **value network** (``value_network``: its ``archi
 inputs and hidden layer sizes, and its ``state_dict``): an MLP from the same inputs to the result
 of the game for the seat to move, in [-1, 1], trained on the policy's own games
 (:mod:`train.value`); the ``az`` search scores its leaves with it (:func:`load_value_network`).
-Files without one are policies as before.
+Files without one are policies as before. The value network may be **a mean of several**
+(:class:`ValueMean`; its architecture lists its ``members``): networks fitted to different games
+err differently, and their mean judges a search's positions better than any of them
+(docs/training.md).
 
 **Checked at load**: every tensor of the file (the policy's and the value network's) is finite:
 a NaN or infinite weight is refused with one line naming the file (it would crash a game or, in
@@ -167,7 +170,7 @@ def build_policy(arch: dict):
 
 def save_policy(policy, arch: dict, path, value_network=None) -> None:
     """Write ``policy``'s weights and ``arch`` as a policy file (temporary file, then rename),
-    with ``value_network`` (a module from :func:`value_module`) beside them if given."""
+    with ``value_network`` (a module from :func:`build_value`) beside them if given."""
     from meduris_env.records.atomic import atomic_replace
 
     doc = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "architecture": arch,
@@ -212,24 +215,64 @@ def value_module(inputs: int, hidden: list[int]) -> nn.Sequential:
     return net
 
 
-def input_layer(h: np.ndarray, w: np.ndarray, b: np.ndarray, sparse: bool) -> np.ndarray:
+MAX_VALUE_MEMBERS = 16  # value networks a mean may hold
+
+
+class ValueMean(nn.Module):
+    """Value networks judging together: their mean value (module docstring). Means given as
+    members are flattened; every member takes the same inputs."""
+
+    def __init__(self, members: list[nn.Module]):
+        super().__init__()
+        flat = [n for m in members for n in (m.members if isinstance(m, ValueMean) else [m])]
+        inputs = {m.architecture["inputs"] for m in flat}
+        if not 2 <= len(flat) <= MAX_VALUE_MEMBERS or len(inputs) != 1:
+            raise ValueError(f"a mean of value networks: 2..{MAX_VALUE_MEMBERS} networks of the "
+                             f"same inputs, got {len(flat)} of inputs {sorted(inputs)}")
+        self.members = nn.ModuleList(flat)
+        self.architecture = {"inputs": inputs.pop(), "members": [m.architecture for m in flat]}
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([m(x) for m in self.members]).mean(dim=0)
+
+
+def build_value(arch: dict) -> nn.Module:
+    """The value network an ``architecture`` (as a policy file stores it) describes: one
+    :func:`value_module`, or a :class:`ValueMean` of its ``members``."""
+    if "members" not in arch:
+        return value_module(arch["inputs"], arch["hidden"])
+    members = arch["members"]
+    if not isinstance(members, list) or len(members) > MAX_VALUE_MEMBERS:
+        raise ValueError(f"members: a list of at most {MAX_VALUE_MEMBERS} value networks")
+    net = ValueMean([value_module(m["inputs"], m["hidden"]) for m in members])
+    if net.architecture["inputs"] != arch["inputs"]:
+        raise ValueError(f"inputs {arch['inputs']!r}, its members' {net.architecture['inputs']}")
+    return net
+
+
+def input_layer(h: np.ndarray, w: np.ndarray, b: np.ndarray, sparse: bool,
+                used: np.ndarray | None = None) -> np.ndarray:
     """``h @ w + b``; when ``sparse``, over the columns of ``h`` that are not all zero only
-    (the rows of ``w`` they meet): the same sums but for float rounding."""
+    (the rows of ``w`` they meet; ``used``: those columns, if known): the same sums but for
+    float rounding."""
     if not sparse:
         return h @ w + b
-    used = np.flatnonzero(h.any(axis=0))
+    if used is None:
+        used = np.flatnonzero(h.any(axis=0))
     return h[:, used] @ w[used] + b
 
 
 class NumpyValue:
     """A value network's forward pass in numpy (for search: one position at a time); with
-    ``sparse_inputs`` its input layer as :class:`NumpyForward`'s."""
+    ``sparse_inputs`` its input layer as :class:`NumpyForward`'s. A :class:`ValueMean`'s is the
+    mean of its members'."""
 
-    def __init__(self, module: nn.Sequential, sparse_inputs: bool = False):
+    def __init__(self, module: nn.Module, sparse_inputs: bool = False):
         self.architecture = module.architecture
         self.sparse_inputs = sparse_inputs
-        self.layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
-                       for m in module if isinstance(m, nn.Linear)]
+        members = module.members if isinstance(module, ValueMean) else [module]
+        self.members = [[(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                         for m in member if isinstance(m, nn.Linear)] for member in members]
 
     def with_sparse_inputs(self) -> NumpyValue:
         """The same network (its weights shared) with a sparse input layer."""
@@ -240,15 +283,21 @@ class NumpyValue:
     def __call__(self, x) -> np.ndarray:
         """The values of a batch of inputs (k, inputs): an array (k,)."""
         h = np.asarray(x, dtype=np.float32)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = input_layer(h, w, b, self.sparse_inputs and i == 0)
+        used = np.flatnonzero(h.any(axis=0)) if self.sparse_inputs else None
+        values = [self._member(layers, h, used) for layers in self.members]
+        return values[0] if len(values) == 1 else np.mean(values, axis=0)
+
+    def _member(self, layers, h: np.ndarray, used) -> np.ndarray:
+        """One member's values (``used``: the inputs that are not all zero, when sparse)."""
+        last = len(layers) - 1
+        for i, (w, b) in enumerate(layers):
+            h = input_layer(h, w, b, self.sparse_inputs and i == 0, used)
             h = np.maximum(h, 0.0) if i < last else np.tanh(h)
         return h[:, 0]
 
 
-def load_value_network(path) -> nn.Sequential | None:
-    """The value network a policy file carries (a module from :func:`value_module`), or None
+def load_value_network(path) -> nn.Module | None:
+    """The value network a policy file carries (a module from :func:`build_value`), or None
     when it carries none; PolicyFileError when it is malformed."""
     doc = _read_policy_file(path)
     if "value_network" not in doc:
@@ -256,7 +305,7 @@ def load_value_network(path) -> nn.Sequential | None:
     part = doc["value_network"]
     try:
         arch = part["architecture"]
-        net = value_module(arch["inputs"], arch["hidden"])
+        net = build_value(arch)
         net.load_state_dict(part["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__

@@ -337,6 +337,10 @@ def load_warm_start(cfg: AZConfig) -> AZNet:
         value = load_value_network(path)
     except PolicyFileError as err:
         raise ConfigError(f"warm_start: {err}") from None
+    if value is not None and "members" in value.architecture:
+        raise ConfigError(f"warm_start: {excerpt(str(path))} carries a mean of "
+                          f"{len(value.architecture['members'])} value networks; az-train "
+                          "trains one (start from a file with one)")
     arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"], cfg.players)
     if value is None or value.architecture["inputs"] != arch["inputs"]:
         return AZNet(policy, arch, fresh_value(arch["inputs"]), fresh=True)

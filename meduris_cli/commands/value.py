@@ -13,7 +13,11 @@ import sys
 
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
+from train.az import MAX_SIMULATIONS  # (numpy only)
 from train.value import HIDDEN  # (numpy only: torch is imported when a network is fitted)
+
+MAX_ENVS = 65_536
+MAX_POSITIONS = 9_000_000  # (float16 inputs: ~31 GB at most, the search's buffer's bound)
 
 
 def add_parser(sub) -> None:
@@ -29,8 +33,22 @@ def add_parser(sub) -> None:
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--hidden", default=",".join(map(str, HIDDEN)),
                    help="hidden layer sizes, comma-separated")
-    p.add_argument("--envs", type=int, default=512, help="games at once")
+    p.add_argument("--envs", type=int, help="games at once (512; the search's: 128)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games-of", metavar="FILE|search",
+                   help="the positions from another policy file's self-play games, or from "
+                   "the search's (Gumbel self-play with the policy's networks); default: the "
+                   "policy's own")
+    p.add_argument("--simulations", type=int, help="with --games-of search: per move (32)")
+    p.add_argument("--search-share", type=float,
+                   help="with --games-of search: the share of the target that is the search's "
+                   "value of the move played, the rest the result (0.5)")
+    p.add_argument("--fine-tune", action="store_true",
+                   help="go on from the policy file's value network, not a fresh one")
+    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--mean-of", metavar="FILES",
+                   help="play nothing: the value network is the mean of these policy files' "
+                   "(comma-separated)")
     p.add_argument("--force", action="store_true", help="replace an existing --out")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
@@ -45,34 +63,72 @@ def hidden_sizes(text: str) -> list[int]:
     return hidden if all(1 <= h <= 4096 for h in hidden) else []
 
 
+#: the flags of a fit; with --mean-of none may differ from its default
+FIT_FLAGS = {"positions": 800_000, "keep": 0.08, "epochs": 4, "hidden": ",".join(map(str, HIDDEN)),
+             "envs": None, "seed": 0, "games_of": None, "simulations": None,
+             "search_share": None, "fine_tune": False, "learning_rate": 1e-3}
+
+
 def problem(args) -> str | None:
     """What is wrong with ``args`` (one line), or None."""
+    if args.mean_of is not None:
+        given = [k for k, v in FIT_FLAGS.items() if getattr(args, k) != v]
+        if given:
+            return (f"--mean-of joins files' value networks and fits none: drop "
+                    f"--{given[0].replace('_', '-')}")
+        if len([f for f in args.mean_of.split(",") if f]) < 2:
+            return f"--mean-of {args.mean_of!r}: two or more policy files, comma-separated"
+        return output_file_problem(args.out, "--out", args.force)
+    return search_problem(args) or fit_problem(args)
+
+
+def search_problem(args) -> str | None:
+    """What is wrong with the flags of --games-of search (one line), or None."""
+    if args.games_of != "search":
+        if args.simulations is not None or args.search_share is not None:
+            return "--simulations and --search-share go with --games-of search"
+        return None
+    if args.simulations is not None and not 1 <= args.simulations <= MAX_SIMULATIONS:
+        return f"--simulations {args.simulations}: use 1..{MAX_SIMULATIONS}"
+    if args.search_share is not None and not 0 <= args.search_share <= 1:
+        return f"--search-share {args.search_share}: a share in [0, 1]"
+    return None
+
+
+def fit_problem(args) -> str | None:
+    """What is wrong with the flags of the fit (one line), or None."""
     if not hidden_sizes(args.hidden):
         return f"--hidden {args.hidden!r}: layer sizes 1..4096, e.g. 128,128"
-    if args.positions < 100 or args.epochs < 1 or args.envs < 1:
-        return "--positions must be at least 100, --epochs and --envs at least 1"
+    if args.positions < 100 or args.epochs < 1:
+        return "--positions must be at least 100, --epochs at least 1"
+    if args.envs is not None and not 1 <= args.envs <= MAX_ENVS:
+        return f"--envs {args.envs}: use 1..{MAX_ENVS:,} games at once"
     if not 0 < args.keep <= 1:
         return f"--keep {args.keep}: a share in (0, 1]"
     if not 0 <= args.seed < 2**63:
         return f"--seed {args.seed}: use 0..{2**63 - 1}"
+    if not 0 < args.learning_rate <= 1:
+        return f"--learning-rate {args.learning_rate}: use a rate in (0, 1]"
+    if args.positions > MAX_POSITIONS:
+        return f"--positions {args.positions}: use at most {MAX_POSITIONS:,}"
     # (--out may be the policy itself: the value network is added to it)
     return output_file_problem(args.out, "--out", args.force)
 
 
 def run(args) -> int:
     from agents.network import PolicyFileError
-    from train.value import add_value_network
+    from train.config import ConfigError
+    from train.value import PolicyInputsError
 
     wrong = problem(args)
     if wrong:
         print(f"meduris: error: {wrong}", file=sys.stderr)
         return 2
     try:
-        report = add_value_network(args.policy, args.out, args.players, args.positions,
-                                   hidden=hidden_sizes(args.hidden), epochs=args.epochs,
-                                   keep=args.keep, envs=args.envs, seed=args.seed,
-                                   progress=not args.no_progress)
-    except (PolicyFileError, OSError) as err:
+        if args.mean_of is not None:
+            return joined(args)
+        report = fitted(args)
+    except (PolicyFileError, PolicyInputsError, ConfigError, OSError) as err:
         print(f"meduris: error: {err}", file=sys.stderr)
         return 2
     print(f"value network: {report['positions']:,} positions from {report['games']:,} games "
@@ -80,4 +136,30 @@ def run(args) -> int:
           f"held-out MSE {report.get('validation_mse', float('nan')):.3f} (predicting the mean: "
           f"{report.get('validation_variance', float('nan')):.3f}), correlation "
           f"{report.get('correlation', float('nan')):.2f}; written to {args.out}")
+    return 0
+
+
+def fitted(args) -> dict:
+    """The fit the flags ask for (:func:`train.value.add_value_network`)."""
+    from train.value import add_value_network
+
+    search = {} if args.games_of != "search" else {
+        "simulations": 32 if args.simulations is None else args.simulations,
+        "search_share": 0.5 if args.search_share is None else args.search_share}
+    return add_value_network(args.policy, args.out, args.players, args.positions,
+                             hidden=hidden_sizes(args.hidden), epochs=args.epochs,
+                             keep=args.keep, envs=args.envs, seed=args.seed,
+                             progress=not args.no_progress, games_of=args.games_of,
+                             fine_tune=args.fine_tune, learning_rate=args.learning_rate,
+                             **search)
+
+
+def joined(args) -> int:
+    """--mean-of: the policy file with the mean of the files' value networks."""
+    from train.value import mean_of_files
+
+    files = [f for f in args.mean_of.split(",") if f]
+    report = mean_of_files(args.policy, files, args.out)
+    print(f"value network: the mean of {report['members']} networks of {len(files)} files; "
+          f"written to {args.out}")
     return 0
