@@ -575,12 +575,11 @@ def test_distillation_of_the_value_network_fits_it_to_the_search_games_results(t
 FLAG_CASES = {  # every flag of the command, and what the training function must receive
     "value": (["POLICY", "--out", "OUT", "--players", "3", "--positions", "500", "--keep", "0.5",
                "--epochs", "2", "--hidden", "8,4", "--envs", "7", "--seed", "9", "--force",
-               "--no-progress", "--games-of", "search", "--simulations", "5",
-               "--search-share", "0.25", "--fine-tune", "--learning-rate", "0.01"],
+               "--no-progress", "--games-of", "OTHER", "--learning-rate", "0.01"],
               {"policy_file": "POLICY", "out": "OUT", "players": 3, "positions": 500,
                "keep": 0.5, "epochs": 2, "hidden": [8, 4], "envs": 7, "seed": 9,
-               "progress": False, "games_of": "search", "simulations": 5,
-               "search_share": 0.25, "fine_tune": True, "learning_rate": 0.01}),
+               "progress": False, "games_of": "OTHER", "fine_tune": False,
+               "learning_rate": 0.01}),
     "distill": (["POLICY", "--out", "OUT", "--teacher", "mcts:7", "--players", "4", "--games",
                  "3", "--data", "D.npz", "--targets", "visits", "--epochs", "5", "--lr", "0.01",
                  "--holdout", "0.1", "--workers", "3", "--seed", "8", "--force",
@@ -599,8 +598,9 @@ FLAG_CASES = {  # every flag of the command, and what the training function must
                      "num_epochs": 2, "lr": 0.002, "max_turns": 50}),
 }
 
-#: flags whose case is a test of their own (--mean-of fits nothing: tests/test_value_judges.py)
-ELSEWHERE = {"value": {"--mean-of"}}
+#: flags whose cases are tests of their own (tests/test_value_judges.py: --mean-of fits
+#: nothing, the search's flags go with --games-of search, which refuses --keep)
+ELSEWHERE = {"value": {"--mean-of", "--simulations", "--search-share", "--fine-tune"}}
 
 
 def _flags(command: str) -> set[str]:

@@ -180,7 +180,10 @@ def test_games_of_another_policy_and_search_fit_and_fine_tune(tmp_path, capsys):
                          (["--search-share", "0.5"], "go with --games-of search"),
                          (["--games-of", "search", "--search-share", "2"], "--search-share 2.0"),
                          (["--games-of", "search", "--simulations", "0"], "--simulations 0"),
-                         (["--envs", "0"], "--envs 0")]:
+                         (["--envs", "0"], "--envs 0"),
+                         (["--games-of", "search", "--keep", "0.5"], "every position"),
+                         (["--fine-tune", "--hidden", "8"], "keeps its own layers"),
+                         (["--players", "3"], "is a 2-player policy")]:
         policy = str(tmp_path / "no_value.pt") if "--fine-tune" in argv else str(SHIPPED)
         if "--fine-tune" in argv:
             save_policy(*load_policy_file(SHIPPED), policy)
@@ -189,3 +192,46 @@ def test_games_of_another_policy_and_search_fit_and_fine_tune(tmp_path, capsys):
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1, err
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_the_make_target_of_the_shipped_search_is_commands_meduris_accepts():
+    """``make model-search-2p`` (the recipe of agents/models/search_2p.pt): every command it
+    runs parses, and the value steps pass their flags' checks (a typo fails here, not after an
+    hour of training)."""
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    from meduris_cli.commands import value
+    from meduris_cli.main import build_parser
+
+    repo = Path(__file__).resolve().parent.parent
+    recipe = subprocess.run(["make", "-n", "model-search-2p"], cwd=repo, capture_output=True,
+                            text=True, timeout=60, check=True).stdout.replace("\\\n", " ")
+    commands = [shlex.split(line)[1:] for line in recipe.splitlines()
+                if line.startswith(".venv/bin/meduris ")]
+    assert [c[0] for c in commands] == ["az-train", "value", "value", "value"]
+    for argv in commands:
+        args = build_parser().parse_args(argv)
+        if argv[0] == "value":
+            assert value.problem(args) is None, argv
+    assert commands[-1][commands[-1].index("--out") + 1] == "agents/models/search_2p.pt"
+
+
+def test_the_search_flags_reach_the_fit(monkeypatch, capsys):
+    """``--games-of search --simulations --search-share --fine-tune`` arrive, as given, at
+    :func:`train.value.add_value_network` (defaults 32 and 0.5 when not given)."""
+    import train.value
+
+    calls = []
+
+    def fake(*args, **kwargs):
+        calls.append(kwargs)
+        return {"positions": 500, "games": 9, "self_play_seconds": 1.0, "fit_seconds": 2.0}
+    monkeypatch.setattr(train.value, "add_value_network", fake)
+    base = ["value", str(SHIPPED), "--out", "OUT", "--games-of", "search"]
+    assert meduris([*base, "--simulations", "5", "--search-share", "0.25", "--fine-tune"]) == 0
+    assert meduris(base) == 0
+    assert [(c["games_of"], c["simulations"], c["search_share"], c["fine_tune"])
+            for c in calls] == [("search", 5, 0.25, True), ("search", 32, 0.5, False)]
+    assert "written to OUT" in capsys.readouterr().out

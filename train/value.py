@@ -229,6 +229,7 @@ def add_value_network(policy_file: str | Path, out: str | Path, players: int,
     from agents.network import check_players, load_policy_file, save_policy
 
     policy, arch = load_policy_file(policy_file)
+    check_players(arch, policy_file, players)
     start = _value_to_tune(policy_file) if fine_tune else None
     t0 = time.perf_counter()
     if games_of == "search":
@@ -279,10 +280,11 @@ def mean_of_files(policy_file: str | Path, files: list[str], out: str | Path) ->
     )
 
     policy, arch = load_policy_file(policy_file)
+    players = players_of(arch, policy_file)
     nets = []
     for f in files:
-        if players_of(arch, policy_file) is not None:
-            check_players(load_policy_file(f)[1], f, players_of(arch, policy_file))
+        if players is not None:
+            check_players(load_policy_file(f)[1], f, players)
         net = load_value_network(f)
         if net is None:
             raise PolicyFileError(f"{f} carries no value network")

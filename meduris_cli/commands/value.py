@@ -83,11 +83,15 @@ def problem(args) -> str | None:
 
 
 def search_problem(args) -> str | None:
-    """What is wrong with the flags of --games-of search (one line), or None."""
+    """What is wrong with the flags of --games-of search and --fine-tune (one line), or None."""
+    if args.fine_tune and args.hidden != FIT_FLAGS["hidden"]:
+        return "--hidden with --fine-tune: the file's value network keeps its own layers"
     if args.games_of != "search":
         if args.simulations is not None or args.search_share is not None:
             return "--simulations and --search-share go with --games-of search"
         return None
+    if args.keep != FIT_FLAGS["keep"]:
+        return "--keep with --games-of search: every position of the search's games is kept"
     if args.simulations is not None and not 1 <= args.simulations <= MAX_SIMULATIONS:
         return f"--simulations {args.simulations}: use 1..{MAX_SIMULATIONS}"
     if args.search_share is not None and not 0 <= args.search_share <= 1:
