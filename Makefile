@@ -11,7 +11,7 @@ RAY_TESTS := tests/test_rllib.py tests/test_ray.py tests/test_env_single_agent.p
              tests/test_ray_address_ray.py
 RAY_VECTOR_TESTS := tests/test_batch.py -k "vector_env or sb3 or make_vec or self_play"
 
-.PHONY: install ray browser test demo bench clean model-3p model-4p
+.PHONY: install ray browser test demo bench clean model-3p model-4p model-search-2p
 
 # (the example plug-in package is installed too: the tests play its entry-point agents)
 BOT_EXAMPLE := examples/meduris-bot-example
@@ -92,6 +92,20 @@ model-4p: install
 	$(MEDURIS) az-train --players 4 --warm-start runs/ppo_4p/best.pt --value-positions 800000 \
 	    --moves 1200000 --eval-every 200000 --eval-games 200 $(AZ_FLAGS) --out runs/az_4p
 	cp runs/az_4p/best.pt agents/models/ppo_4p.pt
+
+# The shipped 2-player search's networks (docs/training.md, the 2-player search): the shipped
+# policy with the mean of two value networks, one fitted to the games of an az-train policy,
+# one to the search's own games labelled half with their results, half with its values.
+VALUE_FLAGS := --seed 1 --force --no-progress
+model-search-2p: install
+	$(MEDURIS) az-train --players 2 --moves 2800000 --greedy-share 0.25 --min-span 1e-8 \
+	    --eval-every 400000 --eval-games 200 $(AZ_FLAGS) --out runs/az_2p
+	$(MEDURIS) value agents/models/ppo_2p.pt --games-of runs/az_2p/policy.pt \
+	    --positions 1200000 $(VALUE_FLAGS) --out runs/value_2p_games.pt
+	$(MEDURIS) value agents/models/ppo_2p.pt --games-of search --positions 800000 --fine-tune \
+	    --epochs 2 --learning-rate 0.0003 $(VALUE_FLAGS) --out runs/value_2p_search.pt
+	$(MEDURIS) value agents/models/ppo_2p.pt --force --out agents/models/search_2p.pt \
+	    --mean-of runs/value_2p_games.pt,runs/value_2p_search.pt
 
 clean:
 	rm -rf $(VENV) $(RAY_VENV) build *.egg-info

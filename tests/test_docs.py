@@ -99,6 +99,9 @@ SHELL: dict[str, tuple[str, str]] = {
     "--out runs/az_4p": (FLAGS, "meduris az-train"),
     "make model-3p": (RUN, "make -n model-3p"),  # the recipe; -n: nothing trained
     "make model-4p": (RUN, "make -n model-4p"),
+    "make model-search-2p": (RUN, "make -n model-search-2p"),
+    "meduris tournament --agents az-fast:430:agents/models/search_2p.pt,az:200 --games 400 "
+    "--workers 2 --seed 15": (FLAGS, "meduris tournament"),
     "meduris tournament --agents ppo:runs/az_4p/best.pt,ppo,ppo,ppo --players 4 --games 720 "
     "--workers 2 --seed 11": (FLAGS, "meduris tournament"),
     "meduris az-train --players 2 --moves 1000000 --learning-rate 0.0002 --greedy-share 0.25 "
