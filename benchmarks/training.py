@@ -36,6 +36,8 @@ run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400``
     python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations \
         --plot docs/shaping_2p.png
     python benchmarks/training.py --az-curve runs/az_2p --plot docs/learning_curve_az_2p.png
+    python benchmarks/training.py --search-curve docs/learning_curve_search_2p.csv \
+        --plot docs/learning_curve_search_2p.png
 
 **Ladder Elo over wall time** (``--az-curve RUN``; 2 players): the Elo of every evaluation of a
 finished ``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy
@@ -46,6 +48,12 @@ rating) and the shipped ratings of ``ppo`` and ``az:200`` as lines. With 3 and 4
 shipped ladder table, so no Elo): the policy's win rates against each anchor in every other
 seat (``ppo``: today's PPO policy) over the run's wall time, from its warm start (the PPO
 policy, the evaluation at 0 moves) on, beside the fair share.
+
+**The 2-player search's curve** (``--search-curve CSV``): ``make model-search-2p`` trains no
+policy the search uses; it makes value networks. The CSV holds tournaments of ``az-fast:430``
+against ``az:200`` with the networks the recipe has made by each minute of it (``shipped`` 1;
+the others, ``shipped`` 0, are judges tried alone), put on the shipped ladder's scale with
+``az:200`` held at its rating, beside the PPO run's evaluations.
 """
 
 from __future__ import annotations
@@ -350,22 +358,65 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
+            color="C0", label=f"{label}: policy alone (Elo from games vs greedy and ppo only)")
+    ppo_beside(ax, "Gumbel AlphaZero self-play against PPO, 2 players")
+    save_figure(fig, ax, path)
+
+
+def ppo_beside(ax, title: str) -> None:
+    """The shipped 2-player PPO run's evaluations on the ladder's scale, the shipped ``ppo``
+    and ``az:200`` as lines, the axes' labels and ``title``."""
     from agents.ladder.fit import rating_against, shipped_ratings
 
     ratings = {name: r.elo for name, r in shipped_ratings(2).items()}
     ppo = [(steps / 1e6 * PPO_2P_MINUTES_PER_MILLION,
             rating_against({"mcts:400": (100, wins)}, ratings)) for steps, wins in
            PPO_2P_EVALUATIONS]
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
-            color="C0", label=f"{label}: policy alone (Elo from games vs greedy and ppo only)")
     ax.plot([m for m, _ in ppo], [e for _, e in ppo], marker="s", linestyle="--", color="C1",
             label="PPO run of the shipped ppo (vs mcts:400)")
     for k, name in enumerate(("ppo", "az:200")):
         ax.axhline(ratings[name], color=f"C{k + 2}", linestyle=":", label=f"{name} (shipped)")
     ax.set_xlabel("training wall time (minutes, 2 cores)")
     ax.set_ylabel("Elo on the shipped ladder (random = 0)")
-    ax.set_title("Gumbel AlphaZero self-play against PPO, 2 players")
+    ax.set_title(title)
+
+
+def search_curve(path: Path) -> list[dict]:
+    """``--search-curve``'s rows: its CSV (``minutes`` of the recipe, ``label``, ``shipped``:
+    1 for the points of the search that ships, ``games`` and ``points`` against ``az:200``),
+    each with its Elo on the shipped ladder's scale (``az:200`` held at its rating)."""
+    import csv
+
+    from agents.ladder.fit import rating_against, shipped_ratings
+
+    ratings = {name: r.elo for name, r in shipped_ratings(2).items()}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [{"minutes": float(r["minutes"]), "label": r["label"], "shipped": r["shipped"] == "1",
+             "games": int(r["games"]), "points": float(r["points"]),
+             "elo": rating_against({"az:200": (int(r["games"]), float(r["points"]))}, ratings)}
+            for r in rows]
+
+
+def plot_search_curve(rows: list[dict], path: Path) -> None:
+    """``--search-curve``'s picture: the search's Elo along its recipe (module docstring)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    path_rows = [r for r in rows if r["shipped"]]
+    ax.plot([r["minutes"] for r in path_rows], [r["elo"] for r in path_rows], marker="o",
+            color="C0", label="az-fast:430 with the recipe's value networks (vs az:200)")
+    for r in path_rows + [r for r in rows if not r["shipped"]]:
+        ax.annotate(r["label"], (r["minutes"], r["elo"]), textcoords="offset points",
+                    xytext=(-4, 6 if r["shipped"] else -14), ha="right", fontsize="x-small")
+        if not r["shipped"]:
+            ax.plot([r["minutes"]], [r["elo"]], marker="x", color="C0", linestyle="")
+    ppo_beside(ax, "The 2-player search's recipe (make model-search-2p) against PPO")
     save_figure(fig, ax, path)
 
 
@@ -395,6 +446,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--az-curve", type=Path, metavar="RUN",
                     help="the ladder Elo of a finished 2-player az-train run over its wall "
                          "time, beside PPO's (with --plot)")
+    ap.add_argument("--search-curve", type=Path, metavar="CSV",
+                    help="the ladder Elo of the 2-player search along its recipe, from "
+                         "tournaments against az:200 (docs/learning_curve_search_2p.csv; "
+                         "with --plot)")
     ap.add_argument("--reuse", action="store_true",
                     help="with --curve: plot the runs' curve.csv from an earlier --curve "
                          "instead of playing the games again")
@@ -422,7 +477,27 @@ def main(argv: list[str] | None = None):
         return _curves(ap, args)
     if args.az_curve:
         return _az_curve(ap, args)
+    if args.search_curve:
+        return _search_curve(ap, args)
     return _throughput(ap, args)
+
+
+def _search_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
+    """``--search-curve``: its rows with their Elo, printed, plotted with ``--plot``."""
+    problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
+    if problem:
+        ap.error(problem)
+    try:
+        rows = search_curve(args.search_curve)
+    except (OSError, KeyError, ValueError) as err:
+        ap.error(f"--search-curve {args.search_curve}: {err!r}; a CSV of minutes, label, "
+                 "shipped, games and points")
+    for r in rows:
+        print(f"{r['minutes']:6.1f} min  {r['label']:<36} {r['points']:6.1f} of {r['games']} "
+              f"against az:200  Elo {r['elo']:6.0f}", flush=True)
+    if args.plot:
+        plot_search_curve(rows, args.plot)
+    return rows
 
 
 def _curves(ap: argparse.ArgumentParser, args) -> list[dict] | dict[str, list[dict]]:

@@ -220,3 +220,27 @@ def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys
         with pytest.raises(SystemExit):
             mod.main(["--az-curve", str(bad)])
         assert needle in capsys.readouterr().err
+
+
+def test_training_benchmark_draws_the_search_recipe_on_the_ladder_scale(tmp_path, capsys):
+    """--search-curve: tournaments against az:200 along make model-search-2p's minutes, each
+    put on the shipped ladder's scale with az:200 held at its rating (an even score: its
+    rating; more points: higher), printed and plotted; a CSV without its columns refused in
+    one line."""
+    from agents.ladder import shipped_ratings
+
+    mod = load_benchmark("training")
+    csv = tmp_path / "curve.csv"
+    csv.write_text("minutes,label,shipped,games,points\n0,shipped networks,1,200,100\n"
+                   "76.1,the mean,1,400,248.5\n76.1,judge B alone,0,200,90\n")
+    picture = tmp_path / "search.png"
+    rows = mod.main(["--search-curve", str(csv), "--plot", str(picture)])
+    az = shipped_ratings(2)["az:200"].elo
+    assert abs(rows[0]["elo"] - az) < 1e-6 and rows[1]["elo"] > az + 50 > rows[2]["elo"] + 50
+    assert [r["shipped"] for r in rows] == [True, True, False]
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "248.5 of 400 against az:200" in capsys.readouterr().out
+    csv.write_text("minutes,label\n0,x\n")
+    with pytest.raises(SystemExit):
+        mod.main(["--search-curve", str(csv)])
+    assert "a CSV of minutes, label, shipped, games and points" in capsys.readouterr().err

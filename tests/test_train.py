@@ -655,6 +655,7 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
 
 @pytest.mark.parametrize("command,bad,needle", [
     ("value", ["--positions", "99"], "--positions must be at least 100"),
+    ("value", ["--epochs", "1001"], "--epochs 1..1000"),
     ("value", ["--keep", "0"], "--keep 0.0"),
     ("value", ["--seed", "-1"], "--seed -1"),
     ("distill", ["--holdout", "0.5"], "--holdout 0.5"),

@@ -121,9 +121,10 @@ def test_mean_of_writes_the_policy_with_the_mean_of_the_files_value_networks(tmp
         assert meduris(["value", str(SHIPPED), "--mean-of", files, "--out", str(bad)]) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1, err
-    assert meduris(["value", str(SHIPPED), "--mean-of", f"{a},{b}", "--epochs", "2",
-                    "--out", str(bad)]) == 2
-    assert "fits none: drop --epochs" in capsys.readouterr().err
+    for flag, value in [("--epochs", "2"), ("--players", "3")]:
+        assert meduris(["value", str(SHIPPED), "--mean-of", f"{a},{b}", flag, value,
+                        "--out", str(bad)]) == 2
+        assert f"fits none: drop {flag}" in capsys.readouterr().err
     assert not bad.exists()
 
 

@@ -18,6 +18,12 @@ from train.value import HIDDEN  # (numpy only: torch is imported when a network 
 
 MAX_ENVS = 65_536
 MAX_POSITIONS = 9_000_000  # (float16 inputs: ~31 GB at most, the search's buffer's bound)
+MAX_EPOCHS = 1000
+#: the flags of a fit and their defaults; with --mean-of none may differ from its default
+FIT_FLAGS = {"players": 2, "positions": 800_000, "keep": 0.08, "epochs": 4,
+             "hidden": ",".join(map(str, HIDDEN)), "envs": None, "seed": 0, "games_of": None,
+             "simulations": None, "search_share": None, "fine_tune": False,
+             "learning_rate": 1e-3}
 
 
 def add_parser(sub) -> None:
@@ -27,14 +33,16 @@ def add_parser(sub) -> None:
                        "see train/value.py and docs/training.md.")
     p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
     p.add_argument("--out", required=True, help="the policy file with its value network")
-    p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)
-    p.add_argument("--positions", type=int, default=800_000, help="positions to fit")
-    p.add_argument("--keep", type=float, default=0.08, help="share of decisions kept")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)),
+    p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=FIT_FLAGS["players"])
+    p.add_argument("--positions", type=int, default=FIT_FLAGS["positions"],
+                   help="positions to fit")
+    p.add_argument("--keep", type=float, default=FIT_FLAGS["keep"],
+                   help="share of decisions kept")
+    p.add_argument("--epochs", type=int, default=FIT_FLAGS["epochs"])
+    p.add_argument("--hidden", default=FIT_FLAGS["hidden"],
                    help="hidden layer sizes, comma-separated")
     p.add_argument("--envs", type=int, help="games at once (512; the search's: 128)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=FIT_FLAGS["seed"])
     p.add_argument("--games-of", metavar="FILE|search",
                    help="the positions from another policy file's self-play games, or from "
                    "the search's (Gumbel self-play with the policy's networks); default: the "
@@ -45,7 +53,7 @@ def add_parser(sub) -> None:
                    "value of the move played, the rest the result (0.5)")
     p.add_argument("--fine-tune", action="store_true",
                    help="go on from the policy file's value network, not a fresh one")
-    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--learning-rate", type=float, default=FIT_FLAGS["learning_rate"])
     p.add_argument("--mean-of", metavar="FILES",
                    help="play nothing: the value network is the mean of these policy files' "
                    "(comma-separated)")
@@ -61,12 +69,6 @@ def hidden_sizes(text: str) -> list[int]:
     except ValueError:
         return []
     return hidden if all(1 <= h <= 4096 for h in hidden) else []
-
-
-#: the flags of a fit; with --mean-of none may differ from its default
-FIT_FLAGS = {"positions": 800_000, "keep": 0.08, "epochs": 4, "hidden": ",".join(map(str, HIDDEN)),
-             "envs": None, "seed": 0, "games_of": None, "simulations": None,
-             "search_share": None, "fine_tune": False, "learning_rate": 1e-3}
 
 
 def problem(args) -> str | None:
@@ -103,8 +105,8 @@ def fit_problem(args) -> str | None:
     """What is wrong with the flags of the fit (one line), or None."""
     if not hidden_sizes(args.hidden):
         return f"--hidden {args.hidden!r}: layer sizes 1..4096, e.g. 128,128"
-    if args.positions < 100 or args.epochs < 1:
-        return "--positions must be at least 100, --epochs at least 1"
+    if args.positions < 100 or not 1 <= args.epochs <= MAX_EPOCHS:
+        return f"--positions must be at least 100, --epochs 1..{MAX_EPOCHS}"
     if args.envs is not None and not 1 <= args.envs <= MAX_ENVS:
         return f"--envs {args.envs}: use 1..{MAX_ENVS:,} games at once"
     if not 0 < args.keep <= 1:
