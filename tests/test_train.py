@@ -620,8 +620,8 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
     import inspect
 
     import train.distill
+    import train.judges
     import train.rllib_ppo
-    import train.value
 
     argv, expected = FLAG_CASES[command]
     assert _flags(command) == {a for a in argv if a.startswith("--")} | ELSEWHERE.get(command,
@@ -635,7 +635,7 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
                    "rllib-train": {"iterations": 6, "env_steps_sampled": 10,
                                    "env_steps_per_s": 5.0, "env_runners": 2,
                                    "checkpoint": "OUT/checkpoint"}}[command]
-    module, name = {"value": (train.value, "add_value_network"),
+    module, name = {"value": (train.judges, "add_value_network"),
                     "distill": (train.distill, "distill"),
                     "rllib-train": (train.rllib_ppo, "train")}[command]
     real = getattr(module, name)

@@ -1,7 +1,6 @@
-"""Judges for a search (train.value's other sources of positions, agents.network.ValueMean):
-the value network fitted to another policy's games or to the search's own, labelled with its
-values, and a mean of several value networks in one policy file (docs/training.md, "two value
-networks at the search bar")."""
+"""Judges for a search (train.judges, agents.network.ValueMean): the value network fitted to
+another policy's games or to the search's own, labelled with its values, and a mean of several
+value networks in one policy file (docs/training.md, "two value networks at the search bar")."""
 
 import numpy as np
 import pytest
@@ -143,7 +142,7 @@ def test_search_positions_are_labelled_with_results_and_the_searchs_values():
     """``--games-of search``: the search's self-play with the file's networks; share 0 labels
     each position with its game's result, share 1 with the search's value of the move played
     (other numbers), share 0.5 their mean; one seed, the same positions."""
-    from train.value import search_positions
+    from train.judges import search_positions
 
     args = dict(policy_file=SHIPPED, players=2, positions=300, simulations=4, games=8, seed=5)
     x0, results, games = search_positions(search_share=0.0, **args)
@@ -222,15 +221,15 @@ def test_the_make_target_of_the_shipped_search_is_commands_meduris_accepts():
 
 def test_the_search_flags_reach_the_fit(monkeypatch, capsys):
     """``--games-of search --simulations --search-share --fine-tune`` arrive, as given, at
-    :func:`train.value.add_value_network` (defaults 32 and 0.5 when not given)."""
-    import train.value
+    :func:`train.judges.add_value_network` (defaults 32 and 0.5 when not given)."""
+    import train.judges
 
     calls = []
 
     def fake(*args, **kwargs):
         calls.append(kwargs)
         return {"positions": 500, "games": 9, "self_play_seconds": 1.0, "fit_seconds": 2.0}
-    monkeypatch.setattr(train.value, "add_value_network", fake)
+    monkeypatch.setattr(train.judges, "add_value_network", fake)
     base = ["value", str(SHIPPED), "--out", "OUT", "--games-of", "search"]
     assert meduris([*base, "--simulations", "5", "--search-share", "0.25", "--fine-tune"]) == 0
     assert meduris(base) == 0

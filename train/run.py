@@ -373,7 +373,7 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
 def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, report) -> None:
     """The run's last step: a value network for ``best.pt`` (the policy to ship) from its own
     games (:mod:`train.value`), written into best.pt, for the az search."""
-    from .value import add_value_network
+    from .judges import add_value_network
 
     best = out / ("best.pt" if (out / "best.pt").is_file() else "policy.pt")
     fitted = add_value_network(best, best, cfg.players, cfg.value_positions,

@@ -1,6 +1,7 @@
 """``meduris value``: a value network for a trained policy, fitted to its own self-play games
-and written into a copy of its policy file, for the ``az`` search (:mod:`train.value`, whose
-docstring is the recipe).
+(or another policy's, or the search's) and written into a copy of its policy file, for the
+``az`` search; or the mean of several files' value networks (``--mean-of``). The recipes are
+the docstrings of :mod:`train.value` and :mod:`train.judges`.
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an existing ``--out`` without ``--force``, numbers out of range) print one line
@@ -124,7 +125,7 @@ def fit_problem(args) -> str | None:
 def run(args) -> int:
     from agents.network import PolicyFileError
     from train.config import ConfigError
-    from train.value import PolicyInputsError
+    from train.judges import PolicyInputsError
 
     wrong = problem(args)
     if wrong:
@@ -146,8 +147,8 @@ def run(args) -> int:
 
 
 def fitted(args) -> dict:
-    """The fit the flags ask for (:func:`train.value.add_value_network`)."""
-    from train.value import add_value_network
+    """The fit the flags ask for (:func:`train.judges.add_value_network`)."""
+    from train.judges import add_value_network
 
     search = {} if args.games_of != "search" else {
         "simulations": 32 if args.simulations is None else args.simulations,
@@ -162,7 +163,7 @@ def fitted(args) -> dict:
 
 def joined(args) -> int:
     """--mean-of: the policy file with the mean of the files' value networks."""
-    from train.value import mean_of_files
+    from train.judges import mean_of_files
 
     files = [f for f in args.mean_of.split(",") if f]
     report = mean_of_files(args.policy, files, args.out)
