@@ -94,18 +94,12 @@ model-4p: install
 	cp runs/az_4p/best.pt agents/models/ppo_4p.pt
 
 # The shipped 2-player search's networks (docs/training.md, the 2-player search): the shipped
-# policy with the mean of two value networks, one fitted to the games of an az-train policy,
-# one to the search's own games labelled half with their results, half with its values.
-VALUE_FLAGS := --seed 1 --force --no-progress
+# policy with a value network fitted to the search's own games (Gumbel self-play with the
+# shipped networks), labelled half with their results, half with the search's values.
 model-search-2p: install
-	$(MEDURIS) az-train --players 2 --moves 2800000 --greedy-share 0.25 --min-span 1e-8 \
-	    --eval-every 400000 --eval-games 200 $(AZ_FLAGS) --out runs/az_2p
-	$(MEDURIS) value agents/models/ppo_2p.pt --games-of runs/az_2p/policy.pt \
-	    --positions 1200000 $(VALUE_FLAGS) --out runs/value_2p_games.pt
 	$(MEDURIS) value agents/models/ppo_2p.pt --games-of search --positions 800000 --fine-tune \
-	    --epochs 2 --learning-rate 0.0003 $(VALUE_FLAGS) --out runs/value_2p_search.pt
-	$(MEDURIS) value agents/models/ppo_2p.pt --force --out agents/models/search_2p.pt \
-	    --mean-of runs/value_2p_games.pt,runs/value_2p_search.pt
+	    --epochs 2 --learning-rate 0.0003 --seed 1 --force --no-progress \
+	    --out agents/models/search_2p.pt
 
 clean:
 	rm -rf $(VENV) $(RAY_VENV) build *.egg-info

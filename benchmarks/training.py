@@ -410,10 +410,13 @@ def plot_search_curve(rows: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     path_rows = [r for r in rows if r["shipped"]]
     ax.plot([r["minutes"] for r in path_rows], [r["elo"] for r in path_rows], marker="o",
-            color="C0", label="az-fast:430 with the recipe's value networks (vs az:200)")
-    for r in path_rows + [r for r in rows if not r["shipped"]]:
+            color="C0", label="az-fast:430 with the recipe's value network (vs az:200)")
+    right = max(r["minutes"] for r in rows) / 2
+    for r in rows:  # (the shipped points' labels below them, the others' above)
+        left = r["minutes"] < right
         ax.annotate(r["label"], (r["minutes"], r["elo"]), textcoords="offset points",
-                    xytext=(-4, 6 if r["shipped"] else -14), ha="right", fontsize="x-small")
+                    xytext=(6 if left else -6, -12 if r["shipped"] else 6),
+                    ha="left" if left else "right", fontsize="x-small")
         if not r["shipped"]:
             ax.plot([r["minutes"]], [r["elo"]], marker="x", color="C0", linestyle="")
     ppo_beside(ax, "The 2-player search's recipe (make model-search-2p) against PPO")
