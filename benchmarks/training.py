@@ -358,7 +358,6 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
             color="C0", label=f"{label}: policy alone (Elo from games vs greedy and ppo only)")
@@ -369,9 +368,9 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
 def ppo_beside(ax, title: str) -> None:
     """The shipped 2-player PPO run's evaluations on the ladder's scale, the shipped ``ppo``
     and ``az:200`` as lines, the axes' labels and ``title``."""
-    from agents.ladder.fit import rating_against, shipped_ratings
+    from agents.ladder.fit import rating_against
 
-    ratings = {name: r.elo for name, r in shipped_ratings(2).items()}
+    ratings = shipped_elos()
     ppo = [(steps / 1e6 * PPO_2P_MINUTES_PER_MILLION,
             rating_against({"mcts:400": (100, wins)}, ratings)) for steps, wins in
            PPO_2P_EVALUATIONS]
@@ -384,15 +383,22 @@ def ppo_beside(ax, title: str) -> None:
     ax.set_title(title)
 
 
+def shipped_elos() -> dict[str, float]:
+    """The shipped 2-player ladder's ratings by anchor name."""
+    from agents.ladder.fit import shipped_ratings
+
+    return {name: r.elo for name, r in shipped_ratings(2).items()}
+
+
 def search_curve(path: Path) -> list[dict]:
     """``--search-curve``'s rows: its CSV (``minutes`` of the recipe, ``label``, ``shipped``:
     1 for the points of the search that ships, ``games`` and ``points`` against ``az:200``),
     each with its Elo on the shipped ladder's scale (``az:200`` held at its rating)."""
     import csv
 
-    from agents.ladder.fit import rating_against, shipped_ratings
+    from agents.ladder.fit import rating_against
 
-    ratings = {name: r.elo for name, r in shipped_ratings(2).items()}
+    ratings = shipped_elos()
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     return [{"minutes": float(r["minutes"]), "label": r["label"], "shipped": r["shipped"] == "1",

@@ -37,13 +37,16 @@ from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
 from .progress import bar
 from .value import HIDDEN, collect_positions, fit_value_network
 
+SEARCH_SIMULATIONS = 32  # per move of the search's games (as az-train's self-play)
+SEARCH_SHARE = 0.5  # of a position's target that is the search's value, the rest the result
+
 
 class PolicyInputsError(MedurisError, ValueError):
     """Files whose networks do not take the same inputs (the message names them)."""
 
 
 def search_positions(policy_file, players: int, positions: int, search_share: float,
-                     simulations: int = 32, games: int = 128, seed: int = 0,
+                     simulations: int = SEARCH_SIMULATIONS, games: int = 128, seed: int = 0,
                      progress: bool = False):
     """``positions`` (inputs float16 (k, n), targets float32 (k,)) of the Gumbel-search
     self-play of ``policy_file``'s networks, ``games`` at once (the module docstring's "the
@@ -83,7 +86,8 @@ def add_value_network(policy_file: str | Path, out: str | Path, players: int,
                       positions: int = 800_000, hidden: list[int] | None = None,
                       epochs: int = 4, keep: float = 0.08, envs: int | None = None,
                       seed: int = 0, progress: bool = False, games_of: str | None = None,
-                      simulations: int = 32, search_share: float = 0.5,
+                      simulations: int = SEARCH_SIMULATIONS,
+                      search_share: float = SEARCH_SHARE,
                       fine_tune: bool = False, learning_rate: float = 1e-3) -> dict:
     """Self-play (``games_of``: None for the policy's own games, another policy file's, or
     ``"search"``; the module docstring; ``envs`` games at once, by default 512 of a policy's,

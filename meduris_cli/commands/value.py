@@ -15,6 +15,7 @@ import sys
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
 from train.az import MAX_SIMULATIONS  # (numpy only)
+from train.judges import SEARCH_SHARE, SEARCH_SIMULATIONS  # (numpy only, as train.value)
 from train.value import HIDDEN  # (numpy only: torch is imported when a network is fitted)
 
 MAX_ENVS = 65_536
@@ -48,10 +49,11 @@ def add_parser(sub) -> None:
                    help="the positions from another policy file's self-play games, or from "
                    "the search's (Gumbel self-play with the policy's networks); default: the "
                    "policy's own")
-    p.add_argument("--simulations", type=int, help="with --games-of search: per move (32)")
+    p.add_argument("--simulations", type=int,
+                   help=f"with --games-of search: per move ({SEARCH_SIMULATIONS})")
     p.add_argument("--search-share", type=float,
                    help="with --games-of search: the share of the target that is the search's "
-                   "value of the move played, the rest the result (0.5)")
+                   f"value of the move played, the rest the result ({SEARCH_SHARE})")
     p.add_argument("--fine-tune", action="store_true",
                    help="go on from the policy file's value network, not a fresh one")
     p.add_argument("--learning-rate", type=float, default=FIT_FLAGS["learning_rate"])
@@ -151,8 +153,8 @@ def fitted(args) -> dict:
     from train.judges import add_value_network
 
     search = {} if args.games_of != "search" else {
-        "simulations": 32 if args.simulations is None else args.simulations,
-        "search_share": 0.5 if args.search_share is None else args.search_share}
+        "simulations": SEARCH_SIMULATIONS if args.simulations is None else args.simulations,
+        "search_share": SEARCH_SHARE if args.search_share is None else args.search_share}
     return add_value_network(args.policy, args.out, args.players, args.positions,
                              hidden=hidden_sizes(args.hidden), epochs=args.epochs,
                              keep=args.keep, envs=args.envs, seed=args.seed,
