@@ -84,13 +84,15 @@ AZ_FLAGS := --learning-rate 0.0002 --seed 1 --force --no-progress
 model-3p: install
 	$(MEDURIS) train --config train/configs/ppo_3p.yaml --out runs/ppo_3p --force
 	$(MEDURIS) az-train --players 3 --warm-start runs/ppo_3p/best.pt --moves 600000 \
-	    --eval-every 100000 --eval-games 150 $(AZ_FLAGS) --out runs/az_3p
+	    --eval-every 100000 --eval-games 150 --eval-ppo runs/ppo_3p/best.pt $(AZ_FLAGS) \
+	    --out runs/az_3p
 	cp runs/az_3p/policy.pt agents/models/ppo_3p.pt
 
 model-4p: install
 	$(MEDURIS) train --config train/configs/ppo_4p.yaml --out runs/ppo_4p --force
 	$(MEDURIS) az-train --players 4 --warm-start runs/ppo_4p/best.pt --value-positions 800000 \
-	    --moves 1200000 --eval-every 200000 --eval-games 200 $(AZ_FLAGS) --out runs/az_4p
+	    --moves 1200000 --eval-every 200000 --eval-games 200 --eval-ppo runs/ppo_4p/best.pt \
+	    $(AZ_FLAGS) --out runs/az_4p
 	cp runs/az_4p/best.pt agents/models/ppo_4p.pt
 
 # The shipped 2-player search's networks (docs/training.md, the 2-player search): the shipped

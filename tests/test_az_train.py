@@ -169,20 +169,27 @@ def test_resume_continues_the_run(tmp_path, capsys):
     assert state["generation"] == 0 and state["config"]["warm_start"] == str(warm)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_the_value_network_starts_from_the_shipped_file_or_says_zero(players):
-    """2 players: the shipped file's value network (train.value); 4 players: the shipped file
-    has none, so a fresh one that says 0 everywhere (the first searches keep the prior)."""
-    from agents.network import load_value_network
+@pytest.mark.parametrize("bare", [False, True])
+def test_the_value_network_starts_from_the_warm_start_or_says_zero(tmp_path, bare):
+    """A warm start carrying a value network (the shipped 4-player file, az-train's own) starts
+    from it; a file without one (a PPO run's best.pt) gets a fresh one that says 0 everywhere
+    (the first searches keep the prior)."""
+    from agents.network import load_policy_file, load_value_network, save_policy
     from agents.ppo import shipped_model
 
-    net = load_warm_start(make_config({"players": players}))
+    start = shipped_model(4)
+    if bare:
+        policy, arch = load_policy_file(start)
+        save_policy(policy, arch, tmp_path / "bare.pt")  # the policy alone
+        start = tmp_path / "bare.pt"
+    net = load_warm_start(make_config({"players": 4, "warm_start": str(start)}))
     x = torch.from_numpy(np.random.default_rng(1).random((5, net.arch["inputs"]),
                                                          dtype=np.float32))
-    shipped = load_value_network(shipped_model(players))
+    shipped = load_value_network(start)
+    assert (shipped is None) == bare
     with torch.no_grad():
         got = net.value(x)[:, 0]
-        if shipped is None:
+        if bare:
             assert torch.equal(got, torch.zeros(5))
         else:
             assert torch.equal(got, shipped(x)[:, 0]) and got.abs().max() > 0
@@ -271,6 +278,41 @@ def test_eval_against_plays_search_anchors_in_tournaments(tmp_path, capsys):
         code, _, err = az(capsys, *tiny(tmp_path / "no", 2, 400, "--eval-against", bad))
         assert code == 2 and needle in err and err.count("\n") == 1, err
         assert not (tmp_path / "no").exists()
+
+
+def test_eval_ppo_plays_the_given_file_as_the_ppo_anchor(tmp_path, capsys, monkeypatch):
+    """--eval-ppo FILE: the evaluations' ppo column plays that file, not the shipped model (a
+    rerun of a shipped recipe measures against the PPO run it started from), and the Elo then
+    rests on the anchors the ladder rates (greedy), not on a file it has never seen; a file of
+    another player count is refused in one line before any work."""
+    import shutil
+
+    import train.evaluate
+    from agents.ppo import shipped_model
+    from train.az import anchor_elo
+
+    played, original = [], train.evaluate.evaluate
+
+    def watched(policy, players, games, seed, opponent="greedy"):
+        played.append(opponent)
+        return original(policy, players, games, seed, opponent)
+
+    monkeypatch.setattr(train.evaluate, "evaluate", watched)
+    pinned = tmp_path / "ppo_run_best.pt"
+    shutil.copy(shipped_model(2), pinned)
+    out = tmp_path / "run"
+    code, _, err = az(capsys, *tiny(out, 2, 400, "--eval-ppo", pinned))
+    assert code == 0, err
+    assert json.loads((out / "checkpoint.json").read_text())["config"]["eval_ppo"] == str(pinned)
+    assert played == ["greedy", f"ppo:{pinned}"] * 2  # the warm start's evaluation, the last
+    head, *rows = (out / "eval.csv").read_text().splitlines()
+    for row in rows:
+        cells = dict(zip(head.split(","), row.split(","), strict=True))
+        expected = anchor_elo(2, {"greedy": float(cells["win_rate_vs_greedy"])}, 2)
+        assert float(cells["elo"]) == pytest.approx(expected, abs=0.05)
+    code, _, err = az(capsys, *tiny(tmp_path / "no", 2, 400, "--eval-ppo", shipped_model(4)))
+    assert code == 2 and "eval_ppo" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "no").exists()
 
 
 def test_value_positions_fits_a_value_network_for_a_warm_start_without_one(tmp_path, capsys):

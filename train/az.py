@@ -146,6 +146,10 @@ class AZConfig:
     eval_every: int = 50_000  # moves between evaluations against the anchors
     eval_games: int = 100  # 0: no evaluation
     eval_against: str = ""  # more anchors (e.g. "mcts:400"), in tournaments of eval_games
+    # the policy file the anchor ``ppo`` plays: the shipped ppo_<players>p.pt, or a file (a
+    # rerun of a shipped recipe measures against the PPO run it started from, not against
+    # the model that recipe itself shipped)
+    eval_ppo: str = "shipped"
     seed: int = 0
     threads: int = 2  # torch and numba threads
     out: str = "runs/az"
@@ -175,6 +179,7 @@ class AZConfig:
             raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
                               f"({self.buffer} positions)")
         self.check_eval_against()
+        self.check_eval_ppo()
         if self.warm_start.strip().lower() in ("none", "shipped"):
             self.warm_start = self.warm_start.strip().lower()
         elif warm_start:
@@ -193,6 +198,23 @@ class AZConfig:
             except UnknownAgentError as err:
                 raise ConfigError(f"eval_against: {err}") from None
 
+    def check_eval_ppo(self) -> None:
+        """``eval_ppo``: "shipped" or a policy file of this player count, loaded now."""
+        from agents import UnknownAgentError
+        from agents.batch import make_batch_opponent
+
+        if self.eval_ppo.strip().lower() == "shipped":
+            self.eval_ppo = "shipped"
+            return
+        try:
+            make_batch_opponent(self.ppo_anchor(), self.players)
+        except UnknownAgentError as err:
+            raise ConfigError(f"eval_ppo: {err}") from None
+
+    def ppo_anchor(self) -> str:
+        """The agent name the evaluations' ``ppo`` column plays."""
+        return "ppo" if self.eval_ppo == "shipped" else f"ppo:{self.eval_ppo}"
+
     def search_anchors(self) -> list[str]:
         return [n.strip() for n in self.eval_against.split(",") if n.strip()]
 
@@ -208,7 +230,7 @@ _RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMUL
 ABOVE_ZERO = ("learning_rate", "min_span")  # float settings in (0, 1]; the others in [0, 1]
 OPTIONAL_TEXT = ("eval_against",)  # text settings that may be empty
 #: what a resumed run may change: its length, its threads and how often it looks at itself
-RESUMABLE = ("moves", "threads", "eval_every", "eval_games", "eval_against")
+RESUMABLE = ("moves", "threads", "eval_every", "eval_games", "eval_against", "eval_ppo")
 
 
 def resume_config(saved, folder: Path, overrides: dict) -> AZConfig:
@@ -836,7 +858,8 @@ class Run:
         cfg = self.cfg
         policy = self.net.policy if self.device.type == "cpu" else \
             copy.deepcopy(self.net.policy).cpu()
-        rates = {name: evaluate(policy, cfg.players, cfg.eval_games, cfg.seed, name)
+        played = {"greedy": "greedy", "ppo": cfg.ppo_anchor()}
+        rates = {name: evaluate(policy, cfg.players, cfg.eval_games, cfg.seed, played[name])
                  for name in EVAL_ANCHORS}
         if cfg.search_anchors():
             from .evaluate import evaluate_in_tournament
@@ -845,7 +868,9 @@ class Run:
             for name in cfg.search_anchors():
                 rates[name] = evaluate_in_tournament(self.out / "policy.pt", name, cfg.players,
                                                      cfg.eval_games, cfg.seed, cfg.threads)
-        elo = anchor_elo(cfg.players, rates, cfg.eval_games)
+        rated = rates if cfg.eval_ppo == "shipped" else \
+            {name: rate for name, rate in rates.items() if name != "ppo"}  # (the ladder rates
+        elo = anchor_elo(cfg.players, rated, cfg.eval_games)  # the shipped ppo, not a file)
         entry = {"moves": self.state["moves"], "updates": self.state["updates"],
                  **{f"win_rate_vs_{name}": rate for name, rate in rates.items()},
                  "elo": elo, "wall_seconds": self.elapsed(start)}

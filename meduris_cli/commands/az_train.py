@@ -21,7 +21,8 @@ from ..checks import SEED, UsageError, int_in, output_folder
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "best.pt", "eval.csv", "tb")
 FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves", "buffer",
          "batch_size", "learning_rate", "train_every", "epochs", "warm_start", "value_positions",
-         "greedy_share", "eval_every", "eval_games", "eval_against", "seed", "threads", "out")
+         "greedy_share", "eval_every", "eval_games", "eval_against", "eval_ppo", "seed", "threads",
+         "out")
 
 
 def add_parser(sub) -> None:
@@ -62,6 +63,9 @@ def add_parser(sub) -> None:
     setting("--eval-games", type=int_in(0), help="games per evaluation; 0: none")
     setting("--eval-against", help="more anchors each evaluation plays in tournaments (agent "
             "names, commas: e.g. mcts:400, which the batch engine cannot play)")
+    setting("--eval-ppo", metavar="FILE", help="the policy file the anchor ppo plays in the "
+            "evaluations: shipped (the shipped model) or a file (a rerun of a shipped recipe "
+            "gives the PPO run it started from, which the shipped model replaced)")
     setting("--seed", type=SEED, help="the run's seed")
     setting("--threads", default=defaults.threads, type=int_in(1),
             help="torch and numba threads")
