@@ -1,7 +1,8 @@
 """Druids soak test: many random games (uniform over the legal actions, chance with the rules'
 probabilities), the one position checker (:func:`druids_env.engine.invariants.check`: 54 gems,
 6 servants per colour and 12 places conserved, each card in one place, scores equal to the
-amulets shared out, the column, the hand limit) run after every step, for 2, 3 and 4 players.
+amulets shared out, each collection's amulets shared out in full, the column, the hand limit)
+run after every step, for 2, 3 and 4 players.
 At the end of every game: it is over by a rule (D11, D11b, D12) or the turn limit (reported
 apart), its returns sum to 0 with a winner (D13), and its JSON reads back to an equal state.
 

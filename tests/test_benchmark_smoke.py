@@ -192,6 +192,33 @@ def test_soak_benchmark_checks_every_configuration_and_finds_no_violation(monkey
     assert checked["final"] == out["games"] - out["truncated"]
 
 
+def test_druids_soak_benchmark_runs_the_checker_and_reports_no_violation(monkeypatch, capsys):
+    """benchmarks/druids_soak.py (issue 28's 10,000 random games per player count) at a tiny
+    count: its printed JSON says 0 violations for 2, 3 and 4 players, every game ended by a
+    rule (D11, D11b, D12), and the checker really ran after every step: a checker that
+    finds a fault in one position is reported."""
+    mod = load_benchmark("druids_soak")
+    out = mod.main(["--games", "3", "--seed", "1"])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == out and out["violations"] == 0
+    for n in ("2", "3", "4"):
+        row = out[n]
+        assert row["games"] == 3 and row["violations"] == 0 and row["first_violations"] == []
+        assert sum(row["ends"].values()) == 3 and row["truncated"] == 0
+        assert row["steps"] > 3 * 100  # a random game takes about 220 steps
+    calls = {"n": 0}
+    check = mod.check
+
+    def faulty(state):  # the 50th position checked is reported broken
+        calls["n"] += 1
+        return ["planted"] if calls["n"] == 50 else check(state)
+
+    monkeypatch.setattr(mod, "check", faulty)
+    broken = mod.main(["--games", "1", "--seed", "1"])
+    capsys.readouterr()
+    assert broken["violations"] == 1 and broken["2"]["first_violations"] == [["planted"]]
+
+
 def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys):
     """--az-curve: an az-train run's evaluations with an Elo, printed and plotted beside PPO's;
     a 3-player run (no Elo) as win rates from its warm start on; a folder without eval.csv,

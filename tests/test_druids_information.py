@@ -108,6 +108,94 @@ def test_D14_paired_states_look_the_same_to_the_player(n):
     assert differ >= 0.9 * len(states)
 
 
+PRIVATE_GEM_EVENTS = ("gem_dealt", "draw_gem", "play_gem", "discard")
+
+
+def swap_with_deck(st, q, rng):
+    """A twin of ``st`` built without ``resample_hidden``: one gem of seat ``q`` that nobody
+    else has seen (in q's hand, or played by q face down above a place) is exchanged with a
+    gem of the deck, directly in the position, and q's private events naming it (its deal or
+    draw, its play: D14, a gem has one story) are made to name the new one. None when q holds
+    no such gem or the deck is empty."""
+    spots = [("hand", i) for i, c in enumerate(st.hands[q]) if c < NUM_GEMS]
+    spots += [(slot, i) for slot, pile in enumerate(st.above)
+              for i, (_, who) in enumerate(pile) if who == q]
+    if not spots or not st.gem_deck:
+        return None
+    twin = st.clone()
+    where, i = rng.choice(spots)
+    new = rng.choice(twin.gem_deck)
+    if where == "hand":
+        old, twin.hands[q][i] = twin.hands[q][i], new
+    else:
+        old, _ = twin.above[where][i]
+        twin.above[where][i] = (new, q)
+    twin.gem_deck = sorted([c for c in twin.gem_deck if c != new] + [old])
+    twin.log_events = [ev._replace(data={**ev.data, "card": new})
+                       if ev.kind in PRIVATE_GEM_EVENTS and ev.data.get("card") == old else ev
+                       for ev in twin.log_events]
+    return twin
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D14_paired_states_built_by_hand_look_the_same_to_the_others(n):
+    """The paired-state test with pairs built independently of the module under test: a gem
+    of seat q exchanged with a deck gem (:func:`swap_with_deck`). The twin is a legal position
+    with a consistent story; every other seat's observation and information state are
+    identical for both (D14: q's hand, q's face-down gems and the deck are hidden from them),
+    and q's own all differ."""
+    rng = random.Random(derive_seed(140, n))
+    built = 0
+    for s in random_states(n, 12, 3):
+        q = rng.randrange(n)
+        twin = swap_with_deck(s, q, rng)
+        if twin is None:
+            continue
+        built += 1
+        assert not D.check(twin) and not log_problems(twin), (D.check(twin), log_problems(twin))
+        for p in range(n):
+            if p != q:
+                assert same(views(s, p), views(twin, p)), (p, q, s.history())
+        mine, theirs = views(s, q), views(twin, q)
+        assert all(not np.array_equal(a, b) if isinstance(a, np.ndarray) else a != b
+                   for a, b in zip(mine, theirs, strict=True)), q
+    assert built > 100, built
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D14_information_states_have_perfect_recall(n):
+    """Perfect recall: along random games, each seat's information state at any moment is a
+    prefix of its information state at every later moment (the string line by line after its
+    header, the rows of the tensor; the padded tensor equal up to the earlier rows), and it
+    grows when something happens (each seat sees every turn begin)."""
+    game = D.DruidsGame(n)
+    compared = 0
+    for g in range(6):
+        rng = random.Random(derive_seed(141, n, g))
+        st = game.new_initial_state()
+        earlier = [None] * n
+        while not st.is_terminal():
+            st.apply_action(st.sample_chance(rng) if st.is_chance_node()
+                            else rng.choice(st.legal_actions()))
+            if rng.random() > 0.2:
+                continue
+            for p in range(n):
+                text = D.information_state_string(st, p).split("\n")
+                rows = information_state_rows(st, p)
+                tensor = D.information_state_tensor(st, p)
+                if earlier[p] is not None:
+                    old_text, old_rows, old_tensor = earlier[p]
+                    assert text[:len(old_text)] == old_text
+                    assert np.array_equal(rows[:len(old_rows)], old_rows)
+                    k = old_rows.size
+                    assert np.array_equal(tensor[:k], old_tensor[:k])
+                    assert not old_tensor[k:].any()  # the earlier padding, now filled in
+                    compared += 1
+                earlier[p] = (text, rows, tensor)
+        assert all(len(e[0]) > 100 for e in earlier)
+    assert compared > 50 * n, compared
+
+
 def test_D14_resampling_keeps_what_the_player_knows_and_changes_the_rest():
     s = random_states(3, 1, 2)[-5]
     rng = random.Random(3)
@@ -139,10 +227,11 @@ def test_D14_a_resampled_servant_is_never_one_revealed_since_it_was_drawn():
     assert checked > 100
 
 
-@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("n", [2, 3, 4])
 def test_D14_different_private_information_changes_the_players_view(n):
     """Pairs that differ in what p knows (p's own hand, p's servants on the table) give p
-    different observations and information states."""
+    different observations and information states; the pairs are built, not assumed (more
+    than 50 differ in p's hand, and some in the values of p's servants on the table)."""
     rng = random.Random(9)
     states = random_states(n, 20, 6)
     hand_pairs = table_pairs = 0
@@ -152,17 +241,18 @@ def test_D14_different_private_information_changes_the_players_view(n):
         r = D.resample_hidden(s, q, rng)  # redeals what q cannot see: p's cards among them
         mine = [c for pile in s.under for c in pile if servant_owner(c) == p]
         theirs = [c for pile in r.under for c in pile if servant_owner(c) == p]
-        if sorted(s.hands[p]) != sorted(r.hands[p]):
-            hand_pairs += 1
+        hand = sorted(s.hands[p]) != sorted(r.hands[p])
+        table = mine != theirs
+        if hand or table:
             assert not np.array_equal(D.observation_tensor(s, p), D.observation_tensor(r, p))
             assert D.observation_string(s, p) != D.observation_string(r, p)
             assert D.information_state_string(s, p) != D.information_state_string(r, p)
-        elif mine != theirs:
-            table_pairs += 1
-            assert not np.array_equal(D.observation_tensor(s, p), D.observation_tensor(r, p))
-            assert D.information_state_string(s, p) != D.information_state_string(r, p)
+            assert not np.array_equal(D.information_state_tensor(s, p),
+                                      D.information_state_tensor(r, p))
+        hand_pairs += hand
+        table_pairs += table
         assert same(views(s, q), views(r, q))
-    assert hand_pairs > 50
+    assert hand_pairs > 50 and table_pairs > 0, (hand_pairs, table_pairs)
 
 
 def test_D14_the_own_servant_value_on_the_table_is_in_the_observation():
@@ -190,6 +280,36 @@ def test_D14_the_observation_hides_other_hands_in_words():
     assert all(card_name(c) not in text.split("blue hand:")[1].splitlines()[0]
                for c in s.hands[1])
     assert "gems" in text.split("blue hand:")[1]
+
+
+def test_D14_ruling_card_backs_are_public_hand_counts_and_draw_sources():
+    """Ruling (engine): the backs of the cards are public, so every seat knows how many gems
+    and how many servants each hand holds (observation string and tensor) and which source
+    each card was drawn from (information state: "blue draws a gem"), never which card."""
+    from druids_env.engine.cards import MAX_PLAYERS, PLAYER_COLOURS
+    from druids_env.engine.information import OBS_FIELDS
+
+    start = sum(size for name, size in OBS_FIELDS[:OBS_FIELDS.index(("hand_sizes", 16))])
+    sources = set()
+    for st in random_states(3, 2, 12)[::5]:
+        for p in range(3):
+            text = D.observation_string(st, p)
+            tensor = D.observation_tensor(st, p)[start:start + 4 * MAX_PLAYERS]
+            for q in range(3):
+                gems = sum(1 for c in st.hands[q] if c < NUM_GEMS)
+                assert tensor[MAX_PLAYERS + q] * 7 == pytest.approx(gems)
+                assert tensor[2 * MAX_PLAYERS + q] * 7 == pytest.approx(len(st.hands[q]) - gems)
+                if q != p:
+                    assert f"{PLAYER_COLOURS[q]} hand: {gems} gems, " \
+                           f"{len(st.hands[q]) - gems} servants" in text
+            q = (p + 1) % 3
+            for ev in st.events():
+                if ev.kind in ("draw_gem", "draw_servant") and ev.data["seat"] == q:
+                    line = ev.describe(p)
+                    kind = "a gem" if ev.kind == "draw_gem" else "a servant"
+                    assert line == f"{PLAYER_COLOURS[q]} draws {kind}", line
+                    sources.add(ev.kind)
+    assert sources == {"draw_gem", "draw_servant"}
 
 
 def test_information_state_tensor_has_a_fixed_length_and_bounds_the_log():

@@ -5,6 +5,8 @@ cannot know (D14), it beats random clearly, and its budgets are bounded."""
 from __future__ import annotations
 
 import random
+import statistics
+import time
 
 import pytest
 
@@ -123,11 +125,68 @@ def test_time_budget_stops_in_time():
     st = midgame(2, seed=3)
     agent = DruidsISMCTSAgent("ismcts:0.05s", iterations=None, seconds=0.05)
     agent.reset(0)
-    import time
     t0 = time.perf_counter()
     assert agent.act(None, st) in st.legal_actions()
     assert time.perf_counter() - t0 < 0.5
     assert agent.last_iterations >= 1
+
+
+class FakeClock:
+    """A ``time`` module whose clock moves only when an iteration runs (by ``costs``, in
+    turn), so the budget's arithmetic is tested exactly, free of the machine's load."""
+
+    def __init__(self, costs):
+        self.now, self.costs, self.k = 100.0, costs, 0
+
+    def perf_counter(self):
+        return self.now
+
+    def spend(self):
+        self.now += self.costs[self.k % len(self.costs)]
+        self.k += 1
+
+
+@pytest.mark.parametrize("costs", [(0.001,), (0.0007,), (0.0004, 0.0011, 0.0006)])
+def test_time_budget_is_a_ceiling_with_a_steady_clock(monkeypatch, costs):
+    """No iteration is started unless twice the mean iteration is left, so with iterations of
+    steady cost the decision never passes its budget (the old check, between iterations only,
+    passed it with every decision: 0.7 ms iterations end a 50 ms budget at 50.4 ms) and uses
+    most of it."""
+    import agents.druids_ismcts as mod
+
+    clock = FakeClock(costs)
+    monkeypatch.setattr(mod, "time", clock)
+    agent = DruidsISMCTSAgent("ismcts:0.05s", iterations=None, seconds=0.05)
+    real = agent.iterate
+    monkeypatch.setattr(agent, "iterate", lambda *a: (real(*a), clock.spend()))
+    agent.reset(0)
+    for k in range(3):
+        st = midgame(2 + k, seed=30 + k)
+        start = clock.now
+        assert agent.act(None, st) in st.legal_actions()
+        spent = clock.now - start
+        assert 0.05 - 3 * max(costs) <= spent <= 0.05, spent
+        assert agent.last_iterations == clock.k and sum(agent.last_visits.values()) >= 1
+        clock.k = 0
+
+
+def test_time_budget_is_respected_on_average_in_real_time():
+    """At ``ismcts:0.05s`` the mean time of a decision over several positions stays within the
+    budget (the old check overran every decision, so its median and mean were both above
+    it). The median must be under the budget; the mean may pass it by 5 % at most, since on
+    a shared machine one preempted iteration can overrun a single decision."""
+    budget = 0.05
+    spent = []
+    for k in range(8):
+        st = midgame(2 + k % 3, seed=40 + k, turn=2 + k)
+        agent = DruidsISMCTSAgent("ismcts:0.05s", iterations=None, seconds=budget)
+        agent.reset(k)
+        t0 = time.perf_counter()
+        agent.act(None, st)
+        spent.append(time.perf_counter() - t0)
+    assert statistics.median(spent) < budget, spent
+    assert statistics.mean(spent) < 1.05 * budget, spent
+    assert statistics.mean(spent) > 0.5 * budget, spent  # and the budget is used
 
 
 # Recorded at commit 675d577, before the servant relabelling became one engine function

@@ -108,7 +108,7 @@ def test_D2_parameters_and_game_properties():
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_D3_setup_is_explicit_chance_and_seat_0_starts(n):
+def test_D3_ruling_setup_is_explicit_chance_and_seat_0_starts(n):
     st = D.DruidsGame(n).new_initial_state()
     rng = random.Random(1)
     for _ in range(6):  # six places face up, each among the places left
@@ -185,6 +185,35 @@ def test_D6_lowest_servant_first_and_the_last_takes_all():
     assert st.scores() == [2, 15]
 
 
+def test_D6_the_checker_finds_amulets_not_shared_out_in_full():
+    """The invariant checker reads each collection from the event log alone: the amulets of
+    the revealed gems (D5) must all be shared out (D6). A share logged short, with the score
+    lowered to match (so scores still equal the shares), is caught; so is a servant revealed
+    but never served, and an amulets count that the gems do not give."""
+    def collected():
+        st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},  # 17 amulets
+                      under={0: [servant(1, 5), servant(0, 2), servant(1, 3)]},
+                      hands={0: [gem(WHITE, 1)]})
+        act(st, "collect place 1")
+        assert not D.check(st)
+        return st, [e for e in st.events() if e.kind == "share"]
+
+    st, evs = collected()
+    assert [e.data["amulets"] for e in evs] == [2, 3, 12]
+    evs[-1].data["amulets"] -= 1  # the last servant takes one less than all that remain
+    st.score[1] -= 1
+    bad = D.check(st)
+    assert len(bad) == 1 and "16 shared out to 3 of 3 servants" in bad[0], bad
+    st, evs = collected()
+    k = st.log_events.index(evs[0])
+    st.log_events[k:k + 1] = []  # seat 0's servant revealed, its share (of 2) not logged
+    st.score[0] -= 2
+    assert D.check(st) and "15 shared out to 2 of 3" in D.check(st)[0]
+    st, _ = collected()
+    next(e for e in st.log_events if e.kind == "amulets").data["amulets"] = 18
+    assert "17 amulets by the gems (logged 18)" in D.check(st)[0]
+
+
 def test_D6_a_servant_finding_no_amulet_left_gets_nothing():
     st = position(above={0: [gem(YELLOW, 3), gem(RED, 9)]},  # 3 amulets
                   under={0: [servant(0, 2), servant(1, 4), servant(1, 6)]},
@@ -210,7 +239,7 @@ def test_D6_the_only_servant_takes_all_even_more_than_its_value():
 
 
 # --- D7 ----------------------------------------------------------------------------------------
-def test_D7_servants_go_back_gems_leave_the_place_is_replaced():
+def test_D7_ruling_servants_go_back_gems_leave_the_place_is_replaced():
     s0, s1 = servant(0, 4), servant(1, 2)
     st = position(above={2: [gem(BLUE, 3), gem(RED, 3)]}, under={2: [s0, s1]},
                   hands={0: [gem(WHITE, 1)]})
@@ -224,7 +253,7 @@ def test_D7_servants_go_back_gems_leave_the_place_is_replaced():
     assert st.row[2] == 9 and st.phase == rules.P_PLAY and not D.check(st)
 
 
-def test_D7_with_the_place_deck_empty_the_place_is_not_replaced():
+def test_D7_ruling_with_the_place_deck_empty_the_place_is_not_replaced():
     st = position(row=(6, 7, 8, 9, 10, 11), collected=(0, 1, 2, 3, 4), place_deck=[5],
                   above={0: [gem(YELLOW, 1), gem(RED, 1)]}, under={0: [servant(1, 1)]},
                   hands={0: [gem(WHITE, 1)]})
@@ -274,10 +303,20 @@ def test_D8_ruling_one_card_plays_one_and_an_empty_hand_plays_nothing():
     assert "play_gem" not in kinds(st) and "play_servant" not in kinds(st)
 
 
-def test_D8_two_cards_must_be_played_when_the_hand_allows():
+def test_D8_ruling_two_cards_must_be_played_when_the_hand_allows():
     st = position(hands={0: [gem(RED, 1), gem(RED, 2), gem(RED, 3)]})
     act(st, "play red 1 above place 1")
     assert st.phase == rules.P_PLAY and A.A_NO_DISCARD not in st.legal_actions()
+
+
+def test_D8_ruling_nobody_plays_more_than_two():
+    st = position(hands={0: [gem(RED, 1), gem(RED, 2), gem(RED, 3), gem(RED, 4)]})
+    act(st, "play red 1 above place 1")
+    act(st, "play red 2 above place 2")
+    assert st.phase == rules.P_DISCARD  # two gems left in hand, none of them playable now
+    assert all(not A.A_PLAY_GEM <= a < A.A_NO_DISCARD for a in st.legal_actions())
+    with pytest.raises(D.IllegalActionError):
+        act(st, "play red 3 above place 3")
 
 
 # --- D9, D10 -----------------------------------------------------------------------------------
@@ -322,7 +361,7 @@ def test_D10_ruling_both_sources_empty_the_hand_stays_short():
 
 
 # --- D11, D11b ---------------------------------------------------------------------------------
-def test_D11_the_eleventh_collection_ends_the_game_at_once():
+def test_D11_ruling_the_eleventh_collection_ends_the_game_at_once():
     st = position(row=(11, 10), collected=tuple(range(10)), place_deck=[],
                   above={0: [gem(WHITE, 5), gem(WHITE, 4)]}, under={0: [servant(1, 2)]},
                   hands={0: [gem(RED, 1)], 1: [gem(RED, 2)]})
@@ -341,7 +380,40 @@ def test_D11b_ruling_a_round_without_any_play_ends_the_game():
     assert kinds(st).count("collect_nothing") == 2  # a whole round (2 turns) passed idle
 
 
-def test_D11b_the_turn_limit_truncates():
+def test_D11b_ruling_a_discard_alone_does_not_count():
+    """Seat 1's last turn was idle; seat 0, at its discard (D9) without having collected,
+    played or drawn, discards and can draw nothing: two idle turns, a whole round, so the game
+    ends at the end of seat 0's turn. Were the discard counted as acting, seat 1 would get
+    another turn first. (In play a discard follows a play of the same turn, since the row
+    never empties before D11; the ruling is what the idle count does with it, so the position
+    is built at the discard.)"""
+    st = position(hands={0: [gem(RED, 1)], 1: []}, gem_deck=[], phase=rules.P_DISCARD,
+                  under={s: [servant(0, s + 1), servant(1, s + 1)] for s in range(6)})
+    st.idle = 1  # seat 1's turn before passed without a collection, a play or a draw
+    assert st.current_player() == 0 and not st.acted
+    before = len(st.events())
+    act(st, "discard red 1")
+    assert st.discards == [(gem(RED, 1), 0)]
+    assert st.is_terminal() and st.end_reason == rules.END_STALL
+    assert "turn" not in [e.kind for e in st.events()[before:]]  # seat 1 got no turn
+
+
+def test_D11b_ruling_a_draw_counts_a_discard_after_it_changes_nothing():
+    """The same position with one gem left in the deck: seat 0 discards, then draws it; the
+    draw is acting (D10), so the round is not idle and seat 1 gets its turn."""
+    st = position(hands={0: [gem(RED, 1)], 1: []}, gem_deck=[gem(BLUE, 9)],
+                  phase=rules.P_DISCARD,
+                  under={s: [servant(0, s + 1), servant(1, s + 1)] for s in range(6)})
+    st.idle = 1
+    before = len(st.events())
+    act(st, "discard red 1")
+    assert st.is_chance_node()  # the only source left: the gem deck's last card
+    st.apply_action(st.legal_actions()[0])
+    turns = [e.data["seat"] for e in st.events()[before:] if e.kind == "turn"]
+    assert not st.is_terminal() and turns[:1] == [1] and st.hands[0] == [gem(BLUE, 9)]
+
+
+def test_D11b_ruling_the_turn_limit_truncates():
     st = position(hands={0: [gem(RED, 1)]})
     st.game.max_turns = 1
     act(st, "play red 1 above place 1")
@@ -360,12 +432,26 @@ def test_D12_the_column_moves_when_a_marker_passes_the_top():
         {"bottom": 6, "top": 35}]
 
 
-def test_D12_a_marker_on_the_bottom_card_ends_the_game_and_the_top_wins():
+def test_D12_ruling_a_marker_on_the_bottom_card_ends_the_game_and_the_top_wins():
     st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
                   hands={0: [gem(RED, 1)]}, score=[3, 20])
     act(st, "collect place 1")
     assert st.is_terminal() and st.end_reason == rules.END_COLUMN and st.base == 0
     assert st.winners() == [1] and st.returns() == [-1.0, 1.0]
+
+
+def test_D12_ruling_a_marker_below_the_column_at_0_is_not_on_the_bottom_card():
+    """A marker still at 0 lies below the column (its circles are base + 1 ..), not on its
+    bottom card: the column moves past it, and again and again, and the game goes on."""
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
+                  hands={0: [gem(RED, 1)]}, score=[0, 20])
+    act(st, "collect place 1")  # 31 > 30 with seat 0 at 0: the column moves
+    assert not st.is_terminal() and st.scores() == [0, 31] and st.base == 5
+    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
+                  hands={0: [gem(RED, 1)]}, score=[0, 33], base=5)
+    act(st, "collect place 1")  # 44 > 35, then > 40: two moves, seat 0 still at 0
+    assert not st.is_terminal() and st.scores() == [0, 44] and st.base == 15
+    assert [e.data["bottom"] for e in st.events() if e.kind == "column_moved"] == [11, 16]
 
 
 def test_D12_ruling_circles_per_card_is_a_parameter():
@@ -376,12 +462,13 @@ def test_D12_ruling_circles_per_card_is_a_parameter():
     assert st.is_terminal() and st.end_reason == rules.END_COLUMN
 
 
-def test_D12_the_game_ends_before_the_next_servant_is_served():
+def test_D12_ruling_the_game_ends_before_the_next_servant_is_served():
     st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},
                   under={0: [servant(1, 6), servant(0, 6)]}, hands={0: [gem(RED, 1)]},
                   score=[3, 27])
     act(st, "collect place 1")  # seat 1's 6 amulets take it to 33 with seat 0 on 3
     assert st.is_terminal() and st.scores() == [3, 33] and len(shares(st)) == 1
+    assert not D.check(st)  # 6 of 17 amulets shared out: the checker allows it after D12
 
 
 # --- D13 ---------------------------------------------------------------------------------------

@@ -155,6 +155,23 @@ def test_tournament_config_plays_druids_and_meduris_summaries_omit_the_game():
     assert "game" not in meduris["config"]
 
 
+def test_the_leaderboard_heads_the_score_column_with_the_games_score_word():
+    """A Druids score counts amulets (D5), a Meduris score victory points: the leaderboard's
+    score column says which, its rows aligned under the wider heading."""
+    from agents.tournament import leaderboard
+
+    row = {"games": 4, "wins": 2.0, "win_rate": 0.5, "win_rate_ci95": [0.1, 0.9],
+           "mean_vp": 40.0, "sd_vp": 3.0, "mean_turns": 22.0, "rating": 25.0,
+           "rating_sigma": 5.0, "rating_ordinal": 10.0, "seconds_per_decision": 0.001}
+    for config, word in (({"players": 2, "seed": 0, "game": "druids"}, "amulets"),
+                         ({"players": 2, "seed": 0}, "VP")):
+        summary = {"agents": {"greedy": row}, "games": 4, "lineups": 2, "config": config}
+        head, _, line = leaderboard(summary).splitlines()[:3]
+        assert f"{word} mean ± sd" in head and ("VP" in head) == (word == "VP")
+        end = head.index(f"{word} mean ± sd") + len(f"{word} mean ± sd")
+        assert line[:end].endswith("40.0 ± 3.0") and head.index("turns") + 5 == end + 7
+
+
 def test_tournament_cli_with_game_druids(tmp_path, capsys):
     out = tmp_path / "t"
     assert main(["tournament", "--game", "druids", "--agents", "random,greedy", "--games", "8",

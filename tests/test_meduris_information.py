@@ -9,7 +9,15 @@ Why two opponents: the 18 chips of each material are split between the supply (p
 hands, so with two players the opponent's split is the total less the supply and one's own
 hand; a pair differing there would differ in the supply too. With 3 or 4 players a chip of one
 material moved from opponent ``a`` to ``b`` and one of another moved back keeps every count
-and the supply: only the split behind the screens changes."""
+and the supply: only the split behind the screens changes.
+
+The information state is another matter, and the paired-state test does not apply to it: the
+OpenSpiel game's perfect-recall information state (``information_state_string``; there is no
+tensor) is the public action history, the same for every player, and every take, payment and
+exchange is public, so the history fixes every player's split (R2's screens hide the chips from
+a player who sees only the table, not from one who remembers every move). Two positions that
+differ only in how two opponents' chips are split therefore never share an information state:
+the twin is in another information set of ``p``. The last test asserts exactly that."""
 
 import random
 
@@ -20,6 +28,7 @@ import pytest
 import meduris_env.openspiel  # noqa: F401  (registers python_meduris)
 from agents.registry import make_agent
 from meduris_env import MedurisGame
+from meduris_env.engine.constants import C_DIE
 from meduris_env.engine.invariants import first_problem
 from meduris_env.envs.observation import observation_vector
 
@@ -118,3 +127,38 @@ def test_with_two_players_a_split_cannot_differ_alone():
         for p in range(2):
             q = 1 - p
             assert (st.materials[q] == 18 - st.supply - st.materials[p]).all()
+
+
+def openspiel_state(game, engine_state):
+    """The OpenSpiel state reached by playing ``engine_state``'s history through ``game``
+    (OpenSpiel numbers chance outcomes from 0: outcome ``k`` is the engine's ``C_DIE + k``)."""
+    state = game.new_initial_state()
+    for a in engine_state.history():
+        state.apply_action(a - C_DIE if state.is_chance_node() else a)
+    return state
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_information_state_reveals_every_split_so_twins_are_in_other_information_sets(
+        players):
+    """See the module docstring: with ``hidden_materials`` the information state of every
+    player is the public history, and replaying it gives back every player's chips exactly,
+    those of the state and not those of its twin (which differs only in how two opponents'
+    chips are split): the split is a function of ``p``'s information state."""
+    game = pyspiel.load_game("python_meduris", {"players": players, "hidden_materials": True})
+    assert game.get_type().provides_information_state_string
+    assert not game.get_type().provides_information_state_tensor
+    checked = 0
+    for st, twin, p, _ in pairs(players, 40):
+        os_state = openspiel_state(game, st)
+        assert (os_state.state.materials == st.materials).all()
+        info = os_state.information_state_string(p)
+        assert info == os_state.history_str()
+        assert all(os_state.information_state_string(q) == info for q in range(players))
+        replay = game.new_initial_state()
+        for a in (int(x) for x in info.split(", ")):
+            replay.apply_action(a)
+        assert (replay.state.materials == st.materials).all()
+        assert not (replay.state.materials == twin.materials).all()
+        checked += 1
+    assert checked == 40

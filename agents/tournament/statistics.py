@@ -86,12 +86,26 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             "agents": agents}
 
 
+def score_word(summary: dict) -> str:
+    """What the game's scores count, for the leaderboard: its game object's ``score_name``
+    (Druids: "amulets", D5), else "VP" (Meduris's victory points; summaries of Meduris name no
+    game)."""
+    from ..games import game_spec
+
+    cfg = summary["config"]
+    game = game_spec(cfg.get("game", "meduris")).make(cfg["players"])
+    return getattr(game, "score_name", "VP")
+
+
 def leaderboard(summary: dict) -> str:
-    """The leaderboard as a text table, best rating (ordinal) first."""
+    """The leaderboard as a text table, best rating (ordinal) first; the score column is headed
+    by what the game's scores count (:func:`score_word`)."""
     rows = sorted(summary["agents"].items(), key=lambda kv: -kv[1]["rating_ordinal"])
     width = max(16, 2 + max(len(label) for label, _ in rows))  # long names keep columns aligned
+    score = f"{score_word(summary)} mean ± sd"
+    col = max(16, len(score) + 2)  # a longer word widens its column, heading and rows alike
     head = (f"{'agent':<{width}}{'games':>6}{'wins':>8}{'win rate':>10}{'95% CI':>16}"
-            f"{'VP mean ± sd':>16}{'turns':>7}{'rating':>14}{'ms/move':>9}{'forfeits':>10}")
+            f"{score:>{col}}{'turns':>7}{'rating':>14}{'ms/move':>9}{'forfeits':>10}")
     lines = [head, "-" * len(head)]
     for label, a in rows:
         lo, hi = a["win_rate_ci95"]
@@ -99,7 +113,7 @@ def leaderboard(summary: dict) -> str:
         vp = f"{a['mean_vp']:.1f} ± {a['sd_vp']:.1f}"
         rating = f"{a['rating']:.1f} ± {a['rating_sigma']:.1f}"
         lines.append(f"{label:<{width}}{a['games']:>6}{a['wins']:>8.1f}{a['win_rate']:>10.1%}"
-                     f"{ci:>16}{vp:>16}{a['mean_turns']:>7.1f}{rating:>14}"
+                     f"{ci:>16}{vp:>{col}}{a['mean_turns']:>7.1f}{rating:>14}"
                      f"{1000 * a['seconds_per_decision']:>9.2f}{a.get('forfeits', 0):>10}")
     cfg = summary["config"]
     lines.append(f"{summary['games']} games, {cfg['players']} players, {summary['lineups']} "

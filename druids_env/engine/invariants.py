@@ -12,18 +12,21 @@ from .cards import (
     NUM_PLACES,
     ROW_SIZE,
     SERVANT_VALUES,
+    gem_colour,
+    gem_value,
     is_gem,
+    place_colour,
     servant_owner,
 )
-from .rules import P_END
+from .rules import END_COLUMN, END_NAMES, P_END
 
 
 def check(state) -> list[str]:
     """Every invariant of a position: card counts conserved (54 gems, 6 servants per colour,
     12 places), each card in one place only, servants only with or under their owner, each
-    score equal to the amulets shared out to that seat, the column below the leader (D12),
-    and the hand limit (D10)."""
-    return _cards(state) + _scores(state) + _shape(state)
+    score equal to the amulets shared out to that seat, each collection's amulets shared out
+    in full (D5, D6), the column below the leader (D12), and the hand limit (D10)."""
+    return _cards(state) + _scores(state) + _sharing(state) + _shape(state)
 
 
 def _cards(st) -> list[str]:
@@ -77,6 +80,46 @@ def _scores(st) -> list[str]:
         out.append(f"column bottom {st.base} is not on a card's edge")
     if st.phase != P_END and st.score and max(st.score) > st.base + 6 * c:
         out.append(f"a marker past the column's top ({max(st.score)} > {st.base + 6 * c})")
+    return out
+
+
+def _sharing(st) -> list[str]:
+    """Each collection, read from the event log alone (not from ``score``, which
+    :func:`_scores` compares with the shares, so a wrong share amount logged and scored alike
+    is caught here): its amulets are the values of the revealed gems of the place's colour
+    (D5), every servant revealed takes one share and the shares add up to the amulets (D6: the
+    last takes all that remain), unless the moving column ended the game during the sharing
+    out (D12: the servants after it take nothing), when they add up to no more."""
+    out = []
+    colour = expected = told = None  # of the collection being read
+    shares = revealed = taken = 0
+    ended = False
+    for ev in st.log_events:
+        kind, d = ev.kind, ev.data
+        if kind == "collect":
+            colour, expected, told = place_colour(d["place"]), 0, None
+            shares = revealed = taken = 0
+            ended = False
+        elif colour is None:
+            continue  # (a position built by hand may log shares with no collection)
+        elif kind == "gem_revealed":
+            expected += gem_value(d["card"]) if gem_colour(d["card"]) == colour else 0
+        elif kind == "amulets":
+            told = d["amulets"]
+        elif kind == "servant_revealed":
+            revealed += 1
+        elif kind == "share":
+            shares += 1
+            taken += d["amulets"]
+        elif kind == "game_end":
+            ended = d["reason"] == END_NAMES[END_COLUMN]
+        elif kind == "place_removed":
+            full = taken == expected and shares == revealed
+            if told != expected or not (full or ended and taken <= expected):
+                out.append(f"collection of place {d['place']}: {expected} amulets by the gems "
+                           f"(logged {told}), {taken} shared out to {shares} of {revealed} "
+                           f"servants")
+            colour = None
     return out
 
 
