@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from meduris_env.engine.constants import NUM_ACTIONS
+from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.envs.observation import OBS_SIZE, observation_high
 
 from .heuristics import PARALLEL_ROWS, action_values
@@ -81,5 +82,5 @@ def _greedy_features_parallel(observations, high, states, fm, fa, out):
         _greedy_row(observations[j], high, states[j], fm, fa, out[j])
 
 
-def default_high(max_turns: int = 1000) -> np.ndarray:
+def default_high(max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
     return observation_high(max_turns)

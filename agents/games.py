@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.game import PLAYER_COUNTS
 
 
 class UnknownGameError(MedurisError, ValueError):
@@ -90,7 +91,7 @@ def druids_end(state) -> str:
 #: every game the tooling plays, Meduris first (the default)
 GAMES: dict[str, GameSpec] = {
     "meduris": GameSpec("meduris", "Meduris (Dorra & zur Linde, HABA 2016): the board game of the "
-                        "project", (2, 3, 4), "R1", make_meduris, observe_meduris, meduris_end,
+                        "project", PLAYER_COUNTS, "R1", make_meduris, observe_meduris, meduris_end,
                         ("random", "greedy", "mcts:200", "ppo")),
     "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
                        "(docs/druids.md)", (2, 3, 4), "D2", make_druids, observe_druids,

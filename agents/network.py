@@ -45,8 +45,9 @@ from torch import nn
 
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.game import check_players as check_game_players
 
-from .games import GAME_NAMES
+from .games import GAME_NAMES, GAMES
 
 GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent = 2 logits)
 
@@ -100,10 +101,21 @@ def architecture(kind: str, inputs: int, net_arch: list[int], players: int | Non
     if game != "meduris":
         arch["game"] = game
     if players is not None:
-        if isinstance(players, bool) or players not in (2, 3, 4):
-            raise ValueError(f"players {players!r}; 2, 3 or 4")
-        arch["players"] = int(players)
+        arch["players"] = _check_players(players, game)
     return arch
+
+
+def _check_players(players, game: str) -> int:
+    """``players`` as an int if ``game`` is played by that many (Meduris: the engine's
+    :func:`~meduris_env.engine.game.check_players`; another game: its row of the games
+    table), else ValueError."""
+    if game == "meduris":
+        return check_game_players(players, "players")
+    spec = GAMES[game]
+    if isinstance(players, bool) or players not in spec.player_counts:
+        raise ValueError(f"players {players!r}; {game} is played by "
+                         f"{', '.join(map(str, spec.player_counts))} ({spec.players_rule})")
+    return int(players)
 
 
 def game_of(arch: dict) -> str:

@@ -9,7 +9,12 @@ import argparse
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
-from meduris_env.records.atomic import output_file_problem, remove_results, unwritable_reason
+from meduris_env.records.atomic import (
+    earlier_results,
+    output_file_problem,
+    output_folder_problem,
+    remove_results,
+)
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
@@ -77,17 +82,10 @@ def output_folder(path: str | Path, flag: str, force: bool, results: tuple[str, 
     the new ones are complete (the command replaces them then, so the folder never mixes two
     runs), unless ``clear`` removes them now (a run that writes as it goes)."""
     out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{flag} {str(out)!r} is a file; give a folder")
-    earlier = [name for name in results if (out / name).exists()]
-    if earlier and not force:
-        raise UsageError(f"{flag} {str(out)!r} holds an earlier run's results "
-                         f"({', '.join(earlier)}); add --force to replace them, or choose "
-                         "another folder")
-    reason = unwritable_reason(out)
-    if reason:
-        raise UsageError(f"cannot write results to {str(out)!r} ({reason}); choose another "
-                         f"{flag}")
+    earlier = earlier_results(out, results)
+    problem = output_folder_problem(out, flag, force, earlier)
+    if problem:
+        raise UsageError(problem)
     if clear:
         remove_results(out, earlier)
     return out

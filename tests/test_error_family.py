@@ -12,7 +12,7 @@ import pytest
 
 from meduris_env import MedurisError
 
-PACKAGES = ("meduris_env", "agents", "train", "meduris_cli")
+PACKAGES = ("meduris_env", "agents", "train", "meduris_cli", "druids_env")
 
 # exceptions that are not errors of input, and why (the CLI must not print them as errors)
 OUTSIDE = {
@@ -40,6 +40,8 @@ EXPECTED = {
     "ServeError": ValueError,
     "WebError": Exception,
     "UsageError": ValueError,
+    "PlayerCountError": ValueError,
+    "DruidsError": ValueError,
 }
 
 
@@ -78,6 +80,30 @@ def test_every_project_exception_is_a_meduris_error():
         assert issubclass(by_name[name], base), f"{name} lost its base {base.__name__}"
 
 
+def test_only_the_cli_entry_prints_meduris_error():
+    """``meduris: error:`` is printed in one place (meduris_cli.main, and argparse's usage
+    errors in meduris_cli.checks): the commands raise, they do not print."""
+    import ast
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    allowed = {"meduris_cli/main.py", "meduris_cli/checks.py"}
+    found = []
+    for package in PACKAGES:
+        for path in sorted((repo / package).rglob("*.py")):
+            rel = path.relative_to(repo).as_posix()
+            tree = ast.parse(path.read_text())
+            docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                          if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                               ast.AsyncFunctionDef))
+                          and node.body and isinstance(node.body[0], ast.Expr)}
+            found += [f"{rel}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and "meduris: error:" in node.value and id(node) not in docstrings
+                      and rel not in allowed]
+    assert not found, f"raise a MedurisError (main prints it) instead of printing: {found}"
+
+
 def test_the_base_lives_in_the_engine_and_is_exported():
     from meduris_env.engine.errors import MedurisError as engine_base
 
@@ -105,6 +131,7 @@ def _bad_inputs(tmp_path):
         ("action", lambda: state.apply_action(0)),  # a decision at a chance node
         ("agent", lambda: make_agent("nobody")),
         ("config", lambda: TrainConfig(players=5).validate()),
+        ("player count", lambda: MedurisGame(5)),
         ("policy file", lambda: load_policy_file(junk)),
     ]
 

@@ -693,3 +693,42 @@ def test_python_dash_m_of_a_training_module_is_the_meduris_command(module, comma
                          text=True, timeout=300, cwd=Path(__file__).resolve().parent.parent)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"usage: meduris {command} ")
+
+
+def test_distill_teachers_are_read_by_the_agent_table():
+    """train.distill parses the teacher with AgentSpec: an az or az-fast search without a
+    network of its own gets the policy being distilled and, unless given, its kind's default
+    budget from the agent table; the report names it without that file."""
+    from agents.base import UnknownAgentError
+    from agents.registry import BY_NAME
+    from train.distill import teacher_label, teacher_name
+
+    assert teacher_name("az", "p.pt") == f"az:{BY_NAME['az'].budget.default}:p.pt"
+    assert teacher_name("az-fast:0.5s", "p.pt") == "az-fast:0.5s:p.pt"
+    assert teacher_name("az:6:other.pt", "p.pt") == "az:6:other.pt"
+    assert teacher_name("mcts:30", "p.pt") == "mcts:30"
+    assert teacher_label("az:6:/runs/policy.pt") == "az:6" and teacher_label("mcts:7") == "mcts:7"
+    with pytest.raises(UnknownAgentError, match="unknown agent 'nobody'"):
+        teacher_name("nobody", "p.pt")
+
+
+def test_the_cli_and_rllib_share_one_output_folder_check(tmp_path):
+    """meduris_cli.checks.output_folder and train.rllib_ppo's run folder ask the same check
+    (meduris_env.records.atomic.output_folder_problem), each naming its own fix."""
+    from meduris_cli.checks import UsageError, output_folder
+    from meduris_env.records.atomic import earlier_results, output_folder_problem
+    from train.rllib_ppo import RUN_RESULTS
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UsageError, match="'.*file' is a file; give a folder"):
+        output_folder(tmp_path / "file", "--out", False, RUN_RESULTS)
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    earlier = earlier_results(run, RUN_RESULTS)
+    assert earlier == ["checkpoint"]
+    with pytest.raises(UsageError, match=r"results \(checkpoint\); add --force to replace"):
+        output_folder(run, "--out", False, RUN_RESULTS)
+    problem = output_folder_problem(run, "--out", False, earlier, fix="add --resume X to go on")
+    assert problem.endswith("results (checkpoint); add --resume X to go on, or choose another "
+                            "folder")
+    assert output_folder_problem(run, "--out", True, earlier) is None

@@ -60,13 +60,33 @@ class DistillError(MedurisError, ValueError):
     """Bad settings or files (the message says which and why)."""
 
 
+#: the searches that learn from their own policy: given no policy file, the teacher searches with
+#: the policy being distilled (their root visits are the targets, agents.az)
+GUIDED_TEACHERS = ("az", "az-fast")
+
+
 def teacher_name(teacher: str, policy_path) -> str:
-    """The teacher agent's name: ``az:<budget>`` (or ``az-fast:<budget>``) without a network of
-    its own searches with the policy being distilled."""
-    parts = teacher.split(":")
-    if parts[0] in ("az", "az-fast") and len(parts) <= 2:
-        return f"{parts[0]}:{parts[1] if len(parts) == 2 else 200}:{policy_path}"
-    return teacher
+    """The teacher agent's name: ``az[:<budget>]`` (or ``az-fast[:<budget>]``) without a
+    network of its own searches with the policy being distilled (the budget, when not given,
+    is its kind's default in the agent table); UnknownAgentError for a name no agent has."""
+    from agents.registry import AgentSpec
+
+    spec = AgentSpec.parse(teacher)
+    budget = spec.text.partition(":")[2]  # (as written: "200", "0.5s"; "" when not given)
+    if spec.kind not in GUIDED_TEACHERS or ":" in budget:  # (another kind, or a file given)
+        return teacher
+    return f"{spec.kind}:{budget or spec.row.budget.default}:{policy_path}"
+
+
+def teacher_label(teacher: str) -> str:
+    """The teacher's name without the policy file of a search (``az:200`` for
+    ``az:200:/path/policy.pt``), for a report."""
+    from agents.registry import AgentSpec
+
+    spec = AgentSpec.parse(teacher)
+    if spec.row.source == "built-in" and spec.row.budget and spec.row.file and spec.parameter:
+        return spec.text[:-len(spec.parameter) - 1]  # (<kind>:<budget>:<file> as written)
+    return spec.text
 
 
 def _load_data(path: Path, settings: dict):
@@ -236,7 +256,7 @@ def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
                                           progress)
     else:
         report = fit(policy, data, epochs, lr, holdout, seed, progress, targets)
-    save_policy(policy, arch, out, value_network=value_network)
+    save_policy(policy, {**arch, "players": players}, out, value_network=value_network)
     return {**report, "teacher": teacher, "games": played, "play_seconds": seconds}
 
 

@@ -116,7 +116,8 @@ def add_value_network(policy_file: str | Path, out: str | Path, players: int,
     t1 = time.perf_counter()
     net, report = fit_value_network(xs, ys, hidden or list(HIDDEN), epochs, seed,
                                     learning_rate, progress, start=start)
-    save_policy(policy, arch, out, value_network=net)
+    # (the player count recorded, so that a game of another refuses the file in one line)
+    save_policy(policy, {**arch, "players": players}, out, value_network=net)
     report.update(games=games, self_play_seconds=t1 - t0,
                   fit_seconds=time.perf_counter() - t1)
     return report
@@ -164,5 +165,6 @@ def mean_of_files(policy_file: str | Path, files: list[str], out: str | Path) ->
         mean = ValueMean(nets)
     except ValueError as err:
         raise PolicyInputsError(str(err)) from None
-    save_policy(policy, arch, out, value_network=mean)
+    save_policy(policy, arch if players is None else {**arch, "players": players}, out,
+                value_network=mean)
     return {"members": len(mean.members)}

@@ -79,11 +79,17 @@ from pathlib import Path
 from agents.rllib import META_FILE, META_FORMAT, read_checkpoint_meta  # (checkpoint folders)
 from agents.tournament import ray_address_problem
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
+from meduris_env.engine.game import DEFAULT_MAX_TURNS, PlayerCountError, check_players
 from meduris_env.envs.rllib import RAY_MISSING, agent_id
-from meduris_env.records.atomic import atomic_write, remove_results, unwritable_reason
+from meduris_env.records.atomic import (
+    atomic_write,
+    earlier_results,
+    output_folder_problem,
+    remove_results,
+)
 
 SHARED = "shared"  # the module id of the one shared policy
+RUN_RESULTS = ("checkpoint", "progress.jsonl")  # what a run writes into its --out
 HIDDEN = [256, 256]
 
 
@@ -129,8 +135,10 @@ def build_config(players: int, num_env_runners: int, seed: int = 0, shared: bool
 
     from meduris_env.envs.rllib import multi_agent_env_class
 
-    if players not in PLAYER_COUNTS:
-        raise RLlibError(f"--players {players}: Meduris has 2, 3 or 4 players (R1)")
+    try:
+        check_players(players, "--players")
+    except PlayerCountError:
+        raise RLlibError(f"--players {players}: Meduris has 2, 3 or 4 players (R1)") from None
     mapping = module_ids(players, shared)
     modules = sorted(set(mapping.values()))
     model = DefaultModelConfig(fcnet_hiddens=HIDDEN, fcnet_activation="tanh")
@@ -265,12 +273,13 @@ def train(players: int, iterations: int, out: str | Path, num_env_runners: int |
             ray.shutdown()
 
 
+# --- the output folder: the one check (meduris_cli.checks.output_folder asks it too) ---------
 def _check_run_folder(out: Path, players: int, shared: bool, resume: str | Path | None,
                       force: bool) -> None:
     """Before Ray starts: ``out`` holds one run (see :func:`train`); a resumed checkpoint is
     ``out/checkpoint`` and of the same players and policies. RLlibError says what to change;
     with ``force`` a new run's earlier results are removed now."""
-    earlier = [name for name in ("checkpoint", "progress.jsonl") if (out / name).exists()]
+    earlier = earlier_results(out, RUN_RESULTS)
     if resume is not None:
         meta = read_meta(resume)
         if Path(resume).resolve() != (out / "checkpoint").resolve():
@@ -281,13 +290,11 @@ def _check_run_folder(out: Path, players: int, shared: bool, resume: str | Path 
             kind = "a shared policy" if meta["shared"] else "one policy per seat"
             raise RLlibError(f"--resume {resume}: that run has {meta['players']} players and "
                              f"{kind}; resume it with the same --players and --per-seat")
-    elif earlier and not force:
-        raise RLlibError(f"--out {out} holds an earlier run's results ({', '.join(earlier)}); "
-                         f"add --resume {out / 'checkpoint'} to continue it, --force to replace "
-                         "it, or choose another folder")
-    reason = unwritable_reason(out)
-    if reason:
-        raise RLlibError(f"--out {out}: cannot write there ({reason})")
+    problem = output_folder_problem(out, "--out", force or resume is not None, earlier,
+                                    fix=f"add --resume {out / 'checkpoint'} to continue it, "
+                                        "--force to replace it")
+    if problem:
+        raise RLlibError(problem)
     if resume is None:  # (--force) the earlier run goes now: the folder never mixes two runs
         remove_results(out, earlier)
 

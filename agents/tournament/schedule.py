@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.engine.seeding import derive_seed
 
 from ..base import UnknownAgentError
@@ -37,7 +38,7 @@ class TournamentConfig:
     seed: int = 0
     workers: int = 1
     exchange: str = "auto"
-    max_turns: int = 1000
+    max_turns: int = DEFAULT_MAX_TURNS
     save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
     backend: str = "process"  # "process" (a pool on this machine) or "ray"
     address: str | None = None  # Ray cluster (host:port); None: a local Ray

@@ -4,8 +4,9 @@ whose docstring is the recipe): a policy fitted to the moves of the search it gu
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an unknown teacher, an existing ``--out`` without ``--force``, a ``--data`` file of
-other settings, numbers out of range) print one line ``meduris: error: ...`` and exit with 2,
-writing nothing. Ctrl-C says where the teacher games saved so far are (exit 130).
+other settings, numbers out of range) print one line ``meduris: error: ...`` and exit with 2
+(raised here, printed by :mod:`meduris_cli.main`), writing nothing. Ctrl-C says where the
+teacher games saved so far are (exit 130).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from pathlib import Path
 
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
-from train.distill import SAVE_EVERY, TARGETS
+from train.distill import SAVE_EVERY, TARGETS, teacher_label
+
+from ..checks import UsageError
 
 
 def add_parser(sub) -> None:
@@ -69,22 +72,16 @@ def problem(args) -> str | None:
 
 
 def run(args) -> int:
-    from agents.base import UnknownAgentError
-    from agents.network import PolicyFileError
-    from train.distill import DistillError, distill
+    from train.distill import distill
 
     wrong = problem(args)
     if wrong:
-        print(f"meduris: error: {wrong}", file=sys.stderr)
-        return 2
+        raise UsageError(wrong)
     data_path = Path(args.data) if args.data else None
-    try:
+    try:  # (a bad policy file, teacher or --data file: its MedurisError reaches meduris_cli.main)
         report = distill(args.policy, Path(args.out), args.teacher, args.players, args.games,
                          data_path, args.targets, args.epochs, args.lr, args.holdout,
                          args.workers, args.seed, not args.no_progress)
-    except (PolicyFileError, UnknownAgentError, DistillError, OSError) as err:
-        print(f"meduris: error: {err}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(f"meduris: interrupted; {_kept(data_path)}", file=sys.stderr)
         return 130
@@ -104,7 +101,7 @@ def _kept(data_path: Path | None) -> str:
 
 def summary(report: dict) -> str:
     """One line of :func:`train.distill.distill`'s report."""
-    teacher = ":".join(report["teacher"].split(":")[:2])  # (az's policy path left out)
+    teacher = teacher_label(report["teacher"])
     if report.get("value"):
         return _value_summary(report, teacher)
     line = (f"distilled {teacher} from {report['games']:,} games "

@@ -3,15 +3,17 @@ docstring is the contract and lists the options), in the Ray environment (``.ven
 
 The flags are checked before Ray starts; errors the user can fix (Ray missing, a cluster that
 does not answer, a missing or mismatched checkpoint, an unwritable ``--out`` or one holding
-another run, numbers out of range) print one line ``meduris: error: ...`` and exit with 2.
+another run, numbers out of range) print one line ``meduris: error: ...`` and exit with 2
+(raised here, printed by :mod:`meduris_cli.main`).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
+
+from ..checks import UsageError
 
 
 def add_parser(sub) -> None:
@@ -60,25 +62,24 @@ def problem(args) -> str | None:
 
 
 def run(args) -> int:
-    from train.rllib_ppo import RLlibError, train
+    from train.rllib_ppo import train
 
     wrong = problem(args)
     if wrong:
-        return _error(wrong)
+        raise UsageError(wrong)
 
     def log(row: dict) -> None:
         if not args.json:
             print(f"iteration {row['iteration']:4d}  env steps {row['env_steps_sampled']:9d}  "
                   f"{row['seconds']:7.1f} s", flush=True)
 
-    try:
-        metrics = train(args.players, args.iterations, args.out, args.env_runners, args.seed,
-                        args.address, shared=not args.per_seat, resume=args.resume,
-                        max_turns=args.max_turns, train_batch_size=args.train_batch,
-                        minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr,
-                        force=args.force, log=log)
-    except RLlibError as err:
-        return _error(str(err))
+    # (Ray missing, a silent cluster, a bad checkpoint or --out: an RLlibError, a MedurisError
+    # that meduris_cli.main prints)
+    metrics = train(args.players, args.iterations, args.out, args.env_runners, args.seed,
+                    args.address, shared=not args.per_seat, resume=args.resume,
+                    max_turns=args.max_turns, train_batch_size=args.train_batch,
+                    minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr,
+                    force=args.force, log=log)
     if args.json:
         print(json.dumps(metrics))
     else:
@@ -86,8 +87,3 @@ def run(args) -> int:
               f"{metrics['env_steps_per_s']:.0f} env steps/s with {metrics['env_runners']} "
               f"env runner(s); checkpoint {metrics['checkpoint']}")
     return 0
-
-
-def _error(message: str) -> int:
-    print(f"meduris: error: {message}", file=sys.stderr)
-    return 2

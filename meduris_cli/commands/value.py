@@ -5,18 +5,18 @@ the docstrings of :mod:`train.value` and :mod:`train.judges`.
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an existing ``--out`` without ``--force``, numbers out of range) print one line
-``meduris: error: ...`` and exit with 2.
+``meduris: error: ...`` and exit with 2 (raised here, printed by :mod:`meduris_cli.main`).
 """
 
 from __future__ import annotations
-
-import sys
 
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
 from train.az import MAX_SIMULATIONS  # (numpy only)
 from train.judges import SEARCH_SHARE, SEARCH_SIMULATIONS  # (numpy only, as train.value)
 from train.value import HIDDEN  # (numpy only: torch is imported when a network is fitted)
+
+from ..checks import UsageError
 
 MAX_ENVS = 65_536
 MAX_POSITIONS = 9_000_000  # (float16 inputs: ~31 GB at most, the search's buffer's bound)
@@ -125,21 +125,14 @@ def fit_problem(args) -> str | None:
 
 
 def run(args) -> int:
-    from agents.network import PolicyFileError
-    from train.config import ConfigError
-    from train.judges import PolicyInputsError
-
     wrong = problem(args)
     if wrong:
-        print(f"meduris: error: {wrong}", file=sys.stderr)
-        return 2
-    try:
-        if args.mean_of is not None:
-            return joined(args)
-        report = fitted(args)
-    except (PolicyFileError, PolicyInputsError, ConfigError, OSError) as err:
-        print(f"meduris: error: {err}", file=sys.stderr)
-        return 2
+        raise UsageError(wrong)
+    # (an unreadable policy file, bad inputs or settings: their MedurisError or OSError reaches
+    # meduris_cli.main, which prints it)
+    if args.mean_of is not None:
+        return joined(args)
+    report = fitted(args)
     print(f"value network: {report['positions']:,} positions from {report['games']:,} games "
           f"({report['self_play_seconds']:.0f} s), fitted in {report['fit_seconds']:.0f} s; "
           f"held-out MSE {report.get('validation_mse', float('nan')):.3f} (predicting the mean: "

@@ -31,6 +31,7 @@ from .constants import (
     TEMPLES,
     WORKERS,
 )
+from .errors import MedurisError
 from .layout import OFFSETS, STATE_SIZE
 from .state import State
 from .values import check_bool, check_int
@@ -40,12 +41,17 @@ MAX_TURNS_LIMIT = 2**31 - 1  # the state array holds it as an int32
 PLAYER_COUNTS = (2, 3, 4)  # R1
 
 
+class PlayerCountError(MedurisError, ValueError):
+    """A player count Meduris is not played by (R1: 2, 3 or 4)."""
+
+
 def check_players(num_players, what: str = "num_players") -> int:
-    """``num_players`` as an int if it is a player count of the game (R1), else a clear error;
-    the one check of player counts (environments, agents, commands and configs ask it)."""
+    """``num_players`` as an int if it is a player count of the game (R1), else a clear
+    :class:`PlayerCountError` (also a ``ValueError``); the one check of player counts
+    (environments, agents, commands and configs ask it)."""
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
             or num_players not in PLAYER_COUNTS:
-        raise ValueError(f"{what} must be 2, 3 or 4 (R1), got {num_players!r}")
+        raise PlayerCountError(f"{what} must be 2, 3 or 4 (R1), got {num_players!r}")
     return int(num_players)
 
 

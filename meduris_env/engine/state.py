@@ -33,12 +33,12 @@ import numpy as np
 
 from . import chance
 from . import kernel as K
-from .actions import action_to_string
+from .actions import action_to_string, decode_action
 from .constants import (
-    C_CHIP,
     C_DIE,
     C_START,
     CHANCE,
+    CHIP_VP,
     DECISION_NAMES,
     END_TRUNCATED,
     NUM_ACTIONS,
@@ -164,14 +164,12 @@ class State:
         cmask = _SCRATCH.cmask
         K.chance_mask(self._a, cmask)
         ids = np.flatnonzero(cmask) + C_DIE
-        fields = sorted({(a - C_CHIP) // 3 for a in ids.tolist()})
-        left = self.chips_to_place
+        chips = [decode_action(a) for a in ids.tolist()]  # (field, chip kind) each
+        fields = {c.field for c in chips}
+        left = self.chips_to_place  # indexed by chip kind - CHIP_VP
         total = int(left.sum())
-        out = []
-        for a in ids.tolist():
-            kind = (a - C_CHIP) % 3
-            out.append((a, (1.0 / len(fields)) * (int(left[kind]) / total)))
-        return out
+        return [(c.id, (1.0 / len(fields)) * (int(left[c.chip - CHIP_VP]) / total))
+                for c in chips]
 
     def apply_action(self, action: int, player: int | None = None) -> None:
         """Apply a player action (at a decision node) or a chance outcome (at a chance node).

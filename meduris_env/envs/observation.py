@@ -26,6 +26,7 @@ from numba import njit
 from ..engine import layout  # (the offsets as layout.O_*: numba folds them as constants)
 from ..engine.constants import (
     HUT,
+    HUTS,
     MATERIAL_TOTAL,
     MAX_FIELDS,
     MAX_PLAYERS,
@@ -38,6 +39,7 @@ from ..engine.constants import (
     Q_OFFER,
     STACK_HEIGHT,
     TEMPLE,
+    TEMPLES,
 )
 
 NUM_DECISION_KINDS = 5  # place worker, take (+1), return (-1), turn action, offering
@@ -74,8 +76,8 @@ OBS_FIELDS: tuple[tuple[str, tuple[int, ...], int | None, str], ...] = (
      "all materials"),
     ("player_materials_hidden", (P,), 1, "1 where the materials are shown as a total only"),
     ("player_vp", (P,), MAX_VP, "victory points"),
-    ("player_huts_left", (P,), 12, "huts not yet built"),
-    ("player_temples_left", (P,), 2, "temples not yet built"),
+    ("player_huts_left", (P,), max(HUTS.values()), "huts not yet built"),
+    ("player_temples_left", (P,), TEMPLES, "temples not yet built"),
     ("player_rune_stones", (P,), NUM_RUNE_AREAS, "rune stones held"),
     ("player_is_roller", (P,), 1, "1 for the seat whose turn it is"),
     ("player_is_start", (P,), 1, "1 for the starting player"),

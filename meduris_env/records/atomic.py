@@ -97,6 +97,27 @@ def output_file_problem(path: str | Path, flag: str, force: bool,
     return None
 
 
+def earlier_results(out: Path, results) -> list[str]:
+    """The names of ``results`` (files or folders) an earlier run left in ``out``."""
+    return [name for name in results if (out / name).exists()]
+
+
+def output_folder_problem(out: Path, flag: str, force: bool, earlier: list[str],
+                          fix: str = "add --force to replace them") -> str | None:
+    """Why a command may not fill the folder ``out`` (given as ``flag``), or None: a file, an
+    earlier run's results (``earlier``) without ``force`` (``fix`` says what to add), or a
+    folder where nothing can be written (created if missing)."""
+    if out.exists() and not out.is_dir():
+        return f"{flag} {str(out)!r} is a file; give a folder"
+    if earlier and not force:
+        return (f"{flag} {str(out)!r} holds an earlier run's results ({', '.join(earlier)}); "
+                f"{fix}, or choose another folder")
+    reason = unwritable_reason(out)
+    if reason:
+        return f"cannot write results to {str(out)!r} ({reason}); choose another {flag}"
+    return None
+
+
 def remove_results(folder: Path, names) -> None:
     """Delete ``folder/name`` for each name (a file or a whole folder), e.g. an earlier run's
     results that ``--force`` replaces."""
