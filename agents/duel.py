@@ -28,6 +28,7 @@ from contextlib import closing
 from dataclasses import asdict, dataclass, field
 
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.engine.seeding import derive_seed
 
 from . import sprt
@@ -54,7 +55,7 @@ class DuelConfig:
     workers: int = 1
     seed: int = 0
     exchange: str = "auto"
-    max_turns: int = 1000
+    max_turns: int = DEFAULT_MAX_TURNS
     # cmd: agents (agents.external): seconds per decision and per game (None: no game limit),
     # the folder of their stderr logs ("": <temp dir>/meduris-bots)
     move_time: float = DEFAULT_MOVE_TIME
@@ -254,9 +255,9 @@ def take_pairs(out: DuelResult, waiting: dict[int, float], lower: float, upper: 
         out.pair_scores.append(score)
         out.counts[sprt.pentanomial([score]).index(1)] += 1
         out.llr = sprt.llr(out.counts, cfg.elo0, cfg.elo1)
-        if bar is not None:
-            bar.update(2)
+        if bar is not None:  # (the postfix first: the update's refresh shows this pair's LLR)
             bar.set_postfix_str(f"LLR {out.llr:+.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
+            bar.update(2)
         verdict = sprt.decide(out.llr, lower, upper)
         if verdict:
             out.result = verdict

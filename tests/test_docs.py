@@ -90,20 +90,23 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris train --resume runs/ppo_2p/checkpoint.zip --steps 20000000": (FLAGS, "meduris train"),
     # docs/training.md: the az-train runs and their measurements (minutes each)
     "meduris az-train --players 3 --warm-start runs/ppo_3p/best.pt --moves 600000 "
-    "--learning-rate 0.0002 --eval-every 100000 --eval-games 150 --seed 1 --out runs/az_3p":
+    "--learning-rate 0.0002 --eval-every 100000 --eval-games 150 --eval-ppo runs/ppo_3p/best.pt "
+    "--seed 1 --out runs/az_3p":
         (FLAGS, "meduris az-train"),
-    "meduris tournament --agents ppo:runs/az_3p/policy.pt,ppo,ppo --players 3 --games 300 "
-    "--workers 1 --seed 7": (FLAGS, "meduris tournament"),
+    "meduris tournament --agents ppo:runs/az_3p/policy.pt,ppo:runs/ppo_3p/best.pt,"
+    "ppo:runs/ppo_3p/best.pt --players 3 --games 300 --workers 1 --seed 7":
+        (FLAGS, "meduris tournament"),
     "meduris az-train --players 4 --warm-start runs/ppo_4p/best.pt --value-positions 800000 "
-    "--moves 1200000 --learning-rate 0.0002 --eval-every 200000 --eval-games 200 --seed 1 "
-    "--out runs/az_4p": (FLAGS, "meduris az-train"),
+    "--moves 1200000 --learning-rate 0.0002 --eval-every 200000 --eval-games 200 "
+    "--eval-ppo runs/ppo_4p/best.pt --seed 1 --out runs/az_4p": (FLAGS, "meduris az-train"),
     "make model-3p": (RUN, "make -n model-3p"),  # the recipe; -n: nothing trained
     "make model-4p": (RUN, "make -n model-4p"),
     "make model-search-2p": (RUN, "make -n model-search-2p"),
     "meduris tournament --agents az-fast:430:agents/models/search_2p.pt,az:200 --games 400 "
     "--workers 2 --seed 15": (FLAGS, "meduris tournament"),
-    "meduris tournament --agents ppo:runs/az_4p/best.pt,ppo,ppo,ppo --players 4 --games 720 "
-    "--workers 2 --seed 11": (FLAGS, "meduris tournament"),
+    "meduris tournament --agents ppo:runs/az_4p/best.pt,ppo:runs/ppo_4p/best.pt,"
+    "ppo:runs/ppo_4p/best.pt,ppo:runs/ppo_4p/best.pt --players 4 --games 720 --workers 2 "
+    "--seed 11": (FLAGS, "meduris tournament"),
     "meduris az-train --players 2 --moves 1000000 --learning-rate 0.0002 --greedy-share 0.25 "
     "--eval-every 250000 --eval-games 200 --seed 1 --out runs/az_2p_span":
         (FLAGS, "meduris az-train"),
@@ -156,6 +159,9 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 40":
         (RUN, "meduris ladder add examples/plugins/mybots.py:Cautious:5 --games 2 --workers 1 "
               "--no-progress --db {tmp}/l2.sqlite"),
+    "meduris ladder add 'cmd:python3 examples/plugins/mybot.py' --games 40 --move-time 2":
+        (RUN, "meduris ladder add 'cmd:python3 examples/plugins/mybot.py' --games 2 --workers 1 "
+              "--move-time 2 --no-progress --db {tmp}/l3.sqlite"),
     # docs/bring_your_own_agent.md: duels (a few games; greedy against itself is 100 fast ones)
     "meduris duel examples/plugins/mybots.py:Cautious:7 examples/plugins/mybots.py:Cautious:5":
         (RUN, "meduris duel examples/plugins/mybots.py:Cautious:7 "

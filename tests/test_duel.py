@@ -1,11 +1,13 @@
 """Duels (``meduris duel``, :mod:`agents.duel`) and their statistics (:mod:`agents.sprt`): the LLR
 against hand-computed and independently computed values, the SPRT's error rates by simulation,
-real duels that accept H1 and H0, determinism over workers, --json, one-line errors, Ctrl-C."""
+real duels that accept H1 and H0, determinism over workers, --json, the LLR in the progress
+bar, one-line errors, Ctrl-C, and plug-ins of every form played in two worker processes."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 import pytest
+from test_ladder import outside_folder, played_in
 
 from agents import sprt
 from agents.duel import DuelConfig, pair_tasks, run_duel
@@ -190,10 +193,11 @@ def test_the_stopping_point_depends_on_the_seed_not_on_the_workers(capsys):
 
 def test_json_output_has_every_figure_and_the_text_output_the_llr_and_bounds(capsys):
     d = duel_json(capsys, "greedy", "random", "--elo1", "200", "--max-games", "8",
-                  "--workers", "1")
+                  "--workers", "1", "--exchange", "manual")
     assert set(d) >= {"a", "b", "result", "games", "pairs", "llr", "lower_bound", "upper_bound",
                       "elo", "elo_95", "score", "score_se", "pentanomial", "config"}
     assert d["config"]["elo1"] == 200 and d["games"] <= 8
+    assert d["config"]["exchange"] == "manual"
     assert main(["duel", "greedy", "random", "--elo1", "200", "--max-games", "8",
                  "--workers", "1", "--no-progress"]) == 0
     text = capsys.readouterr().out
@@ -275,5 +279,38 @@ def test_plug_in_agents_from_a_file_and_a_program_duel(tmp_path, capsys):
     assert d["a"] == f"{bots}:first" and d["games"] >= 2 and d["result"] in ("H0", "max-games")
     bot = REPO / "examples" / "random_bot.py"
     d = duel_json(capsys, f"cmd:{sys.executable} {bot}", "greedy", "--elo1", "200",
-                  "--max-games", "4", "--workers", "1", "--move-time", "20")
+                  "--max-games", "4", "--workers", "1", "--move-time", "20", "--game-time",
+                  "600")
     assert d["games"] == 4 and d["config"]["move_time"] == 20
+    assert d["config"]["game_time"] == 600
+
+
+@pytest.fixture
+def outside(tmp_path_factory, monkeypatch) -> Path:
+    return outside_folder(tmp_path_factory, monkeypatch)
+
+
+def test_plug_ins_of_every_form_duel_on_two_workers(outside, capsys):
+    """A file from outside the project against a module on the path, then the installed entry
+    point: each built and played inside the two worker processes (never in this one)."""
+    bots = f"{outside / 'bots' / 'p27file.py'}:make"
+    d = duel_json(capsys, bots, "p27mod:make:1", "--elo1", "200", "--max-games", "4",
+                  "--workers", "2")
+    assert (d["a"], d["b"], d["games"]) == (bots, "p27mod:make:1", 4)
+    assert sum(d["pentanomial"]) == 2 and d["config"]["workers"] == 2
+    if (os.cpu_count() or 1) >= 2:
+        pids = played_in(outside)
+        assert pids and os.getpid() not in pids, pids
+    d = duel_json(capsys, "cautious:2", "greedy", "--elo1", "200", "--max-games", "4",
+                  "--workers", "2")
+    assert (d["a"], d["games"], sum(d["pentanomial"])) == ("cautious:2", 4, 2)
+
+
+def test_the_progress_bar_shows_the_llr_against_its_bounds(capsys):
+    assert main(["duel", "greedy", "random", "--elo1", "200", "--max-games", "8",
+                 "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    llr = float(out.split("LLR ")[1].split()[0])  # the summary's
+    games = int(out.split(" games in ")[0].split()[-1])
+    assert f"LLR {llr:+.2f} [-2.94, 2.94]" in err, err  # the bar's postfix, at its end
+    assert "duel: " in err and f"{games}/8" in err, err

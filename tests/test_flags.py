@@ -66,9 +66,31 @@ TESTED = {
                  "--buffer", "--batch-size", "--learning-rate", "--train-every", "--epochs",
                  "--warm-start", "--eval-every", "--eval-games", "--seed", "--threads", "--out",
                  "--force", "--resume", "--no-progress", "--greedy-share", "--eval-against",
-                 "--min-span", "--value-positions"},
+                 "--eval-ppo", "--min-span", "--value-positions"},
     # (its cases: tests/test_az_train.py)
+    "duel": {"a", "b", "--elo0", "--elo1", "--alpha", "--beta", "--max-games", "--workers",
+             "--seed", "--players", "--exchange", "--move-time", "--game-time", "--json",
+             "--no-progress",
+             "--game"},  # (its cases: tests/test_duel.py; --game: tests/test_druids_tooling.py)
 }
+
+# meduris ladder's subcommands (their cases: tests/test_ladder.py; --game:
+# tests/test_ladder_druids.py; show's --png and --force: below)
+LADDER = {
+    "add": {"agent", "--db", "--game", "--games", "--players", "--workers", "--seed",
+            "--move-time", "--game-time", "--no-progress"},
+    "anchors": {"--db", "--game", "--games", "--players", "--workers", "--seed", "--anchors",
+                "--move-time", "--game-time", "--no-progress"},
+    "show": {"--db", "--game", "--players", "--free-anchors", "--json", "--png", "--force"},
+    "list": {"--db", "--game"},
+    "remove": {"agent", "--db", "--game", "--players"},
+}
+
+
+def ladder_parsers() -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    return next(a for a in sub.choices["ladder"]._actions
+                if a.dest == "ladder_command").choices
 
 
 @pytest.mark.parametrize("command", sorted(TESTED))
@@ -76,13 +98,22 @@ def test_every_flag_has_a_case_here(command):
     assert flags_of(command) == TESTED[command]
 
 
-@pytest.mark.parametrize("command", sorted(TESTED))
+@pytest.mark.parametrize("command", sorted(LADDER))
+def test_every_ladder_flag_has_a_case_here(command):
+    parser = ladder_parsers()[command]
+    assert {opt for a in parser._actions for opt in a.option_strings
+            if opt not in ("-h", "--help")} | {a.dest for a in parser._actions
+                                               if not a.option_strings} == LADDER[command]
+
+
+@pytest.mark.parametrize("command", sorted(TESTED) + [f"ladder {c}" for c in sorted(LADDER)])
 def test_help_shows_every_default(command):
     """Every option that has a default shows it in --help (train's are its configuration's)."""
     from train.config import TrainConfig
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    parser = sub.choices[command]
+    parser = (ladder_parsers()[command.split()[1]] if command.startswith("ladder ") else
+              sub.choices[command])
     text = " ".join(parser.format_help().split())
     shown = 0
     for action in parser._actions:
@@ -99,7 +130,8 @@ def test_help_shows_every_default(command):
         assert help_text[:40] in text and "default" in text[text.index(help_text[:40]):][
             :len(help_text) + 60], (command, action.option_strings)
         shown += 1
-    assert shown >= {"train": 17, "tournament": 5, "replay": 0, "agents": 0}.get(command, 1)
+    assert shown >= {"train": 17, "tournament": 5, "replay": 0, "agents": 0,
+                     "ladder show": 0, "ladder list": 0}.get(command, 1)
 
 
 def test_version():
@@ -277,3 +309,16 @@ def test_serve_flags(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_ladder_show_png_and_force(tmp_path, capsys):
+    from agents.ladder import SHIPPED
+
+    png = tmp_path / "ladder.png"
+    args = ["ladder", "show", "--db", str(SHIPPED), "--png", str(png)]
+    assert meduris_here(capsys, *args).returncode == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    png.write_bytes(b"mine")
+    again = meduris_here(capsys, *args)
+    assert again.returncode == 2 and "--force" in again.stderr and png.read_bytes() == b"mine"
+    assert meduris_here(capsys, *args, "--force").returncode == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -4,7 +4,8 @@ every game kept in an SQLite file (``meduris ladder``, docs/agents.md#the-rating
 * :mod:`.store`: the ladder file (SQLite, WAL; each game committed as it ends under a unique
   key, so a killed run resumes with nothing lost or counted twice);
 * :mod:`.fit`: ratings by maximum likelihood over all stored games (Bradley-Terry for 2
-  players, Plackett-Luce for 3-4, on the Elo scale with ``random`` = 0, 95% intervals);
+  players, Plackett-Luce for 3-4, on the Elo scale with ``random`` = 0, 95% intervals), the
+  anchors held at the ratings of their own games so that no entrant moves them;
 * :mod:`.gauntlet`: the anchors' games and an entrant's gauntlet (duplicate play, seeds from
   ``derive_seed``, the next opponents chosen near the estimate), played in worker processes;
 * :mod:`.report`: the table, JSON and PNG of ``meduris ladder show``;
@@ -17,7 +18,7 @@ ladder starts (``meduris ladder anchors [--game druids]`` reproduces them).
 """
 
 from .anchors import LADDERS, LadderGame, game_flag, ladder_of
-from .fit import Fit, Rating, fit_ratings, shipped_ratings
+from .fit import Fit, Rating, fit_on_anchors, fit_ratings, ladder_fit, shipped_ratings
 from .gauntlet import (
     MAX_LADDER_GAMES,
     check_agents,
@@ -29,6 +30,7 @@ from .store import SHIPPED, LadderError, LadderStore, copy_anchors, open_ladder
 
 __all__ = [
     "LADDERS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderGame", "LadderStore",
-    "Rating", "check_agents", "copy_anchors", "draw", "fit_ratings", "game_flag", "ladder_of",
-    "open_ladder", "play_anchors", "play_gauntlet", "shipped_ratings", "table", "to_json",
+    "Rating", "check_agents", "copy_anchors", "draw", "fit_on_anchors", "fit_ratings",
+    "game_flag", "ladder_fit", "ladder_of", "open_ladder", "play_anchors", "play_gauntlet",
+    "shipped_ratings", "table", "to_json",
 ]

@@ -10,6 +10,12 @@ ratings of different player counts are not comparable.
 
 * **Anchored**: ``theta`` of the reference agent (``random``) is fixed at 0; the others are
   fitted by Newton's method on the log-likelihood (concave), to a step below 1e-10.
+* **A scale that stays put** (:func:`fit_on_anchors`, what ``meduris ladder show`` prints): the
+  anchors are fitted from the anchors' games alone, then the entrants with the anchors held at
+  those ratings, so adding an entrant's games never moves an anchor (on a ladder started from
+  the shipped games the anchors keep the shipped ratings). :func:`fit_ratings` fits every agent
+  together instead (``ladder show --free-anchors``): the entrants' games then pull the anchors
+  they met.
 * **Prior**: every pair of agents that met in some game also gets :data:`PRIOR_GAMES` virtual
   2-player game, drawn (half a point each way). It keeps the estimate finite when an agent won
   or lost every game against its neighbours (the maximum likelihood is then at infinity) and
@@ -17,7 +23,9 @@ ratings of different player counts are not comparable.
   games (BayesElo does the same with two virtual draws).
 * **Intervals**: 95% Wald intervals, ``elo ± 1.96 se``, ``se`` from the observed information
   (the inverse of the negative Hessian of the log-likelihood, prior included, at the
-  estimate); they are relative to the reference, whose interval is 0 wide.
+  estimate); they are relative to the reference, whose interval is 0 wide. With the anchors
+  held, an entrant's ``se`` adds the anchors' covariance carried through its fit (the delta
+  method, :func:`solve`) to its own.
 * Only agents connected to the reference through games can be placed; the others are listed
   in :attr:`Fit.unconnected`.
 * Reproducible: the fit reads the games in the order given (the store sorts them by key) and
@@ -34,7 +42,7 @@ from functools import cache
 
 import numpy as np
 
-from .store import SHIPPED, LadderError, open_ladder
+from .store import ANCHORS, SHIPPED, LadderError, open_ladder
 
 ELO = 400 / math.log(10)  # Elo points per unit of theta (natural log of the strength)
 PRIOR_GAMES = 1.0  # virtual drawn games between each pair of agents that met
@@ -67,6 +75,7 @@ class Fit:
     ratings: list[Rating]  # best first (ties by name)
     unconnected: list[str] = field(default_factory=list)
     iterations: int = 0
+    held: bool = False  # the anchors held at their own games' ratings (fit_on_anchors)
 
     def by_name(self) -> dict[str, Rating]:
         return {r.name: r for r in self.ratings}
@@ -134,17 +143,31 @@ def derivatives(theta: np.ndarray, groups) -> tuple[float, np.ndarray, np.ndarra
     return ll, grad, hess
 
 
-def newton(groups, n: int, fixed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Maximise the log-likelihood with ``theta[fixed]`` = 0: (theta, covariance of the free
-    thetas, iterations)."""
-    free = np.array([i for i in range(n) if i != fixed], dtype=np.int64)
-    theta = np.zeros(n)
+MAX_STEP = 4.0  # theta units (~700 Elo) a Newton step may move an agent
+
+
+def capped_step(h: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Newton's step, at most :data:`MAX_STEP` in any coordinate. Where an agent is far from
+    all it met the curvature is almost 0 and the raw step flies off to where it is exactly 0
+    (a singular Hessian): an entrant that beat its first anchors, held at their ratings, from
+    0. The tiny ridge keeps the solve defined there; the cap, with the line search, walks it
+    back in reach. (Near the maximum both change nothing.)"""
+    if not len(grad):
+        return np.zeros(0)
+    step = np.linalg.solve(h - 1e-12 * np.eye(len(grad)), -grad)
+    big = float(np.max(np.abs(step)))
+    return step * (MAX_STEP / big) if big > MAX_STEP else step
+
+
+def newton(groups, theta: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Maximise the log-likelihood over ``theta[free]``, the other entries held where they are
+    given: (theta, Hessian at the maximum, iterations)."""
+    theta = theta.copy()
     ll, grad, hess = derivatives(theta, groups)
     iterations = 0
     while iterations < 200:
         iterations += 1
-        h = hess[np.ix_(free, free)]
-        step = np.linalg.solve(h, -grad[free]) if len(free) else np.zeros(0)
+        step = capped_step(hess[np.ix_(free, free)], grad[free])
         size = 1.0
         while True:
             trial = theta.copy()
@@ -156,18 +179,81 @@ def newton(groups, n: int, fixed: int) -> tuple[np.ndarray, np.ndarray, int]:
         theta, (ll, grad, hess) = trial, new
         if not len(free) or np.max(np.abs(size * step)) < 1e-10:
             break
-    info = -hess[np.ix_(free, free)]
-    cov = np.linalg.inv(info) if len(free) else np.zeros((0, 0))
-    return theta, cov, iterations
+    return theta, hess, iterations
 
 
-def connected(games, names: list[str], start: str) -> set[str]:
-    """The agents linked to ``start`` through games."""
+@dataclass
+class Solution:
+    """One maximum-likelihood solve: the placed agents' index, their theta and its covariance
+    (all placed agents, the reference's row and column 0), the games used, the agents not
+    connected, Newton's iterations."""
+
+    index: dict[str, int]
+    theta: np.ndarray
+    cov: np.ndarray
+    kept: list
+    unconnected: list[str]
+    iterations: int
+
+
+def solve(games: list, reference: str, held: Solution | None = None) -> Solution:
+    """Fit ``games`` with ``theta[reference]`` = 0, or, given ``held``, with every agent that
+    ``held`` placed held at its theta there (the reference among them). The other agents'
+    covariance is the inverse of their observed information, plus, when agents are held, the
+    held ones' covariance carried through (the delta method: ``d theta_free / d theta_held =
+    -H_ff^-1 H_fh`` at the maximum), so their intervals stay relative to the reference."""
+    start = set(held.index) if held is not None else {reference}
+    names = sorted({a for agents, _ in games for a in agents} | start)
+    linked = connected(games, names, start)
+    placed = [n for n in names if n in linked]
+    index = {n: i for i, n in enumerate(placed)}
+    kept = [g for g in games if g[0][0] in linked]
+    theta = np.zeros(len(placed))
+    fixed = [index[reference]]
+    if held is not None:
+        fixed = [index[n] for n in held.index]
+        theta[fixed] = held.theta[list(held.index.values())]
+        start_near_opponents(theta, kept, index, set(fixed))
+    free = np.array(sorted(set(range(len(placed))) - set(fixed)), dtype=np.int64)
+    theta, hess, iterations = newton(groups_by_size(stages(kept, index)), theta, free)
+    cov = np.zeros((len(placed), len(placed)))
+    own = np.linalg.inv(-hess[np.ix_(free, free)]) if len(free) else np.zeros((0, 0))
+    cov[np.ix_(free, free)] = own
+    if held is not None:
+        held_cov = held.cov[np.ix_(list(held.index.values()), list(held.index.values()))]
+        cov[np.ix_(fixed, fixed)] = held_cov
+        if len(free):
+            jacobian = own @ hess[np.ix_(free, fixed)]
+            carried = jacobian @ held_cov
+            cov[np.ix_(free, free)] += carried @ jacobian.T
+            cov[np.ix_(free, fixed)] = carried
+            cov[np.ix_(fixed, free)] = carried.T
+    return Solution(index, theta, cov, kept, [n for n in names if n not in linked], iterations)
+
+
+def start_near_opponents(theta: np.ndarray, games, index: dict[str, int], fixed: set[int]):
+    """Each agent not in ``fixed`` starts at the mean theta of the held agents it met (games
+    counted): Newton's method then starts near the answer, not at ``random``'s 0."""
+    total, count = np.zeros(len(theta)), np.zeros(len(theta))
+    for agents, _ in games:
+        ids = [index[a] for a in agents]
+        for i in ids:
+            if i not in fixed:
+                for j in ids:
+                    if j in fixed:
+                        total[i] += theta[j]
+                        count[i] += 1
+    met = (count > 0) & ~np.isin(np.arange(len(theta)), list(fixed))
+    theta[met] = total[met] / count[met]
+
+
+def connected(games, names: list[str], start: set[str]) -> set[str]:
+    """The agents linked to those of ``start`` through games."""
     links: dict[str, set[str]] = {name: set() for name in names}
     for agents, _ in games:
         for a in agents:
             links[a].update(agents)
-    seen, todo = {start}, [start]
+    seen, todo = set(start), sorted(start)
     while todo:
         for b in links[todo.pop()] - seen:
             seen.add(b)
@@ -189,34 +275,74 @@ def scores(games) -> dict[str, tuple[int, float]]:
     return {a: (int(g), s / g) for a, (g, s) in tally.items()}
 
 
-def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: int,
-                anchors: Sequence[str] = (), reference: str = REFERENCE) -> Fit:
-    """The ratings of the agents of ``games`` ((agents per seat, ranks per seat), all of
-    ``players``): see the module docstring. ``anchors`` are marked as such in the result."""
+def checked(games, players: int) -> list[tuple[tuple[str, ...], tuple[int, ...]]]:
+    """``games`` as tuples, each of ``players`` different agents and ranks (else one line)."""
     games = [(tuple(a), tuple(int(r) for r in ranks)) for a, ranks in games]
     for agents, ranks in games:
         if len(agents) != players or len(ranks) != players or len(set(agents)) != players:
             raise LadderError(f"a {players}-player game needs {players} different agents and "
                               f"ranks, got {list(agents)} {list(ranks)}")
-    names = sorted({a for agents, _ in games for a in agents})
-    if reference not in names:
+    return games
+
+
+def need_reference(games, players: int, reference: str) -> None:
+    if not any(reference in agents for agents, _ in games):
         raise LadderError(f"no {players}-player games of {reference!r}, the agent rated 0: "
                           f"play the anchors' games first (meduris ladder anchors --players "
                           f"{players})")
-    linked = connected(games, names, reference)
-    placed = [n for n in names if n in linked]
-    index = {n: i for i, n in enumerate(placed)}
-    kept = [g for g in games if g[0][0] in linked]
-    theta, cov, iterations = newton(groups_by_size(stages(kept, index)), len(placed),
-                                    index[reference])
-    se = np.zeros(len(placed))
-    free = [i for i in range(len(placed)) if i != index[reference]]
-    se[free] = np.sqrt(np.maximum(np.diag(cov), 0.0))
+
+
+def fitted(players: int, solution: Solution, kept: list, unconnected: list[str],
+           anchors: Sequence[str], iterations: int, held: bool) -> Fit:
+    """The :class:`Fit` of a solution: ratings best first (ties by name)."""
+    se = np.sqrt(np.maximum(np.diag(solution.cov), 0.0))
     tally = scores(kept)
-    ratings = [Rating(n, float(theta[i] * ELO), float(se[i] * ELO), tally[n][0], tally[n][1],
-                      n in anchors) for n, i in index.items()]
+    ratings = [Rating(n, float(solution.theta[i] * ELO), float(se[i] * ELO), tally[n][0],
+                      tally[n][1], n in anchors) for n, i in solution.index.items()]
     ratings.sort(key=lambda r: (-round(r.elo, 9), r.name))
-    return Fit(players, len(kept), ratings, [n for n in names if n not in linked], iterations)
+    return Fit(players, len(kept), ratings, unconnected, iterations, held)
+
+
+def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: int,
+                anchors: Sequence[str] = (), reference: str = REFERENCE) -> Fit:
+    """The ratings of the agents of ``games`` ((agents per seat, ranks per seat), all of
+    ``players``) fitted together (``ladder show --free-anchors``): see the module docstring.
+    ``anchors`` are marked as such in the result."""
+    games = checked(games, players)
+    need_reference(games, players, reference)
+    s = solve(games, reference)
+    return fitted(players, s, s.kept, s.unconnected, anchors, s.iterations, False)
+
+
+def fit_on_anchors(anchor_games: Sequence[tuple[Sequence[str], Sequence[int]]],
+                   entrant_games: Sequence[tuple[Sequence[str], Sequence[int]]], players: int,
+                   anchors: Sequence[str] = (), reference: str = REFERENCE) -> Fit:
+    """The ladder's ratings with the anchors held (``ladder show``, the default): the anchors
+    fitted from ``anchor_games`` alone (as :func:`fit_ratings` would), then every other agent
+    of ``entrant_games`` fitted with the anchors held at those ratings. An entrant's games
+    never move an anchor; an entrant's interval adds the anchors' uncertainty to its own
+    (:func:`solve`), so it stays relative to the reference. (An agent entered under an
+    anchor's name keeps the anchor's rating.)"""
+    base_games, extra = checked(anchor_games, players), checked(entrant_games, players)
+    need_reference(base_games, players, reference)
+    base = solve(base_games, reference)
+    rest = solve(extra, reference, held=base)
+    kept = base.kept + rest.kept
+    unconnected = sorted((set(base.unconnected) | set(rest.unconnected)) - set(rest.index))
+    return fitted(players, rest, kept, unconnected, anchors, base.iterations + rest.iterations,
+                  True)
+
+
+def ladder_fit(store, players: int, free_anchors: bool = False) -> Fit:
+    """The ratings of a ladder's stored games of ``players``: the anchors held at the ratings
+    of their own games (:func:`fit_on_anchors`), or all fitted together (``free_anchors``)."""
+    games = store.games(players)
+    anchors = store.anchors(players)
+    if free_anchors:
+        return fit_ratings([(g.agents, g.ranks) for g in games], players, anchors)
+    return fit_on_anchors([(g.agents, g.ranks) for g in games if g.entrant == ANCHORS],
+                          [(g.agents, g.ranks) for g in games if g.entrant != ANCHORS],
+                          players, anchors)
 
 
 @cache
@@ -235,8 +361,9 @@ def rating_against(results: dict[str, tuple[int, float]], ratings: dict[str, flo
     (``results[name] = (games, points)``, a shared win half a point; ``ratings[name]`` their
     Elo): the Bradley-Terry maximum likelihood, with the :data:`PRIOR_GAMES` virtual drawn game
     against each of them, so a clean sweep stays finite. It maximises the concave
-    log-likelihood (a training run's quick estimate on the ladder's scale; the ladder itself
-    fits every rating together), by bisection: the log-likelihood is concave, its slope falls
+    log-likelihood (a training run's quick estimate on the ladder's scale: the rating
+    :func:`fit_on_anchors` gives an entrant with these results, without its interval), by
+    bisection: the log-likelihood is concave, its slope falls
     from positive to negative across the bracket, whatever the results (Newton's steps can
     overshoot to where a sweep's curvature is 0)."""
     if not results or any(name not in ratings for name in results):

@@ -19,9 +19,10 @@ whole units) in rounds of :data:`ROUND_UNITS` units against ``k = max(2, players
 1. round 1 against the game's probes (:mod:`.anchors`: Meduris ``greedy`` and ``mcts:200``,
    Druids ``greedy`` and ``ismcts:200``; for 4 players with the anchor nearest them in rating;
    anchors nearest the middle of the scale if the ladder has no probes);
-2. after each round the entrant's rating is estimated by the fit (:mod:`.fit`) of the anchors'
-   games and the entrant's games of the rounds before, and the next round plays the ``k``
-   anchors nearest that estimate;
+2. after each round the entrant's rating is estimated from its games of the rounds before,
+   the anchors held at the ratings of their own games (:func:`~.fit.fit_on_anchors`, as
+   ``ladder show`` rates it), and the next round plays the ``k`` anchors nearest that
+   estimate;
 3. with 2 players each round's units alternate between the ``k`` anchors, with more players
    they sit together; the last round is cut to what ``games`` leaves.
 
@@ -45,15 +46,17 @@ from dataclasses import dataclass
 from meduris_env.engine.seeding import derive_seed
 
 from ..base import UnknownAgentError
+from ..external import DEFAULT_MOVE_TIME
 from ..registry import make_agent
-from ..tournament.schedule import TournamentConfig
+from ..tournament.schedule import TournamentConfig, check_limits
 from ..tournament.stream import game_stream
 from .anchors import game_flag, ladder_of
-from .fit import Fit, fit_ratings
+from .fit import Fit, fit_on_anchors, fit_ratings
 from .store import ANCHORS, LadderError, LadderStore, game_key
 
 ROUND_UNITS = 4  # units (seat-swapped pairs, rotations) per round of a gauntlet
 MAX_LADDER_GAMES = 100_000
+LIMITS = {"move_time": "--move-time", "game_time": "--game-time"}  # their flags, for errors
 
 
 @dataclass(frozen=True)
@@ -130,10 +133,12 @@ def round_games(players: int, entrant: str, chosen: list[str], count: int,
 
 def estimate(store: LadderStore, players: int, entrant: str, keys: set[str],
              anchors: list[str]) -> Fit:
-    """The fit of the anchors' games and the entrant's games ``keys``."""
-    games = [(g.agents, g.ranks) for g in store.games(players)
-             if g.entrant == ANCHORS or (g.entrant == entrant and g.key in keys)]
-    return fit_ratings(games, players, anchors)
+    """The fit of the entrant's games ``keys`` with the anchors held at their own games'
+    ratings (:func:`~.fit.fit_on_anchors`: the scale of ``ladder show``)."""
+    games = store.games(players)
+    return fit_on_anchors([(g.agents, g.ranks) for g in games if g.entrant == ANCHORS],
+                          [(g.agents, g.ranks) for g in games
+                           if g.entrant == entrant and g.key in keys], players, anchors)
 
 
 @dataclass
@@ -191,11 +196,12 @@ class Runner:
     """Plays planned games through one worker pool and stores each as it ends."""
 
     def __init__(self, store: LadderStore, players: int, names: list[str], workers: int,
-                 on_game: Callable[[int], None] | None = None):
+                 on_game: Callable[[int], None] | None = None,
+                 limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None)):
         self.store, self.players, self.names = store, players, names
         self.index = {n: i for i, n in enumerate(names)}
         self.cfg = TournamentConfig(agents=names, players=players, workers=workers,
-                                    game=store.game)
+                                    game=store.game, move_time=limits[0], game_time=limits[1])
         self.on_game = on_game or (lambda count: None)
         self.played = 0
 
@@ -215,11 +221,15 @@ class Runner:
 
 
 def play_anchors(store: LadderStore, anchors: list[str], players: int, games: int, seed: int,
-                 workers: int, on_game: Callable[[int], None] | None = None) -> int:
-    """Play (and store) the anchors' games not stored yet; how many were played."""
+                 workers: int, on_game: Callable[[int], None] | None = None,
+                 limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None)) -> int:
+    """Play (and store) the anchors' games not stored yet; how many were played. ``limits``:
+    the seconds per move and per game (None: none) of ``cmd:`` agents (:mod:`agents.external`;
+    one that runs over forfeits the game)."""
+    check_limits(*limits, LIMITS)
     check_agents(anchors, store.game)
     plan = anchor_plan(anchors, players, games, seed)
-    runner = Runner(store, players, list(dict.fromkeys(anchors)), workers, on_game)
+    runner = Runner(store, players, list(dict.fromkeys(anchors)), workers, on_game, limits)
     if not any(p.key not in store.keys(players) for p in plan):
         runner.on_game(len(plan))
         return 0
@@ -229,16 +239,18 @@ def play_anchors(store: LadderStore, anchors: list[str], players: int, games: in
 
 def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int, seed: int,
                   workers: int, on_game: Callable[[int], None] | None = None,
-                  say: Callable[[str], None] | None = None) -> int:
+                  say: Callable[[str], None] | None = None,
+                  limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None)) -> int:
     """Play (and store) the entrant's gauntlet; how many games were played (not stored
-    before). ``say`` hears one line per round."""
+    before). ``say`` hears one line per round; ``limits`` as for :func:`play_anchors`."""
+    check_limits(*limits, LIMITS)
     check_agents([entrant], store.game)
     say = say or (lambda line: print(line, file=sys.stderr))
     rounds = gauntlet_rounds(store, entrant, players, games, seed)
     first = next(rounds)  # (checks the ladder before the workers start)
     names = list(dict.fromkeys([entrant, *store.anchors(players)]))
     check_agents(names[1:], store.game)
-    runner = Runner(store, players, names, workers, on_game)
+    runner = Runner(store, players, names, workers, on_game, limits)
     with game_stream(runner.cfg, runner.names) as play:
         for rnd in itertools.chain([first], rounds):
             where = "" if rnd.estimate is None else f" (estimate {rnd.estimate:.0f})"

@@ -17,10 +17,18 @@ from .fit import PRIOR_GAMES, Fit
 MODEL = {2: "Bradley-Terry", 3: "Plackett-Luce", 4: "Plackett-Luce"}
 
 
+def anchoring(fit: Fit) -> str:
+    return ("anchors held at the ratings of their own games" if fit.held else
+            "anchors fitted with every game (--free-anchors)")
+
+
 def describe(fit: Fit) -> str:
+    """The table's first line; with entrants, how the anchors were rated (without, both ways
+    give the same numbers)."""
+    held = f"; {anchoring(fit)}" if any(not r.anchor for r in fit.ratings) else ""
     return (f"{fit.players} players: {fit.games} games, {MODEL[fit.players]} maximum "
             f"likelihood on the Elo scale, random = 0; 95% intervals from the observed "
-            f"information; prior {PRIOR_GAMES:g} drawn game per pair that met")
+            f"information; prior {PRIOR_GAMES:g} drawn game per pair that met{held}")
 
 
 def table(fit: Fit) -> str:
@@ -42,6 +50,7 @@ def table(fit: Fit) -> str:
 def as_json(fit: Fit) -> dict:
     return {"players": fit.players, "games": fit.games, "model": MODEL[fit.players],
             "scale": "Elo (400 log10 of the strength), random = 0",
+            "anchors_held": fit.held, "anchors": anchoring(fit),
             "interval": "95% Wald, observed information", "prior_draws_per_pair": PRIOR_GAMES,
             "ratings": [{"agent": r.name, "rating": round(r.elo, 3), "se": round(r.se, 3),
                          "low": round(r.low, 3), "high": round(r.high, 3), "games": r.games,

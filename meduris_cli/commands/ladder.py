@@ -7,7 +7,12 @@
 * ``ladder anchors``: the anchors' own games (neighbours against each other), the command
   that made the shipped ladder.
 * ``ladder show``: the ratings fitted over all stored games (:mod:`agents.ladder.fit`), one
-  table per player count; ``--json`` for scripts, ``--png`` for the picture.
+  table per player count, the anchors held at the ratings of their own games (an entrant never
+  moves them; ``--free-anchors``: everything fitted together); ``--json`` for scripts,
+  ``--png`` for the picture. ``ladder add`` and ``ladder anchors`` end with the same table.
+
+``add`` and ``anchors`` take ``--move-time`` / ``--game-time``, the limits of ``cmd:`` agents
+(a program over its limit forfeits that game, a loss stored with its reason).
 * ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
 
 Every subcommand takes ``--game`` (``meduris``, the default, or ``druids``): each game has its
@@ -33,8 +38,8 @@ from agents.ladder import (
     check_agents,
     copy_anchors,
     draw,
-    fit_ratings,
     game_flag,
+    ladder_fit,
     ladder_of,
     open_ladder,
     play_anchors,
@@ -42,8 +47,9 @@ from agents.ladder import (
     table,
     to_json,
 )
+from meduris_env.engine.game import PLAYER_COUNTS
 
-from ..checks import SEED, HelpFormatter, int_in, output_file
+from ..checks import SEED, HelpFormatter, add_time_flags, int_in, output_file
 
 DB = LADDERS["meduris"].db
 
@@ -68,11 +74,12 @@ def add_parser(sub) -> None:
     def playing(c, games: int, games_help: str) -> None:
         c.add_argument("--games", type=int_in(1, MAX_LADDER_GAMES), default=games,
                        help=games_help)
-        c.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
+        c.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2,
                        help="2, 3 or 4 (default 2)")
         c.add_argument("--workers", type=int_in(1, 1024), default=min(2, os.cpu_count() or 1),
                        help="parallel processes (default: 2 or the CPUs there are)")
         c.add_argument("--seed", type=SEED, default=0, help="seed of the games (default 0)")
+        add_time_flags(c)
         c.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     add = command("add", "play an agent's gauntlet against the anchors and store its games",
@@ -85,15 +92,18 @@ def add_parser(sub) -> None:
     anchors.add_argument("--anchors", default=None, help="comma-separated anchors, weakest "
                          "first (default: the shipped anchors of --players)")
     show = command("show", "print the ratings fitted over all stored games", run_show)
-    show.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+    show.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=None,
                       help="one player count (default: each one stored, a table each)")
+    show.add_argument("--free-anchors", action="store_true", help="fit the anchors with every "
+                      "game, the entrants' too (default: the anchors held at the ratings of "
+                      "their own games, so adding an agent never moves them)")
     show.add_argument("--json", action="store_true", help="print the ratings as JSON")
     show.add_argument("--png", default=None, help="also draw the ratings to this PNG file")
     show.add_argument("--force", action="store_true", help="replace an existing --png")
     command("list", "list the stored agents and their games", run_list)
     remove = command("remove", "delete an entrant's games (never the anchors')", run_remove)
     remove.add_argument("agent", help="the entrant's name")
-    remove.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
+    remove.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2,
                         help="2, 3 or 4 (default 2)")
 
 
@@ -135,7 +145,7 @@ def run_add(args) -> int:
                   f"{args.players} games with one seed)", file=sys.stderr)
         done = play_and_fit(args, store, total, args.agent, lambda update, bar: play_gauntlet(
             store, args.agent, args.players, args.games, args.seed, workers(args), update,
-            say=lambda line: say(bar, line)))
+            say=lambda line: say(bar, line), limits=(args.move_time, args.game_time)))
     if done is None:
         return 130
     played, seconds = done
@@ -157,9 +167,7 @@ def play_and_fit(args, store, total: int, desc: str, play) -> tuple[int, float] 
     finally:
         if bar is not None:
             bar.close()
-    fit = fit_ratings([(g.agents, g.ranks) for g in store.games(args.players)],
-                      args.players, store.anchors(args.players))
-    print(table(fit))
+    print(table(ladder_fit(store, args.players)))
     return played, time.perf_counter() - t0
 
 
@@ -211,7 +219,8 @@ def run_anchors(args) -> int:
                           "of it")
     with open_ladder(args.db, game=args.game) as store:
         done = play_and_fit(args, store, links * per, "anchors", lambda update, bar: play_anchors(
-            store, names, args.players, args.games, args.seed, workers(args), update))
+            store, names, args.players, args.games, args.seed, workers(args), update,
+            limits=(args.move_time, args.game_time)))
     if done is None:
         return 130
     played, seconds = done
@@ -229,7 +238,7 @@ def run_show(args) -> int:
             games = store.games(n)
             if not games:
                 raise LadderError(f"{args.db} holds no {n}-player games")
-            fits.append(fit_ratings([(g.agents, g.ranks) for g in games], n, store.anchors(n)))
+            fits.append(ladder_fit(store, n, args.free_anchors))
     if not fits:
         raise LadderError(f"{args.db} holds no games yet: meduris ladder add AGENT"
                           f"{game_flag(args.game)} --db {args.db} plays some")
