@@ -4,10 +4,12 @@ shipped one, each with its rating measured on the shipped 2-player ladder of the
 strength (``meduris play --level 3``, ``meduris agents``).
 
 The levels are anchors of the ladder, chosen roughly evenly spaced in rating (about 500 Elo
-apart): their ratings are read from the ladder's games by the same fit as ``meduris ladder
-show`` (never typed in here), and a test checks that they increase with the level. The ratings
-are those of 2-player games; at 3 and 4 players the same agents play (``ppo`` and ``az`` with
-the shipped model of that player count).
+apart, the top one further): their ratings are read from the ladder's games by the same fit as
+``meduris ladder show`` (never typed in here), and a test checks that they increase with the
+level. The ratings are those of 2-player games; at 3 and 4 players the same agents play
+(``ppo`` with the shipped model of that player count), except where a level names another
+(:attr:`Level.more`): the top level's ``search`` ships for 2 players only, so at 3 and 4 it is
+``az:200`` with that player count's model.
 """
 
 from __future__ import annotations
@@ -21,7 +23,12 @@ from meduris_env.engine.errors import MedurisError
 class Level:
     number: int
     name: str  # in a player's words
-    agent: str  # an agent name (an anchor of the ladder)
+    agent: str  # an agent name (an anchor of the 2-player ladder)
+    more: str | None = None  # the agent at 3 and 4 players where it differs
+
+    def agent_for(self, players: int) -> str:
+        """The agent this level seats in a game of ``players``."""
+        return self.more if players > 2 and self.more else self.agent
 
 
 LEVELS = (
@@ -29,7 +36,7 @@ LEVELS = (
     Level(2, "casual", "greedy"),
     Level(3, "club", "mcts:200"),
     Level(4, "strong", "ppo"),
-    Level(5, "expert", "az:200"),
+    Level(5, "expert", "search", more="az:200"),
 )
 
 
@@ -58,11 +65,15 @@ def ratings() -> dict[int, tuple[float, float, float]]:
 def as_dict(lv: Level) -> dict:
     """A level as JSON (``meduris agents --json``, the web server's ``/api/agents``)."""
     return {"level": lv.number, "name": lv.name, "agent": lv.agent,
-            "elo_2p": round(ratings()[lv.number][0], 1)}
+            "agent_3_4": lv.agent_for(3), "elo_2p": round(ratings()[lv.number][0], 1)}
 
 
-def describe(lv: Level) -> str:
-    """``level 3 (club): mcts:200, rated 1003 Elo (95% 850..1150) on the 2-player ladder``."""
+def describe(lv: Level, players: int = 2) -> str:
+    """``level 3 (club): mcts:200, rated 1003 Elo (95% 850..1150) on the 2-player ladder``; a
+    level seating another agent at ``players`` names both."""
     elo, low, high = ratings()[lv.number]
-    return (f"level {lv.number} ({lv.name}): {lv.agent}, rated {elo:.0f} Elo (95% {low:.0f}.."
-            f"{high:.0f}) on the 2-player ladder")
+    rated = f"rated {elo:.0f} Elo (95% {low:.0f}..{high:.0f}) on the 2-player ladder"
+    seated = lv.agent_for(players)
+    if seated == lv.agent:
+        return f"level {lv.number} ({lv.name}): {seated}, {rated}"
+    return f"level {lv.number} ({lv.name}): {seated} (at 2 players {lv.agent}, {rated})"

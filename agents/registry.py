@@ -130,6 +130,7 @@ class AgentKind:
     package: str | None = None  # the installed package an entry point comes from
     syntax: str | None = None  # how to write a plug-in form's names (instead of the name)
     games: tuple[str, ...] = ("meduris",)  # the games it plays (agents.games.GAMES)
+    players: tuple[int, ...] = (2, 3, 4)  # the player counts it plays (its model's, if fixed)
     game_summaries: tuple[tuple[str, str], ...] = ()  # (game, summary) where it differs
 
     def serves(self, game: str) -> bool:
@@ -198,6 +199,12 @@ def _az_fast(spec: AgentSpec) -> Agent:
     return AZFastAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
+def _search(spec: AgentSpec) -> Agent:
+    from .az_fast import AZFastAgent
+    from .ppo import MODELS
+    return AZFastAgent(str(spec), **spec.search_budget(), path=str(MODELS / SEARCH_MODEL))
+
+
 def _ismcts(spec: AgentSpec) -> Agent:
     from .druids_ismcts import DruidsISMCTSAgent
     return DruidsISMCTSAgent(str(spec), **spec.search_budget())
@@ -221,6 +228,9 @@ def _cmd(spec: AgentSpec) -> Agent:
     return SubprocessAgent(str(spec), spec.target)
 
 
+#: the shipped 2-player search's networks (agents/models/, ``make model-search-2p``): the
+#: shipped policy's prior and a value network fitted to the search's own games
+SEARCH_MODEL = "search_2p.pt"
 SEARCH = Budget("iterations", 200, seconds=True)
 # az-fast's tree holds a node per iteration
 FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=MAX_TREE_ITERATIONS)
@@ -251,6 +261,13 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("az-fast", "the az search with its tree in numba arrays: the same moves' "
               "distribution, about 3x the iterations per second", _az_fast, budget=FAST_SEARCH,
               file="policy.pt", needs=("torch", "model"), web=False),
+    # (430 iterations: az:200's time per move, which it beats: docs/training.md; its file is
+    # of 2 players, so a game of 3 or 4 refuses it in one line, as any 2-player policy file)
+    AgentKind("search", "the shipped 2-player search: az-fast with the shipped policy's prior "
+              "and a value network fitted to the search's own games (agents/models/"
+              "search_2p.pt; 2 players only)", _search,
+              budget=Budget("iterations", 430, seconds=True, maximum=MAX_TREE_ITERATIONS),
+              needs=("torch", "model"), players=(2,)),
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
               "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)

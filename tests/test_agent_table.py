@@ -22,7 +22,8 @@ def test_the_table_is_the_known_list_in_order():
     # the built-in kinds, then the plug-in forms, then the installed packages' entry points
     # (tests/test_plugins.py checks those)
     assert [k.name for k in BUILT_IN] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
-                                          "rllib", "az", "az-fast", "ismcts", "gumbel"]
+                                          "rllib", "az", "az-fast", "search", "ismcts",
+                                          "gumbel"]
     assert [(k.name, k.source) for k in KINDS[len(BUILT_IN):len(BUILT_IN) + 3]] == [
         ("file", "file"), ("module", "module"), ("cmd", "cmd")]
     assert {k.source for k in KINDS[len(BUILT_IN) + 3:]} <= {"entry point"}
@@ -30,7 +31,9 @@ def test_the_table_is_the_known_list_in_order():
     assert all(k.summary and "\n" not in k.summary for k in KINDS)
     # the tournament sets torch to one thread for exactly these
     assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "az-fast", "rllib",
-                                                             "gumbel"}
+                                                             "search", "gumbel"}
+    # every kind plays every player count but the shipped 2-player search (its file's)
+    assert {k.name: k.players for k in KINDS if k.players != (2, 3, 4)} == {"search": (2,)}
     # the web server never plays a file, a module or a command named in a request
     assert [k.name for k in KINDS if not k.web] == ["rllib", "az-fast", "ismcts", "gumbel",
                                                    "file", "module", "cmd"]
@@ -133,7 +136,8 @@ def test_meduris_agents_lists_the_table(capsys):
     out = capsys.readouterr().out
     table, _, levels = out.partition("\n\n")  # the kinds, then the levels for people
     lines = table.splitlines()
-    assert levels.startswith("levels for people") and "level 5 (expert): az:200" in levels
+    assert levels.startswith("levels for people") and "level 5 (expert): search, rated" in levels
+    assert "at 3 and 4 players az:200" in levels
     assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
     assert [line.split("  ")[0] for line in lines[1:]] == [
         k.usage() for k in KINDS if k.serves("meduris")]

@@ -71,3 +71,47 @@ def test_the_web_server_offers_the_levels(tmp_path):
     names = {a["name"] for a in offer["agents"]}
     assert [x["agent"] for x in offer["levels"]] == [lv.agent for lv in LEVELS]
     assert all(x["agent"].partition(":")[0] in names for x in offer["levels"])
+
+
+def test_the_top_level_is_the_shipped_search_and_az_200_at_3_and_4_players(tmp_path, capsys,
+                                                                            monkeypatch):
+    """Level 5 is the strongest shipped agent: the 2-player search (its file of 2 players), rated
+    above every other anchor by the ladder's games; at 3 and 4 players, where no search ships,
+    the level seats az:200 and says so; the search itself refuses a 3-player game in one line."""
+    from agents.ladder import fit_ratings
+    from agents.registry import make_agent
+
+    top = level(5)
+    assert (top.agent, top.agent_for(2), top.agent_for(3), top.agent_for(4)) == (
+        "search", "search", "az:200", "az:200")
+    with open_ladder(SHIPPED, read_only=True) as store:
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2)
+    assert fit.ratings[0].name == "search"  # the best of the anchors
+    path = tmp_path / "level5.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--level", "5", "--players", "3", "--seed", "4", "--record",
+                 str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("opponents: level 5 (expert): az:200 (at 2 players search, rated ")
+    assert GameRecord.load(path).agents == ["human", "az:200", "az:200"]
+    with pytest.raises(Exception, match=r"search_2p\.pt is a 2-player policy: it cannot play a "
+                                         r"3-player game"):
+        make_agent("search").check_players(3)
+
+
+def test_the_web_server_offers_the_search_for_two_players_only(tmp_path):
+    """The strongest shipped agent is offered (by name: a request never names a file), for the
+    player count its file is of; a 3-player game asking for it is refused (400) saying why."""
+    from fastapi.testclient import TestClient
+
+    from meduris_cli.web.app import create_app
+
+    with TestClient(create_app(tmp_path / "games.sqlite")) as client:
+        offer = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
+        assert offer["search"]["players"] == [2] and "search" in offer["search"]["examples"]
+        refused = client.post("/api/games", json={"players": 3, "opponents": ["search"] * 2,
+                                                  "seat": 0, "seed": 1})
+        assert refused.status_code == 400
+        assert "plays games of 2 players, not 3" in refused.json()["error"]
+        assert client.post("/api/games", json={"players": 2, "opponents": ["search"],
+                                               "seat": 0, "seed": 1}).status_code == 201

@@ -44,7 +44,7 @@ LADDERS: dict[str, LadderGame] = {
     "meduris": LadderGame(
         "meduris",
         {2: ("random", "greedy", "mcts:50", "mcts:100", "mcts:200", "mcts:400", "mcts:800",
-             "mcts:1600", "ppo", "az:200"),
+             "mcts:1600", "ppo", "az:200", "search"),
          3: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo"),
          4: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo")},
         ("greedy", "mcts:200"), DATA / "ladder_anchors.sqlite", "ladder.sqlite"),

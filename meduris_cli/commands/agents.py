@@ -39,6 +39,7 @@ def row(kind: AgentKind, game: str = "meduris") -> dict:
                                                    "seconds": budget.seconds},
             "file": kind.file, "needs": list(kind.needs), "web": kind.web,
             "batch": kind.batch is not None, "summary": kind.summary_for(game),
+            "players": list(kind.players),
             "source": kind.source, "entry_point": kind.target, "package": kind.package,
             **({} if game == "meduris" else {"games": list(kind.games)})}
 
@@ -71,5 +72,5 @@ def run(args) -> int:
         print(table())
         print("\nlevels for people (meduris play --level N; Elo on the shipped 2-player ladder):")
         for lv in LEVELS:
-            print("  " + describe(lv))
+            print("  " + describe(lv) + (f"; at 3 and 4 players {lv.more}" if lv.more else ""))
     return 0

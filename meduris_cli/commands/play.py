@@ -76,8 +76,8 @@ def run(args) -> int:
         if args.opponents is not None:
             raise PlayError("give --level or --opponents, not both")
         chosen = level(args.level)
-        opponents = chosen.agent
-        print(f"opponents: {describe(chosen)}", flush=True)
+        opponents = chosen.agent_for(args.players)
+        print(f"opponents: {describe(chosen, args.players)}", flush=True)
     return play(args.players, opponents, args.seat, seed, record, sys.stdin, sys.stdout,
                 exchange=args.exchange, open_screens=args.open_screens, force=args.force,
                 move_time=args.move_time, game_time=args.game_time, game=args.game)
