@@ -407,7 +407,7 @@ def test_meduris_serve_serves_the_page_on_localhost(tmp_path):
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # (the workers warm up every offered opponent first)
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:

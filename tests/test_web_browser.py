@@ -127,10 +127,11 @@ def test_a_whole_two_player_game_against_greedy_played_by_clicking(browser, serv
     view = shown_view(page)
     assert view["terminal"] and all(s["materials"] is not None for s in view["seats"])
     assert page.locator("#board .screen").count() == 0  # the screens are lifted
-    # each opponent move and its events are in the log
+    # each opponent move is in the log, by its events in words ("seat 1 (greedy) builds ...")
     opponent = page.locator("#log > li.opponent")
     assert opponent.count() > 20
-    assert opponent.first.locator("li").count() >= 1
+    assert all(t.startswith("seat 1 (greedy) ") for t in opponent.all_text_contents())
+    assert page.locator("#log > li.opponent li").count() > 20  # what their moves cost, caused
     # the end: scores and the replay link
     rows = page.locator("#end-table tr")
     assert rows.count() == 3
@@ -258,4 +259,33 @@ def test_illegal_clicks_are_refused_with_a_visible_message(browser, server):
     assert page.text_content("#hint") == "place worker on copper"
     click_a_legal_action(page, random.Random(0))
     assert message.text_content() == ""
+    assert problems == []
+
+
+def test_the_level_picker_seats_each_levels_agent_at_every_player_count(browser, server):
+    """The level picker (issue 27's levels): each level sets every opponent to its agent, at 2
+    players level 5 the shipped search, at 3 and 4 players az:200 (the search ships for 2); a
+    game started from level 5 plays against the search."""
+    page, problems = open_page(browser, server.url)
+    levels = server.get_json("/api/agents")["levels"]
+    assert [lv["level"] for lv in levels] == [1, 2, 3, 4, 5]
+    page.select_option("#players", "2")
+    for lv in levels:
+        page.select_option("#level", str(lv["level"]))
+        values = page.eval_on_selector_all("#opponents select", "els => els.map(e => e.value)")
+        assert values == [lv["agent"]], (lv, values)
+    assert "search" in page.locator("#level option").nth(5).text_content()
+    for players in (3, 4):
+        page.select_option("#players", str(players))
+        page.select_option("#level", "5")
+        values = page.eval_on_selector_all("#opponents select", "els => els.map(e => e.value)")
+        assert values == ["az:200"] * (players - 1)
+        assert "az:200" in page.locator("#level option").nth(5).text_content()
+    page.select_option("#players", "2")
+    page.select_option("#level", "5")
+    page.fill("#seed", "3")
+    page.click("#start")
+    page.wait_for_function("() => document.body.dataset.gameId", timeout=30000)
+    game_id = page.evaluate("document.body.dataset.gameId")
+    assert server.get_json(f"/api/games/{game_id}")["config"]["opponents"] == ["search"]
     assert problems == []

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import httpx
@@ -247,7 +248,7 @@ def test_a_slow_subscriber_is_dropped_not_buffered_and_keep_alives_flow(monkeypa
 
     async def scenario():
         g = LiveGame("0" * 16, live_module.GameConfig(2, 0, ("greedy",), 1))
-        hub = live_module.Live(games=None, thinkers=lambda: None, keepalive=0.05)
+        hub = live_module.Live(games=None, make_pool=lambda: None, keepalive=0.05)
         slow, quick = live_module.Subscriber(), live_module.Subscriber()
         g.subscribers |= {slow, quick}
         for k in range(4):
@@ -264,6 +265,128 @@ def test_a_slow_subscriber_is_dropped_not_buffered_and_keep_alives_flow(monkeypa
         assert len(g.subscribers) == 1  # the stream's own subscriber is gone again
 
     asyncio.run(scenario())
+
+
+# --- a worker that dies, an opponent that cannot move, the event loop kept free ----------------
+def messages_until(stream: Stream, done, timeout: float = 120.0) -> list[tuple[str, dict]]:
+    """The stream's messages (keep-alives left out) up to the first one ``done`` accepts."""
+    got: list[tuple[str, dict]] = []
+    deadline = time.monotonic() + timeout
+    while not got or not done(*got[-1]):
+        event, data = stream.next(max(0.1, deadline - time.monotonic()))
+        assert event != "end", got
+        if event != "comment":
+            got.append((event, data))
+    return got
+
+
+def test_a_worker_killed_mid_think_is_replaced_and_the_game_goes_on(server):
+    base, live = server.url, server.app.state.live
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:2000", "seat": 0,
+                                             "seed": 21}, timeout=120).json()
+    stream = Stream(base, g["id"])
+    try:
+        assert stream.next()[0] == "sync"
+        r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                       json={"action": first_legal(g), "step": g["step"]}).json()
+        assert r["thinking"] is not None
+        messages_until(stream, lambda e, d: e == "thinking")
+        deadline = time.monotonic() + 120
+        while live.pool is None or not live.pool.pids:  # the (cold) pool starting
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        killed = list(live.pool.pids)
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)  # mid-think (or just after: then on the next think)
+        game = settle(base, httpx.get(f"{base}api/games/{g['id']}", timeout=30).json(), 180)
+        game = play_through(base, game, first_legal, limit=3)  # thinking again, and again
+        got = messages_until(stream, lambda e, d: e == "move" and d["step"] == game["step"]
+                             and d["thinking"] is None)
+    finally:
+        stream.close()
+    assert [e for e, _ in got if e == "failed"] == []  # asked again: the game went on
+    assert live.pool.pids and not set(live.pool.pids) & set(killed)  # a new pool
+    assert gone(killed)
+    assert game["status"] == "running" and game["step"] > r["step"] + 3
+    assert sum(e["seat"] == 1 for e in game["log"][r["step"]:]) >= 3
+
+
+class DeadPool:
+    """A thinking pool whose every worker dies."""
+    closed = False
+    pids: list[int] = []
+
+    async def decide(self, *args):
+        raise BrokenProcessPool("a child process terminated abruptly")
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_opponent_that_cannot_move_says_so_and_the_game_is_not_stuck(server):
+    base, live = server.url, server.app.state.live
+    real, live.make_pool, live.pool = live.make_pool, DeadPool, DeadPool()
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:50", "seat": 0,
+                                             "seed": 2}, timeout=120).json()
+    stream = Stream(base, g["id"])
+    try:
+        assert stream.next()[0] == "sync"
+        r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
+                       json={"action": first_legal(g), "step": g["step"]}).json()
+        got = messages_until(stream, lambda e, d: e == "failed")
+        failed = got[-1][1]
+        assert failed["error"] == ("mcts:50 (seat 1) could not move (its thinking worker "
+                                   "stopped twice); reload the page to try again")
+        assert failed["thinking"] is None and failed["step"] == r["step"]
+        stuck = httpx.get(f"{base}api/games/{g['id']}", timeout=30).json()  # asks again
+        assert stuck["step"] == r["step"]
+        assert messages_until(stream, lambda e, d: e == "failed")[-1][1]["thinking"] is None
+        # workers that work again: the next request wakes the opponent, the game goes on
+        live.make_pool, live.pool = real, None
+        game = settle(base, httpx.get(f"{base}api/games/{g['id']}", timeout=30).json())
+    finally:
+        stream.close()
+    assert game["thinking"] is None and game["step"] > r["step"]
+
+
+def test_resuming_a_game_and_storing_a_move_happen_off_the_event_loop(tmp_path, monkeypatch):
+    """``Games.get`` (a replay) and ``LiveGame.commit`` (an SQLite transaction) never run on
+    the event loop's thread: in a worker thread, in the game's order."""
+    from meduris_cli.web.store import Games
+
+    where = []
+
+    def off_loop() -> bool:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return True
+        return False
+
+    for cls, name in ((Games, "get"), (LiveGame, "commit")):
+        real = getattr(cls, name)
+
+        def spy(*args, real=real, name=name, **kw):
+            where.append((name, off_loop()))
+            return real(*args, **kw)
+
+        monkeypatch.setattr(cls, name, spy)
+    db = tmp_path / "games.sqlite"
+    first = Server(db)
+    try:
+        g = httpx.post(f"{first.url}api/games", json={"players": 2, "opponents": "mcts:20",
+                                                      "seat": 0, "seed": 3}, timeout=60).json()
+        play_through(first.url, g, first_legal, limit=4)
+    finally:
+        first.stop()
+    second = Server(db)  # nothing in memory: the game is replayed from the store
+    try:
+        resumed = httpx.get(f"{second.url}api/games/{g['id']}", timeout=30).json()
+        play_through(second.url, resumed, first_legal, limit=2)
+    finally:
+        second.stop()
+    assert {name for name, _ in where} == {"get", "commit"}
+    assert [w for w in where if not w[1]] == []
 
 
 # --- the same game, bit for bit ---------------------------------------------------------------

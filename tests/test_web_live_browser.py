@@ -93,3 +93,37 @@ def test_a_restarted_server_shows_the_notice_then_the_game_resumes(browser, tmp_
     finally:
         second.stop()
     assert [p for p in problems if not stream_cut(p, game_id)] == []
+
+
+def test_a_click_while_the_server_is_down_shows_the_notice_then_the_game_goes_on(
+        browser, tmp_path):
+    """No "Failed to fetch": a move the server cannot receive shows the reconnecting notice
+    (no error), the page fetches the game again with a backoff until the server is back, and
+    the game goes on from the server's position."""
+    db = tmp_path / "games.sqlite"
+    first = Server(db)
+    page, problems = open_page(browser, first.url)
+    game_id = start_game(page, seed=8)  # greedy: your move at once
+    step = step_of(page)
+    first.stop()
+    click_any_legal(page)  # the POST cannot reach the server
+    page.wait_for_function("() => !document.getElementById('notice').hidden && "
+                           "document.body.dataset.busy === '0'", timeout=30000)
+    assert page.text_content("#notice") == "connection lost, reconnecting..."
+    assert "Failed to fetch" not in page.inner_text("body")  # (what is shown)
+    assert page.text_content("#message") == ""  # an outage, not a refusal
+    assert step_of(page) == step
+    page.wait_for_timeout(2500)  # a few tries meanwhile (0.5 s, 1 s, ...), still no error
+    assert page.is_visible("#notice") and page.text_content("#message") == ""
+    second = Server(db, port=first.port)
+    try:
+        page.wait_for_function("() => document.getElementById('notice').hidden",
+                               timeout=30000)  # a try (or the stream) got the game again
+        assert step_of(page) == step == second.get_json(f"/api/games/{game_id}")["step"]
+        click_a_legal_action(page, random.Random(8))  # and the game goes on
+        assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page) > step
+    finally:
+        second.stop()
+    # what the outage cut or refused (the move, the tries, the stream); nothing else
+    assert [p for p in problems if not (stream_cut(p, game_id) or p.startswith(
+        f"request failed: {first.url}api/games/{game_id}"))] == []

@@ -211,9 +211,16 @@ def _validation_reason(errors) -> str:
 
 
 def warm_agents() -> list[tuple[str, int]]:
-    """What each thinking worker plays once when it starts: every agent the server offers
-    that thinks in the pool (the smaller example budget), for each player count offered."""
-    return [(a["examples"][-1], p) for a in available_agents() if not is_instant(a["name"])
+    """What each thinking worker plays once when it starts: every name the page offers that
+    thinks in the pool (each kind's ``examples`` and the difficulty levels' agents), for each
+    player count it is offered for, so no offered opponent is built or loaded on a click."""
+    offer = available_agents()
+    names = {a["name"]: list(a["examples"]) for a in offer}
+    for lv in offered_levels(offer):
+        kind = next(n for n in names if lv["agent"].split(":", 1)[0] == n)
+        if lv["agent"] not in names[kind]:
+            names[kind].append(lv["agent"])
+    return [(name, p) for a in offer for name in names[a["name"]] if not is_instant(name)
             for p in a["players"]]
 
 
@@ -223,16 +230,21 @@ def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNN
     that is not a games database is refused: :class:`.store.DatabaseRefused`). Games already in
     the file are resumed when asked for. ``keep``: games held in memory; ``max_running``:
     running games stored at most (one more is refused, 503). ``thinkers``: worker processes
-    of the thinking pool, started and warmed up (:func:`warm_agents`) before this returns;
-    None: one worker, started (cold) when an opponent first thinks (for tests and embedding).
+    of the thinking pool, started and warmed up (:func:`warm_agents`) before this returns
+    (and again if a worker dies); None: one worker, started (cold) when an opponent first
+    thinks (for tests and embedding).
     ``keepalive``: seconds between an idle event stream's keep-alive comments."""
     store = Store(db_path)
     games = Games(store, keep=keep, max_running=max_running)
     if thinkers is None:
-        pool: Thinkers | object = lambda: stopped_at_exit(Thinkers(1))  # noqa: E731
+        live = Live(games, lambda: stopped_at_exit(Thinkers(1)), keepalive=keepalive)
     else:
-        pool = stopped_at_exit(Thinkers(thinkers, warm_agents()))
-    live = Live(games, pool, keepalive=keepalive)
+        warm = warm_agents()
+
+        def make_pool() -> Thinkers:
+            return stopped_at_exit(Thinkers(thinkers, warm))
+
+        live = Live(games, make_pool, make_pool(), keepalive=keepalive)
 
     @asynccontextmanager
     async def lifespan(app):

@@ -3,26 +3,32 @@ event streams (the API contract of issue 30; docs/web.md).
 
 **A game's requests are serialised per game only**: every change to a game happens on the
 event loop under that game's :class:`asyncio.Lock` (``LiveGame.alock``); no lock is shared by
-all games. The human's move (:meth:`Live.act`) and the moves of instant opponents and chance
-are computed in a thread (:func:`asyncio.to_thread`); a searching opponent's move in the
-thinking pool (:mod:`.thinking`). The game's lock is not held while an opponent thinks, so a
-request meanwhile answers at once: ``GET`` with ``"thinking"``, a move with 409 and the game.
+all games. The human's move (:meth:`Live.act`), the moves of instant opponents and chance,
+their SQLite commits and the replay of a game resumed from the store are done in a thread
+(:func:`asyncio.to_thread`; the game's lock is held across it, so its moves stay in order); a
+searching opponent's move in the thinking pool (:mod:`.thinking`). The game's lock is not held
+while an opponent thinks, so a request meanwhile answers at once: ``GET`` with
+``"thinking"``, a move with 409 and the game.
 
 **The driver** (:meth:`Live.drive`, one asyncio task per game whose opponents must move,
 started by :meth:`Live.wake`): while an opponent (or chance) is due, it sets ``thinking``
 (``{"seat", "agent", "since_ms"}``) and publishes a ``thinking`` message, awaits the decision,
 then under the game's lock applies it with the chance outcomes and instant opponents that
 follow, stores them (the SQLite commit comes before the announcement), and publishes a
-``move`` message. A game stored while an opponent had to move (the server killed mid-think)
-is woken when it is next asked for, and goes on as it would have (the seeds depend on the
-steps only, :mod:`.store`).
+``move`` message. A worker that dies (killed, out of memory: the pool is broken) has the
+pool rebuilt and the decision asked again; if it dies again, or an opponent cannot move at
+all, ``thinking`` is cleared and a ``failed`` message (``{"error", "thinking": null,
+"step"}``) says why; the next request for the game tries again. A game stored while an
+opponent had to move (the server killed mid-think) is woken when it is next asked for, and
+goes on as it would have (the seeds depend on the steps only, :mod:`.store`).
 
 **Event streams** (:meth:`Live.events`, Server-Sent Events): ``sync`` (the whole game body)
-first, then ``move`` and ``thinking`` messages as they happen, a ``: keep-alive`` comment every
-:attr:`Live.keepalive` seconds, and the end after a finished game's last ``move``. Every
-subscriber of a game gets every message; each has a bounded queue (:data:`QUEUE`): a client
-too slow to take them is dropped (its stream ends; EventSource reconnects and gets a new
-``sync``), never buffered without bound. A subscriber that disconnects is removed.
+first, then ``move``, ``thinking`` and ``failed`` messages as they happen, a ``: keep-alive``
+comment every :attr:`Live.keepalive` seconds, and the end after a finished game's last
+``move``. Every subscriber of a game gets every message; each has a bounded queue
+(:data:`QUEUE`): a client too slow to take them is dropped (its stream ends; EventSource
+reconnects and gets a new ``sync``), never buffered without bound. A subscriber that
+disconnects is removed.
 """
 
 from __future__ import annotations
@@ -31,8 +37,11 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from meduris_env.engine.jsonfile import clip
 
 from .store import GameConfig, Games, LiveGame, WebError
 from .thinking import Thinkers
@@ -75,20 +84,54 @@ class Subscriber:
 
 
 class Live:
-    """The games of a server as the routes play them (module docstring). ``thinkers``: the
-    pool, or a function building it when first needed."""
+    """The games of a server as the routes play them (module docstring). ``make_pool``
+    builds a thinking pool (blocking: run in a thread); ``pool``: the one built already, or
+    None to build it when an opponent first thinks. A pool whose worker died is rebuilt."""
 
-    def __init__(self, games: Games, thinkers, keepalive: float = KEEPALIVE):
+    def __init__(self, games: Games, make_pool: Callable[[], Thinkers],
+                 pool: Thinkers | None = None, keepalive: float = KEEPALIVE):
         self.games = games
-        self.pool = thinkers if isinstance(thinkers, Thinkers) else None
-        self.build_pool = thinkers
+        self.make_pool = make_pool
+        self.pool = pool
+        self.broken: Thinkers | None = None  # the pool a worker of which died
+        self.pool_lock = asyncio.Lock()  # one pool built at a time
         self.keepalive = keepalive
         self.closing = False
 
-    def thinkers(self) -> Thinkers:
-        if self.pool is None:
-            self.pool = self.build_pool()
+    async def thinkers(self) -> Thinkers:
+        """The pool: built (in a thread) when there is none or it broke."""
+        if self.pool is None or self.pool is self.broken:
+            async with self.pool_lock:
+                if self.pool is None or self.pool is self.broken:
+                    old, self.pool = self.pool, None
+                    if old is not None:
+                        await asyncio.to_thread(old.close)
+                    pool = await asyncio.to_thread(self.make_pool)
+                    if self.closing:  # the server stopped meanwhile: no worker outlives it
+                        await asyncio.to_thread(pool.close)
+                        raise asyncio.CancelledError
+                    self.pool = pool
         return self.pool
+
+    async def decide(self, g: LiveGame, seat: int) -> int:
+        """The decision of the opponent at ``seat``, made in the pool. A worker that died (the
+        pool broken: killed, out of memory) has the pool rebuilt and the decision asked once
+        more; a second death is the error."""
+        for attempt in (1, 2):
+            pool = await self.thinkers()
+            try:
+                return await pool.decide(g.labels[seat], g.config.players, g.state.to_json(),
+                                         seat, g.decision_seed(seat, g.steps))
+            except BrokenProcessPool:
+                if self.closing or pool.closed:  # stopped on purpose: nothing to rebuild
+                    raise asyncio.CancelledError from None
+                self.broken = pool
+                if attempt == 2:
+                    raise
+                LOG.warning("game %s: a thinking worker died while %s (seat %d) was "
+                            "thinking; the pool is rebuilt and asked again", g.id,
+                            g.labels[seat], seat)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Stop the drivers and the pool (no process outlives the server)."""
@@ -103,9 +146,9 @@ class Live:
 
     # -- playing --------------------------------------------------------------------------
     async def game(self, game_id: str) -> LiveGame:
-        """The game (resumed from the store if need be), its driver woken if it has moves to
-        make."""
-        g = self.games.get(game_id)
+        """The game (resumed from the store in a thread if it is not in memory: replaying it
+        is engine work), its driver woken if it has moves to make."""
+        g = self.games.held(game_id) or await asyncio.to_thread(self.games.get, game_id)
         if g.alock is None:
             g.alock = asyncio.Lock()
         self.wake(g)
@@ -147,34 +190,33 @@ class Live:
         g.driver = asyncio.get_running_loop().create_task(self.drive(g))
 
     async def drive(self, g: LiveGame) -> None:
+        """Play the opponents and chance while they are due (module docstring). If one cannot
+        move, ``thinking`` is cleared and a ``failed`` message says why; the next request
+        for the game wakes a new driver."""
+        seat = -1
         try:
             while (seat := g.due()) is not None:
+                action = None
                 if not g.instant(seat):
                     g.check_thinker(seat)
                     g.thinking = g.thinking or thinking(g, seat)
                     self.publish(g, "thinking", {"thinking": g.thinking, "step": g.steps})
-                    action = await self.thinkers().decide(
-                        g.labels[seat], g.config.players, g.state.to_json(), seat,
-                        g.decision_seed(seat, g.steps))
+                    action = await self.decide(g, seat)
                 async with g.alock:
-                    state, log, moves = g.state.clone(), [], []
-                    if not g.instant(seat):
-                        g.apply(state, seat, action, log, moves)
-                    before = g.rng
-                    try:
-                        await asyncio.to_thread(g.run, state, log, moves)
-                        g.commit(state, log, moves)
-                    except BaseException:
-                        g.rng = before
-                        raise
+                    # the SQLite commit and the engine work in a thread, under the game's
+                    # lock: the game's moves stay in order, the loop stays free
+                    log, view = await asyncio.to_thread(advance, g, seat, action)
                     nxt = g.due()
                     g.thinking = thinking(g, nxt) if nxt is not None and not g.instant(nxt) \
                         else None
-                    self.publish(g, "move", move_message(game_body(g, None, log)))
+                    self.publish(g, "move", move_message(game_body(g, view, log)))
         except asyncio.CancelledError:
             raise
-        except Exception:  # an opponent that cannot play, a worker gone: logged; next ask
+        except Exception as err:  # an opponent that cannot play, a worker gone twice
             LOG.exception("game %s: the opponents' moves failed", g.id)
+            g.thinking = None
+            self.publish(g, "failed", {"error": failure(g, seat, err), "thinking": None,
+                                       "step": g.steps})
         finally:
             g.thinking = None if g.due() is None or self.closing else g.thinking
             g.driver = None
@@ -218,6 +260,35 @@ def drop(g: LiveGame, sub: Subscriber) -> None:
         sub.queue.put_nowait((None, None))
     except asyncio.QueueFull:
         pass  # its generator sees ``dropped`` when it next takes a message
+
+
+def advance(g: LiveGame, seat: int, action: int | None) -> tuple[list, dict[str, Any]]:
+    """(In a thread.) Apply the decision ``action`` of ``seat`` (None: an instant seat or
+    chance, played by :meth:`LiveGame.run`) with the chance outcomes and instant opponents
+    that follow, store them and make them the game's; the new entries and the human's view."""
+    state, log, moves = g.state.clone(), [], []
+    if action is not None:
+        g.apply(state, seat, action, log, moves)
+    before = g.rng
+    try:
+        g.run(state, log, moves)
+        g.commit(state, log, moves)
+    except BaseException:
+        g.rng = before
+        raise
+    return log, g.view()
+
+
+def failure(g: LiveGame, seat: int, err: Exception) -> str:
+    """Why the opponent at ``seat`` could not move, in one line for the page."""
+    who = "chance" if seat < 0 else f"{g.labels[seat]} (seat {seat})"
+    if isinstance(err, BrokenProcessPool):
+        why = "its thinking worker stopped twice"
+    elif isinstance(err, WebError):
+        why = err.reason
+    else:
+        why = f"{type(err).__name__}: {clip(str(err), 160)}"
+    return f"{who} could not move ({why}); reload the page to try again"
 
 
 def thinking(g: LiveGame, seat: int) -> dict[str, Any]:

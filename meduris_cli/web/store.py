@@ -40,9 +40,13 @@ opponent at ``seat`` is reset with ``derive_seed(seed, seat + 1, k)`` before it 
 what the server held in memory, so a game resumed after a restart goes on exactly as it would
 have.
 
-**Opponents** are built with :func:`agents.make_agent` from the built-in agents and shipped
-models only: a kind whose row of :data:`agents.registry.KINDS` lets the web offer it, with at
-most a whole-number budget (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused.
+**Opponents** are the built-in agents and shipped models only: a name is read by the one
+agent-name parser, :meth:`agents.registry.AgentSpec.parse` (:func:`opponent_spec`), after its
+kind was found among the rows of :data:`agents.registry.KINDS` whose ``web`` flag is set (so
+no file or module named by a request is ever imported), with at most a whole-number budget
+(``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused. Nothing is built to
+check a name: the server process builds the instant opponents only (when they first move);
+the others, models and all, exist only in the thinking workers.
 
 **Playing in steps.** :meth:`LiveGame.run` plays chance (from the game's chance stream
 :attr:`LiveGame.rng`, restarted at ``derive_seed(seed, 0, k)`` after each human action at step
@@ -54,11 +58,15 @@ outcomes stored since the human's last action, so a game stored mid-way through 
 moves goes on exactly as it would have.
 
 **Threads.** The engine is thread-safe (its scratch buffers are per thread, its kernels release
-the GIL). A game is changed on the event loop under its asyncio lock (:mod:`.live`), its
-engine work done in a thread on a clone of its state; :attr:`LiveGame.lock` guards the
-reads made from other threads (views, records), and resuming a game from the store holds a
-lock for its id (:meth:`Games.get`); no lock is shared by all games except the store's, held
-for one SQLite statement or transaction.
+the GIL). A game is changed under its asyncio lock (:mod:`.live`), its engine work and its
+SQLite commit done in a thread on a clone of its state; :attr:`LiveGame.lock` guards the
+reads made from other threads (views, records), and resuming a game from the store (in a
+thread too) holds a lock for its id (:meth:`Games.get`); no lock is shared by all games except
+the store's, held for one SQLite statement or transaction.
+
+**Words.** A log entry carries ``lines``: the entry in the player's words, one sentence per
+event, "you" for the human's seat (:mod:`.words`); the view's offering "nothing" says it costs
+nothing when the human has no VP (R19).
 """
 
 from __future__ import annotations
@@ -78,11 +86,13 @@ from typing import Any
 
 from agents import Agent, UnknownAgentError, make_agent
 from agents.ppo import shipped_model
+from agents.registry import AgentSpec
 from meduris_env import MedurisGame, score_breakdown
-from meduris_env.engine.actions import action_to_string
+from meduris_env.engine.actions import action_to_string, decode_action
 from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.constants import CHANCE, NUM_ACTIONS, TERMINAL
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
@@ -92,8 +102,10 @@ from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
 
 from .thinking import is_instant
+from .words import entry_lines, with_offer_words
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
+OFFERED_BUDGETS = (50, 200, 800)  # the budgets the page offers for a kind that has one
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
 MAX_SEED = 2**63 - 1
 MAX_RUNNING = 1000  # running games a server stores by default (meduris serve --max-running)
@@ -193,13 +205,15 @@ class GameConfig:
 def available_agents() -> list[dict[str, Any]]:
     """The opponents a game may ask for: the kinds of :data:`agents.registry.KINDS` the server
     may offer (not rllib: it needs a checkpoint file), those needing a model only for the
-    player counts with a shipped one, openspiel-mcts only with OpenSpiel installed."""
+    player counts with a shipped one, openspiel-mcts only with OpenSpiel installed. Each with
+    ``examples``: the names the page offers (a kind with a budget at each of
+    :data:`OFFERED_BUDGETS`), which the thinking workers are warmed up with."""
     from agents.registry import KINDS
 
-    models = [p for p in (2, 3, 4) if shipped_model(p).is_file()]
+    models = [p for p in PLAYER_COUNTS if shipped_model(p).is_file()]
     out = []
     for kind in KINDS:
-        players = models if "model" in kind.needs else [2, 3, 4]
+        players = [p for p in kind.players if p in models or "model" not in kind.needs]
         if not kind.web or not players:
             continue
         if "open_spiel" in kind.needs:
@@ -209,9 +223,17 @@ def available_agents() -> list[dict[str, Any]]:
                 continue
         budget = kind.budget is not None
         out.append({"name": kind.name, "about": kind.summary, "players": players,
-                    "budget": budget, "examples": [f"{kind.name}:200", f"{kind.name}:50"]
-                    if budget else [kind.name]})
+                    "budget": budget, "examples": examples(kind)})
     return out
+
+
+def examples(kind) -> list[str]:
+    """The names the page offers of a kind: with a budget, at each of :data:`OFFERED_BUDGETS`,
+    and by its bare name where its default is another (``search``: 430 iterations)."""
+    if kind.budget is None:
+        return [kind.name]
+    bare = [] if kind.budget.default in OFFERED_BUDGETS else [kind.name]
+    return bare + [f"{kind.name}:{n}" for n in OFFERED_BUDGETS]
 
 
 def offered_levels(agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -223,11 +245,13 @@ def offered_levels(agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [as_dict(lv) for lv in LEVELS if lv.agent.partition(":")[0] in offered]
 
 
-def check_opponent(name: Any, players: int) -> str:
-    """``name`` if it names a kind the server offers (the web column of
-    :data:`agents.registry.KINDS`), with at most a whole-number budget, and for a kind needing a
-    model one shipped for ``players``; else a WebError (400) saying why. Never a file path:
-    ``ppo:<path>`` is refused."""
+def opponent_spec(name: Any, players: int) -> AgentSpec:
+    """The parsed name (:meth:`agents.registry.AgentSpec.parse`, the one parser of agent
+    names) if it names a kind the server offers (its row's ``web`` flag), with at most a
+    whole-number budget of 1..:data:`MAX_BUDGET`, no file or parameter, and for a kind needing
+    a model one shipped for ``players``; else a WebError (400) saying why. Nothing is built
+    and no model loaded. The kind is looked up before the name is parsed: the parser imports
+    a plug-in named by a file or module, and a request never names one."""
     from agents.registry import BY_NAME
 
     if not isinstance(name, str) or not name.strip():
@@ -236,32 +260,47 @@ def check_opponent(name: Any, players: int) -> str:
     name = name.strip()
     if len(name) > 40:
         raise WebError(400, "an opponent name has at most 40 characters")
-    kind_name, sep, param = name.partition(":")
-    offered = [k for k in BY_NAME if BY_NAME[k].web]
-    if kind_name not in offered:
-        from difflib import get_close_matches
-        close = get_close_matches(kind_name, offered, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise WebError(400, f"unknown agent {name!r}{hint}; opponents are: "
-                       + ", ".join(a["name"] for a in available_agents()))
-    kind = BY_NAME[kind_name]
-    if sep:
-        if kind.budget is None:
-            raise WebError(400, f"agent {name!r}: {kind_name} takes no parameter here (the "
-                           "server plays built-in agents and shipped models only, never a file)")
-        if not (param.isascii() and param.isdigit() and 1 <= int(param) <= MAX_BUDGET):
-            raise WebError(400, f"agent {name!r}: the budget is a whole number of iterations, "
-                           f"1..{MAX_BUDGET} (e.g. {kind_name}:200); files and time budgets are "
-                           "not accepted")
+    kind = BY_NAME.get(name.split(":", 1)[0])
+    if kind is None or not kind.web:
+        raise unknown_opponent(name)
+    try:
+        spec = AgentSpec.parse(name)
+    except UnknownAgentError:
+        spec = None
+    if kind.budget is not None and (spec is None or spec.parameter is not None
+                                    or spec.unit == "seconds" or spec.budget > MAX_BUDGET):
+        raise WebError(400, f"agent {name!r}: the budget is a whole number of "
+                       f"{kind.budget.name}, 1..{MAX_BUDGET} (e.g. {kind.name}:200); files and "
+                       "time budgets are not accepted")
+    if spec is None or spec.parameter is not None:
+        raise WebError(400, f"agent {name!r}: {kind.name} takes no parameter here (the server "
+                       "plays built-in agents and shipped models only, never a file)")
+    if players not in kind.players:
+        raise WebError(400, f"agent {name!r} plays games of "
+                       f"{' or '.join(map(str, kind.players))} players, not {players}")
     if "model" in kind.needs and not shipped_model(players).is_file():
         raise WebError(400, f"agent {name!r}: there is no shipped {players}-player model; "
                        "choose greedy or mcts")
-    return name
+    return spec
+
+
+def unknown_opponent(name: str) -> WebError:
+    from difflib import get_close_matches
+
+    offered = [a["name"] for a in available_agents()]
+    close = get_close_matches(name.split(":", 1)[0], offered, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return WebError(400, f"unknown agent {name!r}{hint}; opponents are: " + ", ".join(offered))
+
+
+def check_opponent(name: Any, players: int) -> str:
+    """The canonical name of :func:`opponent_spec` (a WebError, 400, if it is not offered)."""
+    return str(opponent_spec(name, players))
 
 
 def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConfig:
     """A valid GameConfig from request values, or a WebError (400) naming the problem."""
-    if isinstance(players, bool) or not isinstance(players, int) or players not in (2, 3, 4):
+    if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYER_COUNTS:
         raise WebError(400, f"players {excerpt(players)}: Meduris is played by 2, 3 or 4 (R1)")
     if isinstance(opponents, str):
         opponents = [opponents] * (players - 1)
@@ -325,17 +364,22 @@ class LiveGame:
         return f"seat {seat} ({self.labels[seat]})"
 
     def _entry(self, state: State, step: int, seat: int, action: int) -> dict[str, Any]:
-        return {"step": step, "seat": seat, "who": self.who(seat),
-                "text": action_to_string(action),
-                "events": [e.describe() for e in state.last_events()]}
+        """A log entry: who, the action's text, its events (the engine's sentences) and
+        ``lines``: the entry in the player's words, one sentence per event (:mod:`.words`)."""
+        events = state.last_events()
+        text = action_to_string(action)
+        kind = decode_action(action).kind if seat >= 0 else None
+        label = self.labels[seat] if seat >= 0 and seat != self.config.seat else None
+        return {"step": step, "seat": seat, "who": self.who(seat), "text": text,
+                "events": [e.describe() for e in events],
+                "lines": entry_lines(events, kind, seat, self.config.seat, label, text)}
 
     # -- playing -------------------------------------------------------------------------------
     def agent(self, seat: int) -> Agent:
         if seat not in self._agents:
             name = self.labels[seat]
             try:  # checked as a request's name is: a stored name may have been tampered with
-                check_opponent(name, self.config.players)
-                self._agents[seat] = make_agent(name)
+                self._agents[seat] = make_agent(opponent_spec(name, self.config.players))
             except WebError as err:
                 raise WebError(409, f"the opponent at seat {seat} cannot play: "
                                f"{err.reason}") from None
@@ -413,7 +457,7 @@ class LiveGame:
         """The human's view; the screens are lifted at the end."""
         with self.lock:
             viewer = None if self.state.is_terminal() else self.config.seat
-            return state_view(self.state, viewer, self.labels)
+            return with_offer_words(state_view(self.state, viewer, self.labels))
 
     @property
     def finished(self) -> bool:
@@ -672,13 +716,9 @@ class Games:
         if running >= self.max_running:  # before any work (counted again when it is stored)
             raise too_many_running(running, self.max_running)
         game_id = secrets.token_hex(8)
+        # the opponents' names were checked (check_config); none is built here: the instant
+        # ones when they first move, the others only ever in the thinking workers
         g = self._new(game_id, config)
-        for seat in range(config.players):  # build the opponents now: a bad one fails here
-            if seat != config.seat:
-                try:
-                    g.agent(seat)
-                except WebError as err:
-                    raise WebError(400, err.reason) from None
         log: list[dict[str, Any]] = []
         moves: list[tuple[int, int]] = []
         state = g.state.clone()
@@ -694,6 +734,15 @@ class Games:
         g = LiveGame(game_id, config)
         g.store_append = self.store.append
         return g
+
+    def held(self, game_id: str) -> LiveGame | None:
+        """The game if it is in memory (nothing read or replayed: for the event loop), else
+        None (:meth:`get` resumes it)."""
+        with self._lock:
+            g = self._live.get(game_id) if isinstance(game_id, str) else None
+            if g is not None:
+                self._live.move_to_end(game_id)
+            return g
 
     def get(self, game_id: str) -> LiveGame:
         """The game, from memory or resumed from the store; WebError 404 if there is none."""

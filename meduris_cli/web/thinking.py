@@ -11,8 +11,9 @@ resetting before every decision makes a shared agent behave as a fresh one.
 **The pool** (:class:`Thinkers`) is a :class:`concurrent.futures.ProcessPoolExecutor` of
 ``workers`` spawned processes (``meduris serve --thinkers N``, default the CPU count). Each
 worker, when it starts, lowers its CPU priority (``os.nice(NICENESS)``: the server's event loop
-always wins the CPU), then warms up: it plays one decision of every agent named in ``warm``
-(compiling or loading numba's kernels, loading models) and caches those agents. The
+always wins the CPU), then warms up (:func:`warm_up`): it builds and caches every agent named in
+``warm`` (the server names every opponent its page offers) and plays a decision where that
+compiles or loads something (numba's kernels, each model for each player count). The
 constructor returns only when every worker has warmed up (each reports its pid), so the first
 click never waits for a compilation. :meth:`Thinkers.decide` is a coroutine
 (:func:`asyncio.wrap_future`): the event loop awaits a worker, it never computes. No lock is
@@ -76,17 +77,30 @@ def is_instant(name: str) -> bool:
 
 
 def warm_up(warm: Iterable[tuple[str, int]]) -> None:
-    """One decision of each ``(agent name, players)``, at the first decision of a game with
-    seed 0: numba's kernels compiled or loaded, models loaded, the agents cached."""
+    """Every agent named in ``warm`` (``(agent name, players)``) built and cached, and one
+    decision played at the first decision of a game with seed 0 by each one needing a model
+    (its model for that player count loaded) and by the first of each other kind (numba's
+    kernels compiled or loaded, shared by its other budgets)."""
     import random
 
+    from agents import UnknownAgentError
+    from agents.registry import AgentSpec
     from meduris_env import MedurisGame
     from meduris_env.engine.loop import resolve_chance
 
+    played: set[tuple[str, int]] = set()
     for name, players in warm:
+        spec = AgentSpec.parse(name)
+        if "model" not in spec.row.needs and (spec.kind, players) in played:
+            agent_for(name)
+            continue
+        played.add((spec.kind, players))
         state = MedurisGame(players).new_initial_state()
         resolve_chance(state, random.Random(0))
-        decide(name, players, state.to_json(), state.current_player(), 0)
+        try:
+            decide(name, players, state.to_json(), state.current_player(), 0)
+        except UnknownAgentError:  # a model of another player count: such a game says so
+            continue
 
 
 def start_worker(niceness: int, warm: list[tuple[str, int]], ready: str) -> None:

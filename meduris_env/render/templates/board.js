@@ -148,7 +148,8 @@
   function drawRing(svg, c) {
     const v = c.view, L = c.L, b = v.board, n = b.fields, mats = c.mats, f0 = L.font;
     const {CX, CY, RING} = L;
-    const r = Math.min(22, Math.floor(Math.PI * RING / n) - 3);
+    // (on phones the discs nearly touch: room for a material's initials beside a building)
+    const r = Math.min(22, Math.floor(Math.PI * RING / n) - (L.HIT ? 0 : 3));
     const xy = (f, radius) => {
       const a = 2 * Math.PI * (f + 0.5) / n - Math.PI / 2;  // field 0 just right of the river
       return [CX + radius * Math.cos(a), CY + radius * Math.sin(a)];
@@ -174,28 +175,9 @@
       el("path", {d: "M" + x + " " + (y - r) + "A" + r + " " + r + " 0 0 1 " + x + " " + (y + r) + "Z",
                   fill: MAT[m[1]], stroke: INK}, g);
       if (chip) el("circle", {cx: x, cy: y, r: r + 3, fill: "none", stroke: CHIP, "stroke-width": 3}, g);
-      const s = r * 0.62;
-      if (occ === 1 || occ === 2) {
-        if (occ === 1) el("rect", {x: x - s, y: y - s, width: 2 * s, height: 2 * s, fill: SEAT[owner],
-                                   stroke: INK, class: "hut", "data-owner": owner}, g);
-        else el("polygon", {points: [x, y - s * 1.4, x - s * 1.3, y + s, x + s * 1.3, y + s].join(" "),
-                            fill: SEAT[owner], stroke: INK, class: "temple", "data-owner": owner}, g);
-        el("text", {x: x, y: y + (occ === 1 ? 4.5 : 6), "text-anchor": "middle", class: "small owner",
-                    style: "fill:" + SEAT_INK[owner] + ";font-weight:700"}, g, String(owner));
-      } else if (chip) {
-        el("text", {x: x, y: y + 5, "text-anchor": "middle", class: "mid",
-                    style: "fill:" + CHIP + ";font-weight:700"}, g, CHIP_LABEL[chip]);
-      } else {
-        // the two materials by their initials (left half, right half), not by colour alone
-        // (squeezed to the half's width on phones, the letters keep their height)
-        const fs = L.HIT ? f0.tiny : 9;
-        for (const [k, dx] of [[0, -r * 0.48], [1, r * 0.48]])
-          el("text", {x: x + dx, y: y + fs * 0.35, "text-anchor": "middle", class: "mat-initial",
-                      textLength: L.HIT ? r * 0.88 : null, lengthAdjust: L.HIT ? "spacingAndGlyphs" : null,
-                      style: "font-size:" + fs + "px;fill:" + MAT_INK[m[k]]}, g, MAT_INITIAL[m[k]]);
-      }
-      if (v.druid.field === f) {
-        el("circle", {cx: x + r * 0.62, cy: y - r * 0.62, r: Math.max(5, r * 0.36), fill: INK,
+      drawField(g, x, y, r, c, m, occ, owner, chip);
+      if (v.druid.field === f) {  // low on the right: clear of the initials and the owner
+        el("circle", {cx: x + r * 0.7, cy: y + r * 0.7, r: Math.max(5, r * 0.32), fill: INK,
                       class: "druid"}, g);
       }
       c.target(g, "field:" + f, desc, () => el("circle", {cx: x, cy: y, r: r + 5, class: "hl"}, g),
@@ -206,6 +188,35 @@
       el("text", {x: ix, y: iy + 4, "text-anchor": "middle", class: "tiny"}, svg, letter);
     }
     drawCentre(svg, c);
+  }
+
+  // what stands on a field: its two materials by their initials (left half, right half), never
+  // by colour alone; in the middle of an empty field, in its upper part above a building (its
+  // owner's number on it) or a bonus chip. On phones the letters keep their height, squeezed
+  // to the half's width.
+  function drawField(g, x, y, r, c, m, occ, owner, chip) {
+    const L = c.L, busy = occ === 1 || occ === 2 || chip > 0;
+    const fs = L.HIT ? L.font.tiny : 9;
+    const base = busy ? y - r * 0.55 + fs * 0.73 : y + fs * 0.35;  // the initials' baseline
+    for (const [k, dx] of [[0, -r * 0.48], [1, r * 0.48]])
+      el("text", {x: x + dx, y: base, "text-anchor": "middle", class: "mat-initial",
+                  textLength: L.HIT ? r * 0.88 : null, lengthAdjust: L.HIT ? "spacingAndGlyphs" : null,
+                  "data-material": m[k], style: "font-size:" + fs + "px;fill:" + MAT_INK[m[k]]},
+         g, MAT_INITIAL[m[k]]);
+    if (!busy) return;
+    const s = r * (L.HIT ? 0.39 : 0.44), cy = base + 1.5 + s;  // the piece, below the letters
+    if (occ === 1 || occ === 2) {
+      if (occ === 1) el("rect", {x: x - s, y: cy - s, width: 2 * s, height: 2 * s, fill: SEAT[owner],
+                                 stroke: INK, class: "hut", "data-owner": owner}, g);
+      else el("polygon", {points: [x, cy - s * 1.3, x - s * 1.7, cy + s, x + s * 1.7, cy + s].join(" "),
+                          fill: SEAT[owner], stroke: INK, class: "temple", "data-owner": owner}, g);
+      el("text", {x: x, y: occ === 1 ? cy + 0.36 * L.font.small : cy + s - 1, "text-anchor": "middle",
+                  class: "small owner", style: "fill:" + SEAT_INK[owner] + ";font-weight:700"},
+         g, String(owner));
+    } else {
+      el("text", {x: x, y: cy + 0.36 * L.font.mid, "text-anchor": "middle", class: "mid chip-label",
+                  style: "fill:" + CHIP + ";font-weight:700"}, g, CHIP_LABEL[chip]);
+    }
   }
 
   // the druid's stone fields (R5) and the rune stones (R12) in the centre of the ring
@@ -355,7 +366,7 @@
       el("rect", {x: TX, y: y + 1, width: 22, height: 22, fill: SEAT[s], stroke: INK}, row);
       const won = v.terminal && v.winners.indexOf(s) >= 0 ? " ★" : "";
       let name = seatName(v, s);
-      if (name.length > (narrow ? 30 : 20)) name = name.slice(0, narrow ? 29 : 19) + "…";
+      if (name.length > (narrow ? 30 : 18)) name = name.slice(0, narrow ? 29 : 17) + "…";  // (clear of the VP)
       el("text", {x: TX + 28, y: y + 17, class: "small"}, row, name + won);
       el("text", {x: narrow ? L.W - 10 : TX + 160, y: y + 17, class: "mid",
                   "text-anchor": narrow ? "end" : "middle", style: "font-weight:600"}, row,
