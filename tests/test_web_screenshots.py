@@ -1,6 +1,8 @@
 """The screenshots of docs/web.md, taken from the real page: ``MEDURIS_SCREENSHOTS=docs pytest
-tests/test_web_screenshots.py`` writes them into that folder (skipped otherwise: they are made
-when the page changes, and looked at before they are committed).
+tests/test_web_screenshots.py`` writes them into that folder (when the page changes; they are
+looked at before they are committed). Without it the suite takes them into a temporary folder:
+the states they show (a menu open, the opponents' moves marked, the spinner while an opponent
+thinks, the phone's viewport, the score by source) are asserted either way.
 
 ``play.png`` (1420x900, a 3-player game mid-way, the opponents' last moves marked, a menu
 open), ``play-thinking.png`` (the spinner while openspiel-mcts:800 thinks, the board
@@ -18,9 +20,6 @@ import pytest
 from PIL import Image
 from test_web_browser import Server, click_a_legal_action, open_page, start_game
 
-OUT = os.environ.get("MEDURIS_SCREENSHOTS")
-pytestmark = pytest.mark.skipif(not OUT, reason="MEDURIS_SCREENSHOTS=<folder> takes them")
-
 
 @pytest.fixture
 def server(tmp_path):
@@ -29,8 +28,16 @@ def server(tmp_path):
     s.stop()
 
 
-def shot(page, name: str, size: tuple[int, int] | None = None, **kw) -> Path:
-    path = Path(OUT) / name
+@pytest.fixture
+def out(tmp_path) -> Path:
+    """The folder the screenshots go to: MEDURIS_SCREENSHOTS, else a temporary one."""
+    folder = Path(os.environ.get("MEDURIS_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shot(page, out: Path, name: str, size: tuple[int, int] | None = None, **kw) -> Path:
+    path = out / name
     page.screenshot(path=str(path), **kw)
     if size is not None:
         assert Image.open(path).size == size
@@ -51,7 +58,7 @@ def open_a_menu(page) -> bool:
     return page.locator("#board .menu-item").count() > 1
 
 
-def test_the_desktop_screenshots(browser, server):
+def test_the_desktop_screenshots(browser, server, out):
     context = browser.new_context(viewport={"width": 1420, "height": 900})
     page, problems = open_page(context, server.url)
     start_game(page, players=3, opponents=("greedy", "mcts:50"), seed=5)
@@ -61,12 +68,12 @@ def test_the_desktop_screenshots(browser, server):
             break
         click_a_legal_action(page, rng)
     assert page.locator("#board .menu-item").count() > 1 and page.locator("#board .mark").count()
-    shot(page, "play.png", (1420, 900))
+    shot(page, out, "play.png", (1420, 900))
     context.close()
     assert problems == []
 
 
-def test_the_thinking_screenshot(browser, server):
+def test_the_thinking_screenshot(browser, server, out):
     context = browser.new_context(viewport={"width": 1420, "height": 900})
     page, problems = open_page(context, server.url)
     start_game(page, opponents=("openspiel-mcts:800",), seed=3)
@@ -84,14 +91,14 @@ def test_the_thinking_screenshot(browser, server):
             break
         page.wait_for_function("() => document.body.dataset.thinking === '0'", timeout=60000)
     page.mouse.move(0, 0)
-    shot(page, "play-thinking.png", (1420, 900))
+    shot(page, out, "play-thinking.png", (1420, 900))
     assert page.evaluate("document.body.dataset.thinking") == "1"  # still, when it was taken
     assert page.is_visible("#spinner")
     context.close()
     assert problems == []
 
 
-def test_the_phone_and_end_screenshots(browser, server):
+def test_the_phone_and_end_screenshots(browser, server, out):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, device_scale_factor=2)
     page, problems = open_page(context, server.url)
@@ -100,7 +107,7 @@ def test_the_phone_and_end_screenshots(browser, server):
     for _ in range(40):
         click_a_legal_action(page, rng)
     page.evaluate("window.scrollTo(0, 0)")
-    shot(page, "play-phone.png", (780, 1688))
+    shot(page, out, "play-phone.png", (780, 1688))
     context.close()
     assert problems == []
     context = browser.new_context(viewport={"width": 1420, "height": 900})
@@ -109,7 +116,7 @@ def test_the_phone_and_end_screenshots(browser, server):
     while page.evaluate("document.body.dataset.status") == "running":
         click_a_legal_action(page, rng)
     page.locator("#end").scroll_into_view_if_needed()
-    shot(page, "play-end.png", full_page=True)
+    shot(page, out, "play-end.png", full_page=True)
     assert page.is_visible("#breakdown-table")
     context.close()
     assert problems == []
