@@ -16,6 +16,10 @@ at least compile). Each shell command (one line, ``\\`` continuations joined, ``
 A command of the docs in none of them fails the test, so a new docs command cannot go unchecked;
 an entry of ``SHELL`` or ``PYTHON`` that no longer matches the docs fails too. All checks start
 at once in a few threads (the whole file takes well under a minute on two cores).
+
+The ``meduris ...`` commands written inline in the prose and tables (in backticks, about 120 of
+them) are not run, but each must parse with the CLI's own parser: no renamed or removed
+subcommand, flag or choice, no value of the wrong kind.
 """
 
 from __future__ import annotations
@@ -351,3 +355,54 @@ def test_every_entry_of_the_tables_is_still_in_the_docs():
     blocks = python_blocks()
     stale += [k for k in PYTHON if not any(s.doc == k[0] and k[1] in s.text for s, _, _ in blocks)]
     assert not stale, f"SHELL/PYTHON entries no docs command matches any more: {stale}"
+
+
+INLINE = re.compile(r"`(meduris [^`\n]+)`")
+# a mention rather than a command: placeholders, alternatives, ranges
+MENTION = re.compile(r"[<>\[\]{}|]|\.\.|…")
+PARTIAL = ("the following arguments are required", "expected one argument")
+
+
+def inline_commands() -> list[tuple[str, str]]:
+    """The ``meduris ...`` commands written inline in backticks in the docs' prose and tables
+    (outside the fenced blocks, which the tests above run): (where, command)."""
+    found = []
+    for doc in DOCS:
+        prose = FENCE.sub("", doc.read_text())
+        for m in INLINE.finditer(prose):
+            if not MENTION.search(m.group(1)):
+                found.append((doc.relative_to(REPO).as_posix(), m.group(1)))
+    return found
+
+
+def parse_problem(command: str) -> str | None:
+    """Why the CLI's own parser refuses ``command`` (its last line), or None; a mention of a
+    command without its required arguments (`meduris duel`) is not refused."""
+    import contextlib
+    import io
+
+    from meduris_cli.main import build_parser
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            build_parser().parse_args(shlex.split(command)[1:])
+    except SystemExit as stop:
+        last = (err.getvalue().strip().splitlines() or [""])[-1]
+        if stop.code and not any(p in last for p in PARTIAL):
+            return last
+    return None
+
+
+def test_every_inline_command_of_the_docs_parses():
+    """Each inline command parses with the CLI's own parser: a subcommand, flag or choice that
+    was renamed or removed, or a value of the wrong kind, fails here."""
+    commands = inline_commands()
+    assert len(commands) >= 100
+    wrong = [f"{where}: `{c}`: {parse_problem(c)}" for where, c in commands if parse_problem(c)]
+    assert not wrong, "\n".join(wrong)
+    # what it catches: a removed flag, a value of the wrong kind, an unknown subcommand
+    for planted in ("meduris tournament --gamez 2", "meduris duel a b --max-games x",
+                    "meduris ladder climb x"):
+        assert parse_problem(planted), planted
+    assert parse_problem("meduris duel") is None  # a mention
