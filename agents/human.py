@@ -19,9 +19,13 @@ from typing import TextIO
 from meduris_env.engine.actions import action_to_string, decode_action, string_to_action
 from meduris_env.engine.constants import MATERIALS
 from meduris_env.engine.text import LEGEND, render_text
+from meduris_env.engine.values import ValueCheckError, excerpt, parse_int
 from meduris_env.render import view
 
 from .base import Agent, GameAbandoned
+
+#: the longest line read at the prompt; the rest of a longer line is skipped (it names nothing)
+MAX_LINE = 4096
 
 HELP = ("type the number of an action, or its words (e.g. 'take wood'); 'board' shows the "
         "board, 'help' this text, 'quit' ends the game and saves its record")
@@ -66,13 +70,24 @@ class HumanAgent(Agent):
         if self.inp is None or getattr(self.inp, "closed", False):
             return ""
         try:
-            return self.inp.readline()
+            return self._bounded_line()
         except KeyboardInterrupt:  # Ctrl-C at the prompt: quit, but keep the record
             return "quit"
         except UnicodeDecodeError:  # bytes that are no text: a line that is refused
             return "\ufffd\n"
         except (OSError, ValueError):  # a descriptor that cannot be read is the end of input
             return ""
+
+    def _bounded_line(self) -> str:
+        """The next line cut to :data:`MAX_LINE` characters, the rest of it read and dropped in
+        pieces (a huge line never sits in memory whole)."""
+        line = self.inp.readline(MAX_LINE)
+        if len(line) < MAX_LINE or line.endswith("\n"):
+            return line
+        while True:
+            rest = self.inp.readline(MAX_LINE)
+            if not rest or rest.endswith("\n"):
+                return line + "\n"
 
     # what a game shows and reads (Meduris's here; agents.druids_human overrides them)
     def board(self, state) -> str:
@@ -138,7 +153,7 @@ def parse_words(line: str, legal: list[int], to_action, to_string, due,
     try:
         a = to_action(text)
     except errors:
-        return None, f"{text!r} is neither a number nor an action"
+        return None, f"{excerpt(text)} is neither a number nor an action"
     if a not in legal:
         return None, f"'{to_string(a)}' is not legal now ({due()} is due)"
     return a, ""
@@ -157,9 +172,11 @@ def parse_common(line: str, legal: list[int]) -> tuple[int | None, str] | None:
         return None, "help"
     if not text:
         return None, "empty input"
-    if text.lstrip("-").isdigit():
-        i = int(text)
-        if 1 <= i <= len(legal):
-            return legal[i - 1], ""
-        return None, f"{i} is not on the list (1-{len(legal)})"
+    if text.lstrip("-").isdigit():  # any digits, even '²' or 5000 of them: the strict parser
+        try:
+            return legal[parse_int("a choice", text, 1, len(legal)) - 1], ""
+        except ValueCheckError:
+            cut = "+" if len(text) >= MAX_LINE - 1 else ""  # the rest of the line was skipped
+            shown = text if len(text) <= 24 else f"{text[:12]}... ({len(text):,}{cut} digits)"
+            return None, f"{shown} is not on the list (1-{len(legal)})"
     return None

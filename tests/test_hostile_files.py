@@ -38,9 +38,9 @@ CONFIGS = {  # name: (content, words the one-line message must hold)
     "merge.yaml": ("base: &b {steps: 5}\n<<: *b\n", "aliases"),
     "dup.yaml": ("steps: 100\nenvs: 4\nsteps: 200\n", "'steps' is given twice"),
     "dup_nested.yaml": ("opponents: {greedy: 1, greedy: 2}\n", "'greedy' is given twice"),
-    "float_steps.yaml": ("steps: 2048.7\n", "steps must be an int (any), got 2048.7 (float)"),
-    "float_whole.yaml": ("envs: 4.0\n", "envs must be an int (any), got 4.0"),
-    "bool_players.yaml": ("players: true\n", "players must be an int (any), got True"),
+    "float_steps.yaml": ("steps: 2048.7\n", "steps must be a whole number, got 2048.7 (float)"),
+    "float_whole.yaml": ("envs: 4.0\n", "envs must be a whole number, got 4.0"),
+    "bool_players.yaml": ("players: true\n", "players must be a whole number, got True"),
     "bool_rate.yaml": ("learning_rate: false\n", "learning_rate must be a finite number"),
     "inf_rate.yaml": ("gamma: .inf\n", "gamma must be a finite number"),
     "huge_int.yaml": ("steps: 1" + "0" * 5000 + "\n", "not valid YAML"),
@@ -88,7 +88,7 @@ def test_binary_and_oversized_configs_are_refused_before_parsing(folder):
     with pytest.raises(ConfigError, match="not UTF-8"):
         load_config(folder / "binary.yaml", {})
     start = time.perf_counter()
-    with pytest.raises(ConfigError, match="more than the 1,048,576 a config may have"):
+    with pytest.raises(ConfigError, match="more than the 1,048,576 allowed for a config"):
         load_config(folder / "big.yaml", {})
     assert time.perf_counter() - start < 0.5
 
@@ -99,10 +99,10 @@ def test_config_values_share_one_strict_checker():
     cfg = load_config(None, {"steps": np.int64(4096), "gamma": np.float64(0.25)})
     assert type(cfg.steps) is int and type(cfg.gamma) is float  # saved as plain JSON numbers
     assert type(load_config(None, {"shaping": 1}).shaping) is int  # as before: not made 1.0
-    for bad, words in (({"steps": 2048.7}, "steps must be an int"),
-                       ({"steps": np.float64(2048.0)}, "steps must be an int"),
-                       ({"players": True}, "players must be an int"),
-                       ({"players": np.bool_(True)}, "players must be an int"),
+    for bad, words in (({"steps": 2048.7}, "steps must be a whole number"),
+                       ({"steps": np.float64(2048.0)}, "steps must be a whole number"),
+                       ({"players": True}, "players must be a whole number"),
+                       ({"players": np.bool_(True)}, "players must be a whole number"),
                        ({"learning_rate": float("nan")}, "finite"),
                        ({"seed": 10**4000}, "seed: an integer of thousands of digits; must be in"),
                        ({"out": ["x"] * 10**5}, "out: ")):
@@ -236,3 +236,126 @@ def test_a_deeply_nested_checkpoint_json_is_a_checkpoint_error(tmp_path):
     (tmp_path / "checkpoint.json").write_text(DEEP)
     with pytest.raises(CheckpointError, match="cannot read"):
         checkpoint_state(tmp_path / "checkpoint.zip")
+
+
+# --- files that are not regular files, or bigger than they say (issue 31, item 1) ----------
+
+def _not_regular_files(tmp_path):
+    """(name, path, words) of a device, a FIFO and a folder, each refused before any read."""
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (tmp_path / "folder").mkdir()
+    return [("/dev/zero", Path("/dev/zero"), "is a device, not a regular file"),
+            ("pipe", fifo, "is a FIFO (named pipe), not a regular file"),
+            ("folder", tmp_path / "folder", "is a folder, not a regular file")]
+
+
+def _within(seconds, call):
+    """``call()``'s exception (or None) if it ends within ``seconds``; else the test fails (a
+    thread blocked opening a FIFO is released by opening the FIFO's other end)."""
+    import os
+    import threading
+
+    box = {}
+
+    def run():
+        try:
+            call()
+        except Exception as err:  # noqa: BLE001 (the test inspects it)
+            box["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        for fifo in Path(os.getcwd()).glob("pipe"):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"still reading after {seconds}s: it hangs")
+    return box.get("error")
+
+
+def test_devices_fifos_and_folders_are_refused_before_reading(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, path, words in _not_regular_files(tmp_path):
+        for call, error in ((lambda p=path: GameRecord.load(p), RecordError),
+                            (lambda p=path: load_config(p, {}), ConfigError)):
+            err = _within(10, call)
+            assert isinstance(err, error), (name, err)
+            _short_and_clean(str(err))
+            assert words in str(err), str(err)
+
+
+def test_a_file_bigger_than_it_says_is_read_no_further_than_the_bound(tmp_path):
+    from meduris_env.engine.jsonfile import read_bounded
+
+    listing = Path("/proc/self/maps")  # a regular file whose reported size is 0
+    if not listing.is_file() or listing.stat().st_size:
+        pytest.skip("needs Linux's /proc")
+    with pytest.raises(RecordError, match="has more than the 10 bytes allowed"):
+        read_bounded(listing, RecordError, "record", max_bytes=10)
+    small = tmp_path / "small.json"
+    small.write_bytes(b"0123456789")
+    assert read_bounded(small, RecordError, "record", max_bytes=10) == b"0123456789"
+
+
+def test_cli_refuses_devices_fifos_folders_and_oversized_files(tmp_path):
+    from meduris_env.engine.jsonfile import MAX_BYTES
+
+    cases = _not_regular_files(tmp_path)
+    with open(tmp_path / "huge.json", "wb") as fh:  # sparse: nothing is written
+        fh.truncate(MAX_BYTES + 1)
+    (tmp_path / "huge.yaml").write_bytes(b"")
+    with open(tmp_path / "huge.yaml", "r+b") as fh:
+        fh.truncate(MAX_CONFIG_BYTES + 1)
+    before = _snapshot(tmp_path)
+    for name, _, words in cases:
+        for args in (["replay", name, "--all"], ["train", "--config", name, "--out", "run"]):
+            start = time.perf_counter()
+            run = _meduris(*args, cwd=tmp_path)  # a hang is subprocess's TimeoutExpired
+            assert time.perf_counter() - start < 60
+            _one_line_exit_2(run)
+            assert words in run.stderr, run.stderr
+    for args in (["replay", "huge.json", "--all"], ["train", "--config", "huge.yaml"]):
+        run = _meduris(*args, cwd=tmp_path)
+        _one_line_exit_2(run)
+        assert "more than the" in run.stderr, run.stderr
+    assert _snapshot(tmp_path) == before and not (tmp_path / "run").exists()
+
+
+# --- runaway labels (issue 31, item 4) -----------------------------------------------------
+
+def test_a_record_with_a_huge_or_multi_line_label_is_refused_in_one_line(tmp_path):
+    from meduris_env.records.record import MAX_LABEL
+
+    for label, words in (("a" * 5_000_000, f"at most {MAX_LABEL} characters"),
+                         ("two\nlines", "one line"), (7, "must be text")):
+        doc = json.loads(RECORD)
+        doc["agents"][1] = label
+        (tmp_path / "game.json").write_text(json.dumps(doc))
+        with pytest.raises(RecordError, match=words) as err:
+            GameRecord.load(tmp_path / "game.json")
+        _short_and_clean(str(err.value))
+    run = _meduris("replay", "game.json", "--all", cwd=tmp_path)
+    _one_line_exit_2(run)
+    long_names = GameRecord.from_state(STATE, ["x" * 10_000, "y\nz"], seed=1)
+    assert [len(a) for a in long_names.agents] == [MAX_LABEL, 3]  # written so it loads
+    assert GameRecord.from_json(long_names.to_json()).agents == long_names.agents
+
+
+def test_a_huge_game_id_is_not_echoed_by_the_web_server(tmp_path):
+    import warnings
+
+    from meduris_cli.web.app import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    client = TestClient(create_app(tmp_path / "games.sqlite"), raise_server_exceptions=False)
+    for path in ("/api/games/" + "a" * 60_000, "/api/games/" + "a" * 60_000 + "/events",
+                 "/api/games/" + "b" * 60_000 + "/record"):
+        reply = client.get(path)
+        assert reply.status_code == 404 and len(reply.content) < 300, len(reply.content)
+        assert reply.json()["error"].startswith("no game 'aaaa") or "not found" in \
+            reply.json()["error"] or reply.json()["error"].startswith("no game 'bbbb")

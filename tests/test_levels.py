@@ -40,14 +40,19 @@ def test_a_level_that_does_not_exist_is_one_line():
     assert level(3).agent == "mcts:200" and "rated" in describe(level(3))
 
 
-def test_play_at_a_level_seats_its_agent_and_says_its_rating(tmp_path, capsys, monkeypatch):
-    path = tmp_path / "level.json"
+def play_at(number: int, players: int, tmp_path, capsys, monkeypatch) -> tuple[str, list]:
+    """``meduris play --level N`` quit at once: (what it printed, the record's agents)."""
+    path = tmp_path / f"level{number}.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert main(["play", "--level", "2", "--players", "3", "--seed", "4", "--record",
-                 str(path)]) == 0
-    out = capsys.readouterr().out
+    assert main(["play", "--level", str(number), "--players", str(players), "--seed", "4",
+                 "--record", str(path)]) == 0
+    return capsys.readouterr().out, GameRecord.load(path).agents
+
+
+def test_play_at_a_level_seats_its_agent_and_says_its_rating(tmp_path, capsys, monkeypatch):
+    out, agents = play_at(2, 3, tmp_path, capsys, monkeypatch)
     assert out.startswith("opponents: level 2 (casual): greedy, rated ")
-    assert GameRecord.load(path).agents == ["human", "greedy", "greedy"]
+    assert agents == ["human", "greedy", "greedy"]
     assert main(["play", "--level", "2", "--opponents", "random"]) == 2
     assert main(["play", "--level", "0"]) == 2
     err = capsys.readouterr().err
@@ -87,13 +92,9 @@ def test_the_top_level_is_the_shipped_search_and_az_200_at_3_and_4_players(tmp_p
     with open_ladder(SHIPPED, read_only=True) as store:
         fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2)
     assert fit.ratings[0].name == "search"  # the best of the anchors
-    path = tmp_path / "level5.json"
-    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert main(["play", "--level", "5", "--players", "3", "--seed", "4", "--record",
-                 str(path)]) == 0
-    out = capsys.readouterr().out
+    out, agents = play_at(5, 3, tmp_path, capsys, monkeypatch)
     assert out.startswith("opponents: level 5 (expert): az:200 (at 2 players search, rated ")
-    assert GameRecord.load(path).agents == ["human", "az:200", "az:200"]
+    assert agents == ["human", "az:200", "az:200"]
     with pytest.raises(Exception, match=r"search_2p\.pt is a 2-player policy: it cannot play a "
                                          r"3-player game"):
         make_agent("search").check_players(3)

@@ -210,3 +210,49 @@ def test_the_web_servers_budgets_are_bounded_too(name):
     with pytest.raises(WebError) as err:
         check_opponent(name, 2)
     assert "1..2000" in one_line(err.value, longest=400)
+
+
+# --- the words of the messages (issue 31, "odd messages") ----------------------------------------
+def test_messages_without_bounds_say_what_is_wanted_in_words():
+    for call, words in ((lambda: check_int("steps", 2048.7), "steps must be a whole number, got"),
+                        (lambda: check_int("n", True), "n must be a whole number, got True"),
+                        (lambda: check_float("lr", "x"), "lr must be a finite number, got 'x'"),
+                        (lambda: parse_int("k", "1e9"), "k must be a whole number written in"),
+                        (lambda: parse_int("k", "x", 1), "k must be a whole number >= 1 written"),
+                        (lambda: check_int("k", 0, 1), "k must be an int >= 1, got 0")):
+        with pytest.raises(ValueCheckError) as err:
+            call()
+        text = one_line(err.value)
+        assert text.startswith(words) and "(any)" not in text and "or more" not in text, text
+
+
+def test_unwrap_action_takes_0d_integer_arrays_only():
+    from meduris_env.engine.values import unwrap_action
+
+    got = unwrap_action(np.array(7, dtype=np.int16))
+    assert isinstance(got, np.integer) and got == 7
+    for other in (np.array(7.0), np.array(True), np.array([7]), 7, "7", None):
+        assert unwrap_action(other) is other
+
+
+# --- OpenSpiel's MCTS agent is bounded like the others -------------------------------------------
+@pytest.mark.parametrize("kwargs", [dict(simulations=10**12), dict(simulations=float("nan")),
+                                    dict(simulations=0), dict(simulations=2.5),
+                                    dict(rollouts=10**9), dict(uct_c=float("inf")),
+                                    dict(uct_c=-1.0), dict(uct_c=True)])
+def test_openspiel_mcts_numbers_are_finite_and_bounded(kwargs):
+    from agents.openspiel import OpenSpielMCTSAgent
+
+    with pytest.raises(ValueCheckError) as err:
+        OpenSpielMCTSAgent("x", **kwargs)
+    assert one_line(err.value).startswith(next(iter(kwargs)) + " must be")
+    if kwargs.get("simulations") == 10**12:
+        assert f"1..{MAX_COUNT}" in str(err.value)
+
+
+def test_openspiel_mcts_takes_numpy_budgets():
+    pytest.importorskip("pyspiel")
+    from agents.openspiel import OpenSpielMCTSAgent
+
+    agent = OpenSpielMCTSAgent("x", np.int64(20), np.int32(1), np.float32(1.5))
+    assert (agent.simulations, agent.rollouts, agent.uct_c) == (20, 1, 1.5)

@@ -280,15 +280,26 @@ def messages_until(stream: Stream, done, timeout: float = 120.0) -> list[tuple[s
     return got
 
 
-def test_a_worker_killed_mid_think_is_replaced_and_the_game_goes_on(server):
-    base, live = server.url, server.app.state.live
-    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:2000", "seat": 0,
-                                             "seed": 21}, timeout=120).json()
+def first_move(base: str, opponent: str, seed: int) -> tuple[dict, Stream, dict]:
+    """A 2-player game against ``opponent`` followed on its stream (past its sync), and the
+    answer to the first legal move: (the game, the stream, the answer)."""
+    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": opponent, "seat": 0,
+                                             "seed": seed}, timeout=120).json()
     stream = Stream(base, g["id"])
     try:
         assert stream.next()[0] == "sync"
         r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
                        json={"action": first_legal(g), "step": g["step"]}).json()
+    except BaseException:
+        stream.close()
+        raise
+    return g, stream, r
+
+
+def test_a_worker_killed_mid_think_is_replaced_and_the_game_goes_on(server):
+    base, live = server.url, server.app.state.live
+    g, stream, r = first_move(base, "mcts:2000", 21)
+    try:
         assert r["thinking"] is not None
         messages_until(stream, lambda e, d: e == "thinking")
         deadline = time.monotonic() + 120
@@ -326,13 +337,8 @@ class DeadPool:
 def test_an_opponent_that_cannot_move_says_so_and_the_game_is_not_stuck(server):
     base, live = server.url, server.app.state.live
     real, live.make_pool, live.pool = live.make_pool, DeadPool, DeadPool()
-    g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:50", "seat": 0,
-                                             "seed": 2}, timeout=120).json()
-    stream = Stream(base, g["id"])
+    g, stream, r = first_move(base, "mcts:50", 2)
     try:
-        assert stream.next()[0] == "sync"
-        r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
-                       json={"action": first_legal(g), "step": g["step"]}).json()
         got = messages_until(stream, lambda e, d: e == "failed")
         failed = got[-1][1]
         assert failed["error"] == ("mcts:50 (seat 1) could not move (its thinking worker "

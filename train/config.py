@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.jsonfile import clip
+from meduris_env.engine.jsonfile import clip, read_bounded
 from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
 
 
@@ -243,22 +243,19 @@ MAX_CONFIG_BYTES = 1024 * 1024  # a config is a screenful of settings
 
 
 def read_config_file(path: str | Path):
-    """The YAML document of a config file, read safely: at most :data:`MAX_CONFIG_BYTES`
-    (checked before reading), no aliases (``*name``: the "billion laughs" expansion), no
-    duplicate keys, and a ConfigError naming only a line and column for a file that is not
-    YAML (never its content)."""
+    """The YAML document of a config file, read safely: a regular file of at most
+    :data:`MAX_CONFIG_BYTES` (the one bounded reader,
+    :func:`meduris_env.engine.jsonfile.read_bounded`: a folder, a device or a FIFO is refused
+    before it is opened, and no more than the bound is ever read), no aliases (``*name``: the
+    "billion laughs" expansion), no duplicate keys, and a ConfigError naming only a line and
+    column for a file that is not YAML (never its content)."""
     import yaml
 
     path = Path(path)
+    data = read_bounded(path, ConfigError, "config", MAX_CONFIG_BYTES,
+                        " for a config (is it a training config?)")
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"config {path}: {size:,} bytes, more than the "
-                              f"{MAX_CONFIG_BYTES:,} a config may have (is it a training "
-                              "config?)")
-        text = path.read_bytes().decode("utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read config {path}: {err.strerror or err}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"config {path} is not a YAML text file (not UTF-8); give a "
                           "training config such as train/configs/*.yaml") from None

@@ -747,7 +747,7 @@ class Games:
     def get(self, game_id: str) -> LiveGame:
         """The game, from memory or resumed from the store; WebError 404 if there is none."""
         if not isinstance(game_id, str) or not ID_PATTERN.fullmatch(game_id):
-            raise WebError(404, f"no game {game_id!r} (a game id is 16 hex digits)")
+            raise WebError(404, f"no game {excerpt(game_id)} (a game id is 16 hex digits)")
         with self._lock:
             g = self._live.get(game_id)
             if g is not None:
@@ -764,7 +764,7 @@ class Games:
                 if g is None:
                     loaded = self.store.load(game_id)
                     if loaded is None:
-                        raise WebError(404, f"no game {game_id!r}")
+                        raise WebError(404, f"no game {excerpt(game_id)}")
                     g = self._resume(game_id, *loaded)
                     self._remember(g)
                 return g

@@ -12,7 +12,13 @@ Contract: :func:`parse_json` turns text into Python values or raises the caller'
 * integers: within 64 bits (signed), refused while parsing (so ``10**100`` never reaches code
   that converts it to a fixed-width integer); ``NaN``/``Infinity`` are refused too.
 
-:func:`read_json_file` checks the file's size before reading it, then parses as above.
+:func:`read_bounded` is the one reader of a file a user names (records, state and board files,
+training configs, checkpoints' settings): it refuses anything that is not a regular file (a
+folder, a device such as ``/dev/zero``, a FIFO, a socket) from ``os.stat`` *before* opening it
+(opening a FIFO blocks), opens it without blocking, checks again on the open descriptor, and reads
+at most ``max_bytes + 1`` bytes (a file's reported size is only a hint: it may grow, or be 0 for a
+device), so a read never hangs and never takes more memory than the bound.
+:func:`read_json_file` reads a file so, then parses as above.
 :func:`clip` shortens text for a message (at most :data:`EXCERPT` characters; values:
 :func:`meduris_env.engine.values.excerpt`).
 """
@@ -20,7 +26,9 @@ Contract: :func:`parse_json` turns text into Python values or raises the caller'
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -89,16 +97,54 @@ def parse_json(text: str | bytes, error: type[Exception], what: str,
         raise error(f"{what}: not JSON ({clip(str(exc), 120)})") from None
 
 
+def _kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words (for a message)."""
+    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+                        (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def read_bounded(path: str | Path, error: type[Exception], noun: str = "file",
+                 max_bytes: int = MAX_BYTES, hint: str = "") -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them, else one line
+    of ``error`` naming the file as ``{noun} 'path'``: not a regular file (refused before it is
+    opened, so a FIFO never blocks), too big (read no further than ``max_bytes + 1``; ``hint``
+    ends that message), or unreadable."""
+    shown = clip(str(path), 200)
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise error(f"cannot read {noun} {shown!r}: {err.strerror or err}") from None
+    except (ValueError, TypeError):  # a NUL byte in the name, or no file name at all
+        raise error(f"{noun} {shown!r} is not a usable file name") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{noun} {shown!r} is {_kind(info.st_mode)}, not a regular file")
+    if info.st_size > max_bytes:
+        raise error(f"{noun} {shown!r} is {info.st_size:,} bytes, more than the "
+                    f"{max_bytes:,} allowed{hint}")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # swapped: no block
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            data = fh.read(max_bytes + 1) if stat.S_ISREG(mode) else None
+    except OSError as err:
+        raise error(f"cannot read {noun} {shown!r}: {err.strerror or err}") from None
+    if data is None:  # replaced by something else since the stat
+        raise error(f"{noun} {shown!r} is {_kind(mode)}, not a regular file")
+    if len(data) > max_bytes:
+        raise error(f"{noun} {shown!r} has more than the {max_bytes:,} bytes allowed{hint}")
+    return data
+
+
 def read_json_file(path: str | Path, error: type[Exception], what: str,
                    max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
-    """:func:`parse_json` of the file at ``path``, its size checked before it is read."""
-    path = Path(path)
+    """:func:`parse_json` of the file at ``path``, read by :func:`read_bounded` (its messages
+    start ``"{what}: "`` too)."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise error(f"{what}: {str(path)!r} is {size:,} bytes, more than the {max_bytes:,} "
-                        "allowed")
-        data = path.read_bytes()
-    except OSError as err:
-        raise error(f"{what}: cannot read {str(path)!r}: {err.strerror or err}") from None
+        data = read_bounded(path, error, "file", max_bytes)
+    except error as err:
+        raise error(f"{what}: {err}") from None
     return parse_json(data, error, what, max_bytes, max_depth)

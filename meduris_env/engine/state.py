@@ -53,6 +53,7 @@ from .constants import (
 from .errors import IllegalActionError
 from .events import Event, decode
 from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
+from .values import excerpt, unwrap_action
 
 if TYPE_CHECKING:
     from .game import MedurisGame
@@ -182,8 +183,9 @@ class State:
             who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
                 self._cur, f"seat {self._cur}")
             raise IllegalActionError(f"seat {player} is not to move: {who} is")
+        action = unwrap_action(action)  # a 0-d integer array (SB3's predict) is an id too
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"an action is an int id, got {action!r}")
+            raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
         a = int(action)
         if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
             raise IllegalActionError(self._illegal_reason(a))

@@ -32,7 +32,7 @@ import numpy as np
 from .errors import MedurisError
 
 __all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "parse_int",
-           "parse_float", "excerpt", "SEED_MAX", "HASHED_SEEDS"]
+           "parse_float", "excerpt", "unwrap_action", "SEED_MAX", "HASHED_SEEDS"]
 
 #: the largest seed the batch environments take (they keep it in an int64)
 SEED_MAX = 2**63 - 1
@@ -73,7 +73,7 @@ def _span(low, high) -> str:
         return f"{_bound(low)}..{_bound(high)}"
     if low is not None:
         return f">= {_bound(low)}"
-    return f"<= {_bound(high)}" if high is not None else "(any)"
+    return f"<= {_bound(high)}" if high is not None else ""
 
 
 def check_bool(name: str, value: object) -> bool:
@@ -83,16 +83,26 @@ def check_bool(name: str, value: object) -> bool:
     raise ValueCheckError(f"{name} must be True or False, got {excerpt(value)}")
 
 
+def _rule(noun: str, low, high) -> str:
+    """What a value must be, in words: ``an int 0..100``, ``an int >= 1``; without bounds the
+    noun alone (an unbounded int: ``a whole number``)."""
+    span = _span(low, high)
+    if not span:
+        return "a whole number" if noun == "an int" else noun
+    return f"{noun} {span}"
+
+
 def check_int(name: str, value: object, low: int | None = None, high: int | None = None
               ) -> int:
     """``value`` as an int if it is a Python or numpy integer (not a bool) in ``[low, high]``
     (``None``: unbounded on that side), else a ValueCheckError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueCheckError(f"{name} must be an int {_span(low, high)}, got "
+        raise ValueCheckError(f"{name} must be {_rule('an int', low, high)}, got "
                               f"{excerpt(value)} ({type(value).__name__})")
     number = int(value)
     if (low is not None and number < low) or (high is not None and number > high):
-        raise ValueCheckError(f"{name} must be an int {_span(low, high)}, got {excerpt(number)}")
+        raise ValueCheckError(f"{name} must be {_rule('an int', low, high)}, got "
+                              f"{excerpt(number)}")
     return number
 
 
@@ -102,7 +112,7 @@ def check_float(name: str, value: object, low: float | None = None,
     bools not) in ``[low, high]``, else a ValueCheckError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        raise ValueCheckError(f"{name} must be a finite number {_span(low, high)}, got "
+        raise ValueCheckError(f"{name} must be {_rule('a finite number', low, high)}, got "
                               f"{excerpt(value)} ({type(value).__name__})")
     try:
         number = float(value)
@@ -110,7 +120,7 @@ def check_float(name: str, value: object, low: float | None = None,
         number = math.inf
     if not math.isfinite(number) or (low is not None and number < low) or (
             high is not None and number > high):
-        raise ValueCheckError(f"{name} must be a finite number {_span(low, high)}, got "
+        raise ValueCheckError(f"{name} must be {_rule('a finite number', low, high)}, got "
                               f"{excerpt(value)}")
     return number
 
@@ -118,8 +128,8 @@ def check_float(name: str, value: object, low: float | None = None,
 def parse_int(name: str, text: str, low: int | None = None, high: int | None = None) -> int:
     """The int written as ASCII digits in ``text``, checked as :func:`check_int` does."""
     if not isinstance(text, str) or not _INT_TEXT.match(text):
-        raise ValueCheckError(f"{name} must be a whole number {_span(low, high)} written in "
-                              f"digits, got {excerpt(text)}")
+        raise ValueCheckError(f"{name} must be {_rule('a whole number', low, high)} "
+                              f"written in digits, got {excerpt(text)}")
     return check_int(name, int(text), low, high)
 
 
@@ -128,6 +138,16 @@ def parse_float(name: str, text: str, low: float | None = None,
     """The number written as ASCII digits with an optional decimal point in ``text`` (no
     exponent, ``nan`` or ``inf``), checked as :func:`check_float` does."""
     if not isinstance(text, str) or not _FLOAT_TEXT.match(text):
-        raise ValueCheckError(f"{name} must be a number {_span(low, high)} written in digits "
-                              f"(e.g. 0.5), got {excerpt(text)}")
+        raise ValueCheckError(f"{name} must be {_rule('a number', low, high)} written in "
+                              f"digits (e.g. 0.5), got {excerpt(text)}")
     return check_float(name, float(text), low, high)
+
+
+def unwrap_action(action: object) -> object:
+    """A 0-d numpy integer array (what Stable-Baselines3's ``model.predict`` returns for one
+    observation, and what gymnasium's ``Discrete.contains`` accepts) as its numpy integer;
+    anything else unchanged, for the game's own check (floats, bools, 1-d arrays refused)."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 \
+            and np.issubdtype(action.dtype, np.integer):
+        return action[()]
+    return action

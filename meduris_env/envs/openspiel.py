@@ -10,7 +10,8 @@ parameter             meaning
 ====================  ========================================================================
 ``players``           2, 3 or 4 (R1), default 2
 ``exchange``          ``"auto"`` (default) or ``"manual"`` (R15)
-``max_turns``         turn limit, default 1000; reaching it ends the game (0: none)
+``max_turns``         turn limit, default 1000, at most :data:`MAX_TURNS`; reaching it ends the
+                      game (0: none)
 ``hidden_materials``  default ``False``; ``True``: an opponent's split of chips is private (R2)
 ====================  ========================================================================
 
@@ -19,7 +20,8 @@ parameter             meaning
   the die (R7) and, never by default, the starting player. OpenSpiel numbers chance outcomes from
   0, so outcome ``k`` is the engine's id ``C_DIE + k`` (``max_chance_outcomes()`` = 154).
 * **Actions** are the engine's 241 ids (``num_distinct_actions()``), legal ones ascending.
-* **Returns** are the engine's zero-sum result (R26): winners share +1, losers -1; a game cut
+* **Returns** are the engine's zero-sum result (R26): winners share +1 and losers share -1 (with
+  3-4 players each loser gets -1 divided by the number of losers); a game cut
   at ``max_turns`` is scored on its standings (``State.returns()``; the environments pay nothing
   at a cut unless ``truncation_reward="standings"``, see :mod:`.rewards`). Utility in [-1, 1],
   sum 0.
@@ -47,6 +49,13 @@ parameter             meaning
     tensor; ``ALL_PLAYERS``: every seat's, 4 x 4, observer first; ``NONE``: nothing); without
     it nothing is private (an empty tensor and string).
 * **Serialisation** is OpenSpiel's default, the action history.
+* **Parameters** are checked before the game is made, each a one-line ``ValueCheckError`` (or
+  ``PlayerCountError``): ``max_turns`` at most :data:`MAX_TURNS`, since OpenSpiel keeps the
+  game's length (:func:`_max_game_length`) in a 32-bit int. A number beyond 32 bits, such as
+  ``{"max_turns": 10**12}`` given to ``pyspiel.load_game``, is refused by pybind11 itself while
+  converting the dict to OpenSpiel's ``GameParameter`` (a ``RuntimeError``, "Unable to cast"),
+  before this module sees it: nothing here can reword it. Give such numbers to
+  :class:`MedurisOpenSpielGame` directly to get the one-line error.
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ from ..engine.constants import (
 )
 from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.text import render_text
-from ..engine.values import check_bool
+from ..engine.values import ValueCheckError, check_bool, check_int, excerpt
 from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, observation_vector
 from .openspiel_base import (
     EngineOpenSpielGame,
@@ -78,6 +87,8 @@ SHORT_NAME = "python_meduris"
 # per turn at most: the die, a "+1"/"-1" round, the turn action, the offerings of a ring of huts,
 # and between any two decisions up to 36 manual exchanges (each returns 2 chips net of 72)
 _SETUP = 6 + 1 + 8
+#: the longest turn limit: the game's length bound (:func:`_max_game_length`) stays a 32-bit int
+MAX_TURNS = 1_000_000
 _PER_TURN_DECISIONS = 1 + 4 + 1 + 48
 _PARAMETERS = {"players": 2, "exchange": "auto", "max_turns": DEFAULT_MAX_TURNS,
                "hidden_materials": False}
@@ -124,8 +135,15 @@ class MedurisOpenSpielGame(EngineOpenSpielGame):
 
     def __init__(self, params=None):
         params = {**_PARAMETERS, **dict(params or {})}
+        unknown = sorted(set(params) - set(_PARAMETERS), key=str)
+        if unknown:
+            raise ValueCheckError(f"{SHORT_NAME} has no parameter {excerpt(unknown[0])} "
+                                  f"(its parameters: {', '.join(_PARAMETERS)})")
+        max_turns = params["max_turns"]
+        if max_turns is not None:
+            max_turns = check_int("max_turns (0: no limit)", max_turns, 0, MAX_TURNS)
         self.game = MedurisGame(params["players"], exchange=params["exchange"],
-                                max_turns=params["max_turns"])
+                                max_turns=max_turns)
         self.hidden_materials = check_bool("hidden_materials", params["hidden_materials"])
         info = zero_sum_game_info(NUM_ACTIONS, NUM_CHANCE_OUTCOMES, self.game.num_players,
                                   _max_game_length(self.game.max_turns))

@@ -6,8 +6,8 @@ that must decide receives an observation, ``{"observations": the 1470-float vect
 "action_mask": the 241 legal actions as 0/1 float32}``. Chance (bonus chips R4, the die R7) is
 drawn from a ``random.Random`` seeded per episode with ``derive_seed``. At the end every seat
 gets a last observation and its reward, the ``"win"`` scheme of :mod:`meduris_env.envs.rewards`
-(winners share +1, losers -1); a game cut at ``max_turns`` is truncated (``__all__``) and pays
-nothing.
+(winners share +1, losers share -1); a game cut at ``max_turns`` is truncated (``__all__``) and
+pays nothing.
 
 Ray is imported lazily: this module imports without it (Ray and RLlib live in their own
 environment, ``.venv-ray``: RLlib 2.60 pins gymnasium 1.2.2). The game logic is

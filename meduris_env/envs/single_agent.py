@@ -49,7 +49,7 @@ from gymnasium import spaces
 from ..engine.game import MedurisGame, game_from
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import State
-from ..engine.values import HASHED_SEEDS, check_int
+from ..engine.values import HASHED_SEEDS, check_int, unwrap_action
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .aec import MEDURIS_ENGINE
 from .observation import observation_high, observation_vector, observe_state
@@ -158,7 +158,7 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
         if self.state.is_terminal() or self.illegal:
             raise RuntimeError("the episode is over; call reset()")
         try:
-            self.state.apply_action(action, self.seat)
+            self.state.apply_action(unwrap_action(action), self.seat)  # SB3's array(3) too
         except self.engine.illegal_action_error as err:
             if self.illegal_action == "terminate":
                 self.illegal = True

@@ -28,6 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
+from ..engine.values import unwrap_action
 from .spaces import LegalActionSpace
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
@@ -174,7 +175,7 @@ class TurnBasedAEC(AECEnv):
             raise self.engine.illegal_action_error(self.must_decide_message(agent))
         seat = self.seat_of[agent]
         try:
-            self.state.apply_action(action, seat)
+            self.state.apply_action(unwrap_action(action), seat)  # SB3's array(3) too
         except self.engine.illegal_action_error as err:
             raise self.engine.illegal_action_error(f"{agent}: {err}") from None
         live = [a for a in self.agents if not (self.terminations[a] or self.truncations[a])]

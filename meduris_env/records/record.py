@@ -42,7 +42,7 @@ from typing import Any
 from ..engine.constants import END_NAMES
 from ..engine.errors import IllegalActionError, MedurisError
 from ..engine.events import EVENT_KINDS, Event
-from ..engine.jsonfile import MAX_BYTES, parse_json
+from ..engine.jsonfile import clip, parse_json, read_bounded
 from ..engine.serialize import game_from_dict, game_to_dict
 from ..engine.state import State
 from ..engine.values import excerpt
@@ -56,6 +56,26 @@ _EVENT_COLUMNS = {name: {c for c in cols if c} for name, cols in EVENT_KINDS.val
 
 
 ACTION_KEYS = {"step", "seat", "action", "text"}
+#: the longest agent label a record holds (a label is printed at every step of a replay)
+MAX_LABEL = 200
+
+
+def label_problem(label: Any) -> str | None:
+    """Why ``label`` cannot be a record's agent label, or None: text of one line of at most
+    :data:`MAX_LABEL` characters."""
+    if not isinstance(label, str):
+        return f"a label must be text, got {excerpt(label)}"
+    if len(label) > MAX_LABEL:
+        return f"a label has at most {MAX_LABEL} characters, got one of {len(label):,}"
+    if any(c in label for c in "\n\r\x00"):
+        return f"a label is one line, got {excerpt(label)}"
+    return None
+
+
+def short_label(label: str) -> str:
+    """``label`` as a record keeps it: one line, cut to :data:`MAX_LABEL` characters."""
+    label = " ".join(str(label).replace("\x00", " ").splitlines())
+    return label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 3] + "..."
 
 
 class RecordError(MedurisError, ValueError):
@@ -99,6 +119,7 @@ class GameRecord:
         agents = list(agents) if agents is not None else [f"seat {s}" for s in range(n)]
         if len(agents) != n:
             raise ValueError(f"{n} players need {n} agent labels, got {len(agents)}")
+        agents = [short_label(a) for a in agents]
         actions, seats = _actions_and_seats(state)
         return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
                    events=state.events(), result=result_of(state), meta=dict(meta or {}))
@@ -200,9 +221,12 @@ class GameRecord:
             game = codec.game_from_dict(doc["game"], RecordError)
         text_of = action_text if codec is None else codec.action_text
         agents = doc.get("agents")
-        if not isinstance(agents, list) or len(agents) != game.num_players \
-                or not all(isinstance(a, str) for a in agents):
+        if not isinstance(agents, list) or len(agents) != game.num_players:
             raise RecordError(f"record: 'agents' must list {game.num_players} labels")
+        for seat, label in enumerate(agents):
+            problem = label_problem(label)
+            if problem:
+                raise RecordError(f"record: agents[{seat}]: {problem}")
         seed = doc.get("seed")
         if seed is not None and not _is_int(seed):
             raise RecordError("record: 'seed' must be an integer or null")
@@ -234,18 +258,15 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """The record in the file at ``path`` (read by the one bounded reader,
+        :func:`~meduris_env.engine.jsonfile.read_bounded`: a regular file of at most
+        64 MiB; a folder, a device or a FIFO is refused before it is opened)."""
+        data = read_bounded(path, RecordError, "record")
         try:
-            size = Path(path).stat().st_size
-            if size > MAX_BYTES:
-                raise RecordError(f"{str(path)!r} is not a game record ({size:,} bytes, more "
-                                  f"than the {MAX_BYTES:,} a record may have)")
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise RecordError(f"cannot read record {str(path)!r}: "
-                              f"{err.strerror or err}") from None
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise RecordError(f"{str(path)!r} is not a game record (not UTF-8 text; records are "
-                              "JSON files)") from None
+            raise RecordError(f"{clip(str(path), 200)!r} is not a game record (not UTF-8 text; "
+                              "records are JSON files)") from None
         return cls.from_json(text)
 
 
