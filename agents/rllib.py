@@ -16,13 +16,13 @@ as your own runs.
 
 from __future__ import annotations
 
-import json
 import logging
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.envs.observation import observation_high
 from meduris_env.envs.rllib import agent_id
 
@@ -44,7 +44,7 @@ def read_checkpoint_meta(path: Path, name: str = "rllib", error=None) -> dict:
         raise fail(f"no RLlib checkpoint at {path}; train one with `meduris rllib-train "
                    "--out RUN` and give RUN/checkpoint")
     try:
-        meta = json.loads((path / META_FILE).read_text())
+        meta = read_json_file(path / META_FILE, ValueError, META_FILE)  # (bounded)
     except (OSError, ValueError, RecursionError):
         raise fail(f"{path} is not a checkpoint of train.rllib_ppo (no readable {META_FILE}); "
                    "give the checkpoint folder of a run (RUN/checkpoint)") from None

@@ -568,3 +568,22 @@ def test_an_entrant_far_above_zero_that_sweeps_its_anchors_is_placed_not_a_crash
     expected = rating_against({"b": (8, 8), "c": (8, 7)}, {n: base[n].elo for n in true})
     assert math.isfinite(x.se) and x.elo == pytest.approx(expected, abs=1e-6)
     assert x.elo > base["c"].elo
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_shipped_ladder_rates_the_3_and_4_player_anchors(players):
+    """The shipped file holds a table per player count: every anchor of LADDERS rated from its
+    windows' games (random = 0, greedy above it, the searches above greedy); az-train's Elo
+    stays 2-player (a win rate against a lineup is no pairwise result)."""
+    from agents.ladder.fit import shipped_ratings
+    from train.az import anchor_elo
+
+    with open_ladder(SHIPPED, read_only=True) as store:
+        games = store.games(players, ANCHORS)
+        fit = fit_ratings([(g.agents, g.ranks) for g in games], players, store.anchors(players))
+    elo = {r.name: r.elo for r in fit.ratings}
+    assert set(elo) == set(LADDERS["meduris"].anchors[players]) and len(games) >= 72
+    assert elo["random"] == 0 < elo["greedy"] < min(elo["mcts:50"], elo["mcts:800"], elo["ppo"])
+    assert all(len(set(g.agents)) == players for g in games)
+    assert {n: r.elo for n, r in shipped_ratings(players).items()} == elo
+    assert anchor_elo(players, {"greedy": 0.5, "ppo": 0.3}, 100) is None

@@ -113,6 +113,7 @@ from numba import njit, prange
 from agents.gumbel_batch import InputsPool
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PLAYER_COUNTS
+from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
 from meduris_env.records.atomic import atomic_replace
@@ -679,7 +680,7 @@ def checkpoint_state(path) -> dict:
         raise CheckpointError(f"{path} is not an az-train checkpoint: resume from a run's "
                               "checkpoint.pt, with its checkpoint.json beside it")
     try:
-        state = json.loads(meta_path.read_text())
+        state = read_json_file(meta_path, ValueError, meta_path.name)  # (bounded: a user's)
         named = state["checkpoint"]["sha256"]
     except (ValueError, KeyError, TypeError, OSError):
         raise CheckpointError(f"{meta_path} is not an az-train run state") from None
@@ -753,13 +754,13 @@ EVAL_ANCHORS = ("greedy", "ppo")
 
 def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | None:
     """The Elo of win rates ``rates`` (``games`` each) against those of its agents the shipped
-    ladder rates (:func:`agents.ladder.fit.rating_against`); None where the shipped ladder has
-    no table of this player count."""
+    2-player ladder rates (:func:`agents.ladder.fit.rating_against`, Bradley-Terry); None for
+    3 and 4 players, whose win rates against a lineup are no pairwise results."""
     from agents.ladder.fit import rating_against, shipped_ratings
 
-    fit = shipped_ratings(players)
-    if not fit:
+    if players != 2:
         return None
+    fit = shipped_ratings(players)
     ratings = {name: r.elo for name, r in fit.items()}
     rated = {name: (games, rate * games) for name, rate in rates.items() if name in ratings}
     return rating_against(rated, ratings) if games and rated else None
