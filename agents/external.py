@@ -79,7 +79,8 @@ tournament's ``--out``/logs, or ``<temp dir>/meduris-bots`` when none is given.
 **Limits.** ``move_time`` (default :data:`DEFAULT_MOVE_TIME` s) per decision, ``game_time``
 (default none) for all of one game's decisions, measured from sending ``decide`` to reading the
 answer; set per agent or with :func:`set_limits` for a list of agents (the tournament's
-``--move-time`` and ``--game-time``).
+``--move-time`` and ``--game-time``). Each is a finite number of seconds above 0 and at most
+:data:`MAX_SECONDS` (one day), checked by :func:`check_seconds` (a ValueCheckError otherwise).
 """
 
 from __future__ import annotations
@@ -100,15 +101,30 @@ import time
 import weakref
 from pathlib import Path
 
+from meduris_env.engine.values import ValueCheckError, check_float
+
 from .base import Agent, Forfeit, UnknownAgentError
 from .games import spec_of
 
 PROTOCOL = 1  # Druids and the game field were added, nothing changed: protocol 1 bots play on
 DEFAULT_MOVE_TIME = 10.0  # seconds per decision
+MAX_SECONDS = 86_400.0  # the longest move or game time (one day): larger ones are refused
 HANDSHAKE_TIME = 10.0  # seconds for the hello answer, at least (the move time if longer)
 MAX_LINE = 1 << 20  # bytes in one answer line
 QUIT_GRACE = 1.0  # seconds a bot has to exit after "quit" before it is killed
 QUOTE = 60  # characters of a malformed answer quoted in the reason
+
+
+def check_seconds(name: str, value: object, optional: bool = False) -> float | None:
+    """``value`` as a float if it is a finite number of seconds in (0, :data:`MAX_SECONDS`]
+    (``optional``: None too, no limit), else a one-line ValueCheckError naming ``name``."""
+    if value is None and optional:
+        return None
+    seconds = check_float(name, value, 0.0, MAX_SECONDS)
+    if seconds <= 0:
+        raise ValueCheckError(f"{name} must be above 0 seconds (at most {MAX_SECONDS:g}), "
+                              f"got {value!r}")
+    return seconds
 
 
 def parse_command(command: str, name: str) -> list[str]:
@@ -277,7 +293,8 @@ class SubprocessAgent(Agent):
         super().__init__(name)
         self.command = command
         self.argv = parse_command(command, name)
-        self.move_time, self.game_time = move_time, game_time
+        self.move_time = check_seconds("move_time", move_time)
+        self.game_time = check_seconds("game_time", game_time, optional=True)
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir()) / "meduris-bots"
         self.log_path: Path | None = None
         self.proc: subprocess.Popen | None = None
@@ -291,11 +308,12 @@ class SubprocessAgent(Agent):
 
     def set_limits(self, move_time: float | None = None, game_time: float | None = None,
                    log_dir: str | Path | None = None) -> None:
-        """Change the time limits (seconds; a None leaves it) and the log folder."""
+        """Change the time limits (seconds, checked by :func:`check_seconds`; a None leaves
+        it) and the log folder."""
         if move_time is not None:
-            self.move_time = move_time
+            self.move_time = check_seconds("move_time", move_time)
         if game_time is not None:
-            self.game_time = game_time
+            self.game_time = check_seconds("game_time", game_time)
         if log_dir is not None:
             self.log_dir = Path(log_dir)
 
@@ -489,7 +507,12 @@ def close_agents(agents, grace: float = QUIT_GRACE) -> None:
 def set_limits(agents, move_time: float | None = None, game_time: float | None = None,
                log_dir: str | Path | None = None) -> None:
     """Set the limits and log folder of the subprocess agents among ``agents`` (others are left
-    as they are): what a tournament, ladder or duel does with its ``--move-time``."""
+    as they are): what a tournament, ladder or duel does with its ``--move-time``. The limits
+    are checked (:func:`check_seconds`) even when no agent is a subprocess one."""
+    if move_time is not None:
+        check_seconds("move_time", move_time)
+    if game_time is not None:
+        check_seconds("game_time", game_time)
     for agent in agents:
         if isinstance(agent, SubprocessAgent):
             agent.set_limits(move_time, game_time, log_dir)

@@ -27,14 +27,18 @@ a NaN or infinite weight is refused with one line naming the file (it would cras
 search, play silently badly). **The player count** a policy was trained for is the
 architecture's ``players`` (2, 3 or 4; written by ``meduris train`` since issue 31). Older files
 have none: one named like the shipped ones (``ppo_<n>p.pt``) counts as trained for ``n`` players,
-any other as trained for an unknown count (``players`` None: playable in any game).
-:func:`check_players` refuses a policy in a game of another player count.
+any other as trained for an unknown count (``players`` None: playable in any game, with a
+one-line warning on stderr, once per file). :func:`check_players` refuses a policy in a game
+of another player count. **Outputs checked at load**: the networks are run once on fixed
+inputs (:func:`check_outputs`); NaN, inf or absurdly large logits or values (finite weights
+whose sums overflow) are refused in one line too.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -143,10 +147,35 @@ def players_of(arch: dict, path) -> int | None:
     return int(named.group(1)) if named else None
 
 
+#: files whose unknown player count was warned about in this process; "quiet": none are
+#: (a tournament's worker processes, whose parent warned: :func:`quiet_player_warnings`)
+PLAYER_WARNINGS: dict = {"warned": set(), "quiet": False}
+
+
+def quiet_player_warnings() -> None:
+    """No warnings about unknown player counts in this process (a worker of a tournament)."""
+    PLAYER_WARNINGS["quiet"] = True
+
+
+def warn_unknown_players(path, players: int) -> None:
+    """One line on stderr, once per file and process, that the policy in ``path`` records no
+    player count, so nothing checks that it was trained for this ``players``-player game."""
+    key = str(Path(path).resolve())
+    if PLAYER_WARNINGS["quiet"] or key in PLAYER_WARNINGS["warned"]:
+        return
+    PLAYER_WARNINGS["warned"].add(key)
+    print(f"meduris: warning: {path} records no player count: nothing checks that it was "
+          f"trained for {players} players (policy files of `meduris train` record it)",
+          file=sys.stderr, flush=True)
+
+
 def check_players(arch: dict, path, players: int) -> None:
     """PolicyFileError unless the policy in ``path`` (architecture ``arch``) may play a game of
-    ``players`` (its player count is that one or unknown)."""
+    ``players`` (its player count is that one or unknown: then a one-line warning,
+    :func:`warn_unknown_players`)."""
     trained = players_of(arch, path)
+    if trained is None:
+        warn_unknown_players(path, players)
     if trained is not None and trained != players:
         raise PolicyFileError(f"{path} is a {trained}-player policy: it cannot play a "
                               f"{players}-player game; use one trained for {players} players "
@@ -160,6 +189,41 @@ def check_finite(state_dict, path, what: str = "policy") -> None:
                 torch.isfinite(value).all()):
             raise PolicyFileError(f"{path}: its {what} weights are not all finite (NaN or inf "
                                   f"in {key!r}); retrain or use another policy file")
+
+
+PROBE_ROWS = 4  # fixed inputs a policy file is tried on at load: zeros, ones, two random rows
+#: the largest logit or value a sane network computes on them (trained ones: tens); sb3's
+#: action mask sets illegal logits to -1e8, so a legal one below that would lose to them
+MAX_OUTPUT = 1e6
+
+
+def probe_inputs(inputs: int) -> np.ndarray:
+    """The fixed inputs (float32 (PROBE_ROWS, inputs), in [-1, 1] as the features are) a
+    loaded network is run on once: all zeros, all ones, and two random rows of seed 0."""
+    rows = np.random.default_rng(0).uniform(-1.0, 1.0, (PROBE_ROWS - 2, inputs))
+    return np.concatenate([np.zeros((1, inputs)), np.ones((1, inputs)), rows]).astype(
+        np.float32)
+
+
+def check_outputs(policy, path, value_network=None) -> None:
+    """PolicyFileError naming ``path`` when the policy's logits or values (or the value
+    network's values) on :func:`probe_inputs` are not all finite and within
+    :data:`MAX_OUTPUT`: finite weights so large that the sums overflow (a first layer scaled
+    by 1e38, say) would otherwise play illegal actions or search in silence."""
+    net = policy if value_network is None else value_network
+    inputs = (policy.observation_space.shape[0] if value_network is None
+              else value_network.architecture["inputs"])
+    x = probe_inputs(inputs)
+    if value_network is None:
+        outputs = policy_outputs(policy, x)
+    else:
+        with torch.no_grad():
+            outputs = (net(torch.as_tensor(x)).numpy(),)
+    if not all(np.isfinite(o).all() and np.abs(o).max() <= MAX_OUTPUT for o in outputs):
+        what = "policy" if value_network is None else "value network"
+        raise PolicyFileError(f"{path}: its {what} computes NaN, inf or numbers beyond "
+                              f"{MAX_OUTPUT:g} from ordinary inputs (its weights are so large "
+                              "that the sums overflow); retrain or use another policy file")
 
 
 def policy_kwargs(arch: dict) -> dict:
@@ -325,6 +389,7 @@ def load_value_network(path) -> nn.Module | None:
                               f"({first})") from None
     check_finite(part["state_dict"], path, "value network's")
     net.eval()
+    check_outputs(None, path, net)
     return net
 
 
@@ -345,6 +410,7 @@ def load_policy_file(path):
                               f"({first})") from None
     check_finite(doc["state_dict"], path)
     policy.set_training_mode(False)
+    check_outputs(policy, path)
     return policy, arch
 
 

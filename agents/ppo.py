@@ -84,15 +84,18 @@ class PPOAgent(Agent):
         self._high: dict[int, np.ndarray] = {}
         self._value: dict[Path, object] = {}  # policy file -> its value network or None
 
-    def check_players(self, players: int) -> None:
+    def check_players(self, players: int, warn: bool = True) -> None:
         """UnknownAgentError (one line) when the policy file this agent was given was trained
-        for another player count than ``players`` (module docstring)."""
-        if self.trained_players not in (None, players):
-            from .network import PolicyFileError, check_players
-            try:
-                check_players(self._arch, self.path, players)
-            except PolicyFileError as err:
-                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
+        for another player count than ``players`` (module docstring); one warning line when
+        its count is unknown (unless not ``warn``)."""
+        if self.path is None or self.trained_players == players or (
+                self.trained_players is None and not warn):
+            return
+        from .network import PolicyFileError, check_players  # (an unknown count: warned once)
+        try:
+            check_players(self._arch, self.path, players)
+        except PolicyFileError as err:
+            raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
 
     def value_network(self, players: int):
         """The value network (numpy forward, :class:`agents.network.NumpyValue`) of the policy
@@ -113,7 +116,7 @@ class PPOAgent(Agent):
     def policy_for(self, players: int):
         """The network this agent plays with in a game of ``players``."""
         if 0 in self._policies:
-            self.check_players(players)
+            self.check_players(players, warn=False)
             return self._policies[0]
         if players not in self._policies:
             self._policies[players] = load_policy(shipped_model(players), self.name)
@@ -153,10 +156,33 @@ class PPOAgent(Agent):
                                       game.field_areas, feature_set, self._high[game.max_turns])
 
     def act(self, observation, state) -> int:
+        """The most probable legal action (as ``policy.predict(..., deterministic=True)``);
+        PolicyFileError naming the file when the network's logits here are not finite or so
+        large that an illegal action wins (its weights overflow), rather than an arbitrary,
+        maybe illegal, action."""
+        import torch
+
         policy, x = self.inputs(observation, state)
         mask = observation["action_mask"].astype(bool)
-        action, _ = policy.predict(x, action_masks=mask, deterministic=True)
-        return int(action)
+        obs, _ = policy.obs_to_tensor(x)
+        with torch.no_grad():
+            try:
+                dist = policy.get_distribution(obs, action_masks=mask)
+                finite = bool(torch.isfinite(dist.distribution.logits).all())
+            except ValueError:  # (a distribution that validates its arguments refuses NaN)
+                finite = False
+            action = int(dist.get_actions(deterministic=True).reshape(-1)[0]) if finite else -1
+        if not finite or not mask[action]:  # (a legal logit below sb3's mask of -1e8)
+            self.non_finite(state.game.num_players)
+        return action
+
+    def non_finite(self, players: int):
+        """Raise the PolicyFileError of a network whose outputs overflowed in a game."""
+        from .network import PolicyFileError
+        path = self.path or shipped_model(players)
+        raise PolicyFileError(f"{path}: its policy computed NaN, inf or huge logits in this "
+                              "position (its weights are so large that the sums overflow); "
+                              "retrain or use another policy file")
 
     def action_probabilities(self, observation, state) -> np.ndarray:
         """The policy's probability for each of the 241 actions (illegal ones are 0)."""

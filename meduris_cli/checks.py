@@ -6,9 +6,11 @@ an hour of work or an earlier result."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
+from meduris_env.engine.values import ValueCheckError, excerpt, parse_float
 from meduris_env.records.atomic import (
     earlier_results,
     output_file_problem,
@@ -24,16 +26,20 @@ class UsageError(MedurisError, ValueError):
     """A command that cannot run as asked; the message names the fix."""
 
 
+WHOLE = re.compile(r"[+-]?[0-9]{1,30}")
+
+
 def int_in(low: int, high: int | None = None):
     """An argparse type: an int in low..high (argparse then prints its one-line usage error)."""
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low or (high is not None and value > high):
-            span = f"{low}..{high}" if high is not None else f"{low} or more"
-            raise argparse.ArgumentTypeError(f"{value} is outside {span}")
+        if not WHOLE.fullmatch(text):  # (ASCII digits, at most 30: int() takes '1_0', '١',
+            raise argparse.ArgumentTypeError(  # and 5,000 digits it refuses with a traceback)
+                f"{excerpt(text, 40)} is not a whole number")
+        value = int(text)
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is too small: at least {low}")
         return value
     parse.__name__ = "int"
     return parse
@@ -43,24 +49,32 @@ SEED = int_in(0, MAX_SEED)
 
 
 def seconds(text: str) -> float:
-    """An argparse type: a positive, finite number of seconds (``--move-time 0.5``)."""
+    """An argparse type: a number of seconds above 0 and at most
+    :data:`agents.external.MAX_SECONDS` (one day), written in digits (``--move-time 0.5``;
+    ``1e308``, ``nan``, ``inf`` are refused), read by the shared checker
+    (:func:`meduris_env.engine.values.parse_float`, then
+    :func:`agents.external.check_seconds`)."""
+    from agents.external import MAX_SECONDS, check_seconds
     try:
-        value = float(text)
+        float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return value
+    try:
+        return check_seconds("seconds", parse_float("seconds", text, 0.0, MAX_SECONDS))
+    except ValueCheckError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a positive number of seconds up to {MAX_SECONDS:g} (one day), "
+            "written in digits (e.g. 0.5)") from None
 
 
 def add_time_flags(parser) -> None:
     """``--move-time`` and ``--game-time``: the limits of ``cmd:`` agents
     (:mod:`agents.external`), for every command that plays them."""
-    from agents.external import DEFAULT_MOVE_TIME
+    from agents.external import DEFAULT_MOVE_TIME, MAX_SECONDS
     parser.add_argument("--move-time", type=seconds, default=DEFAULT_MOVE_TIME,
                         metavar="SECONDS", help="a cmd: agent (a program speaking the JSON-lines "
                         "protocol) forfeits a game when one of its moves takes longer (default "
-                        f"{DEFAULT_MOVE_TIME:g})")
+                        f"{DEFAULT_MOVE_TIME:g}; at most {MAX_SECONDS:g})")
     parser.add_argument("--game-time", type=seconds, default=None, metavar="SECONDS",
                         help="... or when its moves of one game take longer in all (default: "
                         "no limit)")

@@ -477,3 +477,51 @@ def test_a_forfeit_is_a_loss_the_others_keep_their_order():
 ])
 def test_forfeit_ranks(ranks, seat, expected):
     assert forfeit_ranks(ranks, seat) == expected
+
+
+# --- time limits: finite, above 0, at most a day (issue 31) ------------------------------------
+BOT = f"{PY} {REPO / 'examples/random_bot.py'}"
+TOO_LONG = ["1e308", "3e6", "86401", "nan", "inf", "-1", "0"]
+
+
+@pytest.mark.parametrize("command", [
+    ["tournament", "--agents", f"cmd:{BOT},random", "--out", "{tmp}/o", "--no-progress"],
+    ["duel", f"cmd:{BOT}", "random", "--no-progress"],
+    ["play", "--agents", f"cmd:{BOT}", "--players", "2"],
+    ["ladder", "add", f"cmd:{BOT}", "--db", "{tmp}/l.sqlite", "--no-progress"],
+])
+@pytest.mark.parametrize("flag", ["--move-time", "--game-time"])
+def test_a_time_limit_beyond_a_day_or_not_finite_is_one_line(command, flag, tmp_path, capsys):
+    """--move-time 1e308 was a 48-line OverflowError traceback (selectors.select): every
+    command refuses each of these values in one usage line, exit 2, before any game."""
+    for value in TOO_LONG:
+        argv = [a.format(tmp=tmp_path) for a in command] + [f"{flag}={value}"]
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2, (argv, err)
+        assert len(err.strip().splitlines()) == 1 and flag in err, err
+        assert "is not a positive number of seconds up to 86400" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("key,value", [
+    ("move_time", float("nan")), ("move_time", 1e308), ("move_time", -1), ("move_time", 0),
+    ("move_time", 86_400.5), ("move_time", True), ("move_time", "10"), ("game_time", 1e308),
+    ("game_time", float("inf")), ("game_time", 0.0)])
+def test_the_python_api_checks_the_limits(key, value):
+    """SubprocessAgent(...), its set_limits and the module's set_limits refuse the same values
+    (a ValueCheckError, one line naming the limit); a day is the most."""
+    from agents.external import MAX_SECONDS, set_limits
+    from meduris_env.engine.values import ValueCheckError
+    with pytest.raises(ValueCheckError, match=key) as caught:
+        SubprocessAgent("b", BOT, **{key: value})
+    assert "\n" not in str(caught.value)
+    bot = SubprocessAgent("b", BOT, move_time=MAX_SECONDS, game_time=MAX_SECONDS)
+    with pytest.raises(ValueCheckError, match=key):
+        bot.set_limits(**{key: value})
+    with pytest.raises(ValueCheckError, match=key):
+        set_limits([], **{key: value})  # (checked even with no subprocess agent)
+    assert (bot.move_time, bot.game_time) == (MAX_SECONDS, MAX_SECONDS)
+    bot.set_limits(0.25, 2.5)
+    assert (bot.move_time, bot.game_time) == (0.25, 2.5)

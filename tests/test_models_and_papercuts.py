@@ -39,6 +39,7 @@ def policy_copy(tmp_path: Path, name: str, players: int | None = None, poison=No
     """A copy of the shipped 2-player policy at ``tmp_path/name``: with ``players`` recorded,
     ``poison`` (a float) written into one policy weight, ``value_poison`` into a value weight."""
     doc = torch.load(shipped_model(2), map_location="cpu", weights_only=True)
+    doc["architecture"].pop("players", None)  # (the shipped file records 2 since issue 31)
     if players is not None:
         doc["architecture"]["players"] = players
     if poison is not None:
@@ -99,9 +100,8 @@ def test_training_records_the_player_count_in_every_policy_file(tmp_path):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_shipped_policies_still_load_and_play_their_count(players):
     _, arch = load_policy_file(shipped_model(players))
-    # 2 players: an old file, weights only, the count inferred from the name; 3 and 4
-    # players: az-train's files, which record it
-    assert arch.get("players") == (None if players == 2 else players)
+    # every shipped file records its count (the 2-player one re-saved so, issue 31)
+    assert arch.get("players") == players
     agent = make_agent(f"ppo:{shipped_model(players)}")
     assert agent.trained_players == players
     agent.check_players(players)  # no error

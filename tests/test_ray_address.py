@@ -2,9 +2,10 @@
 something other than Ray listens there (agents/tournament/backends.py ``ray_address_problem``).
 
 Servers bound to 127.0.0.1 in the test: one that accepts and says nothing, an HTTP server, one
-that answers a line and hangs up, a closed port, and as the positive control a real gRPC server
-(grpcio, as Ray's head speaks gRPC): only that one passes. Ray's own head is checked in
-tests/test_ray_address_ray.py (in .venv-ray)."""
+that answers a line and hangs up, a closed port, an HTTP/2 listener that answers SETTINGS and
+then nothing, one trickling bytes, a plain gRPC server (grpcio), all refused within the probe's
+one deadline; as the positive control a gRPC server answering Ray's GetClusterId passes. Ray's
+own head is checked in tests/test_ray_address_ray.py (in .venv-ray)."""
 
 from __future__ import annotations
 
@@ -86,11 +87,16 @@ def closed_port():
 
 
 @contextmanager
-def grpc_server():
+def grpc_server(ray_like: bool = False):
+    """A grpcio server on 127.0.0.1; ``ray_like``: it answers Ray's GetClusterId (raw bytes)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import grpc
     server = grpc.server(ThreadPoolExecutor(max_workers=1))
+    if ray_like:
+        service, _, method = backends.RAY_METHOD.strip("/").partition("/")
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+            service, {method: grpc.unary_unary_rpc_method_handler(lambda request, context: b"")})])
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
@@ -120,9 +126,68 @@ def test_a_port_where_ray_does_not_listen_is_found_out_within_seconds(kind):
     assert took < PROBE_SECONDS + 2
 
 
-def test_a_grpc_server_passes_the_probe():
+def test_a_grpc_server_without_rays_service_is_refused_and_one_with_it_passes():
+    """A plain gRPC server (any HTTP/2 server) is not Ray: its answer to Ray's GetClusterId is
+    UNIMPLEMENTED; one that answers that method (as Ray's GCS does) passes."""
     with grpc_server() as address:
+        problem = ray_address_problem(address)
+    assert problem is not None and "speaks gRPC but is not a Ray cluster" in problem
+    assert "UNIMPLEMENTED" in problem and "\n" not in problem
+    with grpc_server(ray_like=True) as address:
         assert ray_address_problem(address) is None
+
+
+@contextmanager
+def trickling_server(answer: bytes, pause: float):
+    """A server on 127.0.0.1 that sends ``answer`` one byte per ``pause`` seconds, then holds
+    the connection open without a word."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def serve():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                for byte in answer:
+                    if stop.wait(pause):
+                        break
+                    conn.sendall(bytes([byte]))
+                stop.wait()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # an empty HTTP/2 SETTINGS frame
+
+
+@pytest.mark.parametrize("answer,pause,needle", [
+    (SETTINGS, 0.0, "speaks gRPC but is not a Ray cluster (no answer to Ray's GetClusterId"),
+    (SETTINGS * 10, 1.0, "is not a Ray cluster (it answered b'\\x00\\x00"),
+], ids=["settings then silence", "trickle"])
+def test_an_http2_listener_or_a_trickling_server_is_refused_by_one_deadline(answer, pause,
+                                                                            needle):
+    """A listener that answers the preface with SETTINGS and then nothing (it hung a
+    tournament for minutes), and one trickling a byte a second: each refused within the one
+    deadline of the probe."""
+    with trickling_server(answer, pause) as address:
+        t0 = time.monotonic()
+        problem = ray_address_problem(address)
+        took = time.monotonic() - t0
+    assert problem is not None and needle in problem and "\n" not in problem, problem
+    assert took < PROBE_SECONDS + 1
 
 
 @pytest.mark.parametrize("address", ["nonsense", "host:", ":6379", "127.0.0.1:99999",

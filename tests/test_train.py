@@ -732,3 +732,68 @@ def test_the_cli_and_rllib_share_one_output_folder_check(tmp_path):
     assert problem.endswith("results (checkpoint); add --resume X to go on, or choose another "
                             "folder")
     assert output_folder_problem(run, "--out", True, earlier) is None
+
+
+# --- resume: the file to give is named; an edited checkpoint.json is refused (issue 31) -------
+TINY_RESUME = dict(envs=4, n_steps=16, batch_size=64, n_epochs=1, eval_every=10**6,
+                   eval_games=2, checkpoint_every=64, snapshot_every=10**6, bc_teacher=None,
+                   net_arch=[8], threads=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_resume_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("resume") / "r3"
+    train(load_config(None, dict(TINY_RESUME, steps=64, seed=0, out=str(run))), progress=False)
+    return run
+
+
+def resume_error(resume: str, capsys) -> str:
+    code = meduris("train", "--resume", resume, "--no-progress")
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+def test_resume_from_the_wrong_file_names_the_right_one(tiny_resume_run, capsys):
+    run = tiny_resume_run
+    zip_, play = run / "checkpoint.zip", f"ppo:{run / 'policy.pt'}"
+    cases = {str(run): ("is a run folder", play),
+             str(run / "checkpoint.json"): ("is the run state beside a checkpoint", None),
+             str(run / "model.zip"): ("is a run's final model", play),
+             str(run / "policy.pt"): ("is a policy file", play)}
+    for resume, (what, playable) in cases.items():
+        err = resume_error(resume, capsys)
+        assert what in err and f"resume from {zip_}" in err, err
+        assert "has no model.json" not in err and f"play it as ppo:{resume}" not in err
+        if playable:
+            assert err.endswith(f"to play it: {playable}"), err
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda s: s["config"].update(players=3), "its config says players 3, but checkpoint.zip "
+     "was trained with players 2"),
+    (lambda s: s.update(timesteps=True), '"timesteps" is True, but checkpoint.zip holds 64'),
+    (lambda s: s.update(timesteps=63), '"timesteps" is 63'),
+    (lambda s: s.update(timesteps="64"), '"timesteps" is \'64\''),
+    (lambda s: s["config"].update(features="obs", policy="mlp"), "does not fit checkpoint.zip "
+     "(1711 inputs, 241 actions)"),
+])
+def test_an_edited_checkpoint_json_is_refused_and_nothing_is_written(tiny_resume_run, tmp_path,
+                                                                     capsys, edit, needle):
+    import shutil
+    run = tmp_path / "r"
+    shutil.copytree(tiny_resume_run, run)
+    state = json.loads((run / "checkpoint.json").read_text())
+    edit(state)
+    (run / "checkpoint.json").write_text(json.dumps(state))
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    err = resume_error(str(run / "checkpoint.zip"), capsys)
+    assert needle in err, err
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_a_checkpoint_records_its_player_count_in_the_zip(tiny_resume_run):
+    from train.run import checkpoint_state, zip_data
+    assert zip_data(tiny_resume_run / "checkpoint.zip")["meduris_run"] == {
+        "game": "meduris", "players": 2}
+    assert checkpoint_state(tiny_resume_run / "checkpoint.zip")["timesteps"] == 64

@@ -77,9 +77,9 @@ def zip_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def zip_timesteps(path: Path) -> int:
-    """The step count sb3 saved in a checkpoint.zip (its ``data`` member, JSON, read without
-    unpickling anything); CheckpointError when it is not a whole sb3 zip."""
+def zip_data(path: Path) -> dict:
+    """The ``data`` member sb3 saved in a checkpoint.zip (JSON, read without unpickling
+    anything); CheckpointError when it is not a whole sb3 zip."""
     try:
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo("data")
@@ -93,7 +93,14 @@ def zip_timesteps(path: Path) -> int:
             raise
         raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (not a whole "
                               f"sb3 zip: {str(err)[:80]})") from None
-    steps = data.get("num_timesteps") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (no data)")
+    return data
+
+
+def zip_timesteps(path: Path, data: dict | None = None) -> int:
+    """The step count sb3 saved in a checkpoint.zip (:func:`zip_data`, or ``data`` if read)."""
+    steps = (zip_data(path) if data is None else data).get("num_timesteps")
     if type(steps) is not int:
         raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint (no step count)")
     return steps
@@ -101,6 +108,8 @@ def zip_timesteps(path: Path) -> int:
 
 def save_checkpoint(model, state: dict, out: Path) -> None:
     """``out/checkpoint.zip``, then ``out/checkpoint.json`` naming it (its digest and steps)."""
+    config = state.get("config", {})  # (the zip records what it was trained for: checked)
+    model.meduris_run = {"game": config.get("game", "meduris"), "players": config.get("players")}
     save_model(model, out / "checkpoint.zip")
     state["checkpoint"] = {"sha256": zip_digest(out / "checkpoint.zip"),
                            "timesteps": int(model.num_timesteps)}
@@ -131,15 +140,35 @@ def check_pair(path: Path, meta_path: Path, meta: dict) -> None:
                               f"{zip_timesteps(path)}); {fix}")
 
 
+def not_a_checkpoint(path: Path) -> str | None:
+    """Why ``path`` is not a checkpoint.zip to resume from, naming the file that is (and the
+    policy file to play), or None when it may be one."""
+    folder = path if path.is_dir() else path.parent
+    resume = f"resume from {folder / 'checkpoint.zip'}"
+    if path.is_dir():
+        return f"{path} is a run folder: {resume}; to play it: ppo:{path / 'policy.pt'}"
+    if path.name == "checkpoint.json":
+        return f"{path} is the run state beside a checkpoint: {resume} (it reads this file)"
+    if path.name == "model.zip":
+        return (f"{path} is a run's final model (no run state to go on with): {resume}, with "
+                f"a larger --steps; to play it: ppo:{folder / 'policy.pt'}")
+    if path.suffix == ".pt":
+        return f"{path} is a policy file, not a checkpoint: {resume}; to play it: ppo:{path}"
+    if path.suffix != ".zip":
+        return f"{path} is not a checkpoint: resume from a run's checkpoint.zip (e.g. " \
+               f"{folder / 'checkpoint.zip'})"
+    return None
+
+
 def checkpoint_state(path: str | Path) -> dict:
     """The run state saved beside a checkpoint (``checkpoint.json``), checked to belong to the
-    zip (:func:`check_pair`); CheckpointError says what is wrong."""
+    zip (:func:`check_pair`) and to be what the zip was trained for (:func:`check_run`);
+    CheckpointError says what is wrong (:func:`not_a_checkpoint`: the file to give)."""
     path = Path(path)
     meta_path = path.with_suffix(".json")
-    if path.suffix != ".zip":  # e.g. a policy.pt: not resumable, but playable
-        raise CheckpointError(f"{path} is not a checkpoint: resume from a run's checkpoint.zip "
-                              f"(e.g. {path.parent / 'checkpoint.zip'}); a policy file (.pt) "
-                              f"is not resumable: play it as ppo:{path}")
+    problem = not_a_checkpoint(path)
+    if problem:
+        raise CheckpointError(problem)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     if not meta_path.is_file():
@@ -148,7 +177,33 @@ def checkpoint_state(path: str | Path) -> dict:
     if not isinstance(meta, dict):
         raise CheckpointError(f"{meta_path} is not a run state (a JSON object)")
     check_pair(path, meta_path, meta)
+    check_run(path, meta_path, meta)
     return meta
+
+
+def check_run(path: Path, meta_path: Path, meta: dict) -> None:
+    """The run state agrees with its zip: ``timesteps`` an int (not a bool) equal to the
+    zip's step count; the configuration's ``players`` and ``game`` those the zip recorded
+    (zips written before it did: its input and action sizes those of the configuration's
+    features and game). CheckpointError naming the edited field otherwise."""
+    data = zip_data(path)
+    steps, saved = zip_timesteps(path, data), meta.get("timesteps")
+    if type(saved) is not int or saved != steps:
+        raise CheckpointError(f"{meta_path}: \"timesteps\" is {excerpt(saved)}, but {path.name} "
+                              f"holds {steps} steps: was it edited? resume from the pair as "
+                              "it was written")
+    config = meta.get("config")
+    if not isinstance(config, dict):
+        return  # (resume_config refuses it in one line)
+    recorded = data.get("meduris_run") if isinstance(data.get("meduris_run"), dict) else {}
+    for key in ("players", "game"):
+        if key in recorded and config.get(key, "meduris" if key == "game" else None) != \
+                recorded[key]:
+            raise CheckpointError(
+                f"{meta_path}: its config says {key} {excerpt(config.get(key))}, but "
+                f"{path.name} was trained with {key} {excerpt(recorded[key])}: was it edited? "
+                "a resumed run keeps its own; start a new run to change it")
+    check_sizes(path, meta_path, config, data)
 
 
 def load_checkpoint(path: str | Path, env=None):
@@ -161,6 +216,27 @@ def load_checkpoint(path: str | Path, env=None):
         raise CheckpointError(f"cannot load {path} as a MaskablePPO checkpoint "
                               f"({type(err).__name__}: {err})") from None
     return model, meta
+
+
+def check_sizes(path: Path, meta_path: Path, config: dict, data: dict) -> None:
+    """The zip's observation and action sizes are those of ``config``'s game and features
+    (when they are valid names: else the configuration check refuses them)."""
+    from agents.network import game_actions
+    game = config.get("game", "meduris")
+    try:
+        if game == "druids":
+            from agents.druids_features import FEATURE_SETS
+        else:
+            from agents.features import FEATURE_SETS
+        want = (FEATURE_SETS[config.get("features")], game_actions(game))
+        have = (data["observation_space"]["_shape"][0], int(data["action_space"]["n"]))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return
+    if want != have:
+        raise CheckpointError(f"{meta_path}: its config (game {excerpt(game)}, features "
+                              f"{excerpt(config.get('features'))}: {want[0]} inputs, {want[1]} "
+                              f"actions) does not fit {path.name} ({have[0]} inputs, {have[1]} "
+                              "actions): was it edited? resume from the pair as it was written")
 
 
 # --- the run ---------------------------------------------------------------------------------

@@ -83,8 +83,19 @@ def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None =
     _WORKER["game"] = game_spec(cfg.game).make(cfg.players, cfg.exchange, cfg.max_turns)
     names = [n.strip() for n in cfg.agents]
     _WORKER["agents"] = [make_agent(n, cfg.game) for n in names]
+    quiet_worker(context)
     set_limits(_WORKER["agents"], cfg.move_time, cfg.game_time, cfg.log_dir or None)
     _WORKER["labels"] = labels
+
+
+def quiet_worker(context: dict | None) -> None:
+    """In a worker process (a spawned one, a Ray actor): no warnings about policy files of
+    unknown player counts (:func:`agents.network.warn_unknown_players`; the parent checked the
+    entrants and warned once). Torch is not imported for it."""
+    import multiprocessing
+    network = sys.modules.get("agents.network")
+    if network is not None and (context is not None or multiprocessing.parent_process()):
+        network.quiet_player_warnings()
 
 
 def play_task(task: Task) -> tuple[int, GameResult]:
@@ -155,21 +166,28 @@ def check_ray(address: str | None) -> None:
 # Ray's head (its GCS, and the Ray Client server of ray://) speaks gRPC: HTTP/2 without TLS,
 # whose server answers a client's connection preface with a SETTINGS frame at once
 HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
-PROBE_SECONDS = 3.0  # the connect, then the answer: what a Ray head does in milliseconds
+PROBE_SECONDS = 3.0  # the whole check (connect, answer, Ray's reply): a Ray head takes ms
+# a method of Ray's GCS that every client calls first (empty request): a gRPC server that is
+# not Ray's GCS answers UNIMPLEMENTED, or nothing
+RAY_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 
 
 def ray_address_problem(address: str | None, target: str | None = None) -> str | None:
     """Why a Ray cluster address will not do, or None; no address or ``auto`` always does.
 
-    Decided within seconds, without importing ray: the address is ``host:port``; something
-    answers a TCP connect at ``target`` (by default the address itself); and it answers as a
-    gRPC server does (an HTTP/2 SETTINGS frame in reply to HTTP/2's connection preface), which
-    a plain TCP server, an HTTP/1 server or anything else that is not Ray's head does not. A
-    cluster with TLS (``RAY_USE_TLS=1``) is only connected to, not probed."""
+    Decided within :data:`PROBE_SECONDS` in all (one deadline, however slowly a server
+    trickles its bytes), without importing ray: the address is ``host:port``; something
+    answers a TCP connect at ``target`` (by default the address itself); it answers as a gRPC
+    server does (an HTTP/2 SETTINGS frame in reply to HTTP/2's connection preface); and, with
+    grpcio installed (Ray needs it), it answers :data:`RAY_METHOD` of Ray's GCS, which another
+    gRPC or HTTP/2 server does not (:func:`ray_rpc_problem`). A cluster with TLS
+    (``RAY_USE_TLS=1``) is only connected to, not probed."""
     if not address or address == "auto":
         return None
     import os
     import socket
+    import time
+    deadline = time.monotonic() + PROBE_SECONDS
     host, _, port = (target or address).rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         return f"--address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
@@ -182,7 +200,7 @@ def ray_address_problem(address: str | None, target: str | None = None) -> str |
         conn.close()
         return None
     with conn:
-        reply = grpc_reply(conn)
+        reply = grpc_reply(conn, deadline)
     if reply is None:
         return (f"something at {address} accepts connections but does not answer as a Ray "
                 f"cluster does (no gRPC reply within {PROBE_SECONDS:.0f} s): is it the Ray head "
@@ -191,16 +209,47 @@ def ray_address_problem(address: str | None, target: str | None = None) -> str |
         said = "closed the connection" if not reply else f"answered {reply[:9]!r}"
         return (f"something at {address} is not a Ray cluster (it {said}, not gRPC): is it the "
                 f"Ray head node's port (ray start prints it)? {fix}")
+    why = ray_rpc_problem(f"{host}:{port}", deadline)
+    if why:
+        return (f"something at {address} speaks gRPC but is not a Ray cluster ({why}): is it "
+                f"the Ray head node's port (ray start prints it)? {fix}")
     return None
 
 
-def grpc_reply(conn) -> bytes | None:
+def ray_rpc_problem(target: str, deadline: float) -> str | None:
+    """Why the gRPC server at ``target`` is not Ray's GCS (its answer to :data:`RAY_METHOD`
+    by ``deadline``), or None; None too without grpcio (then the HTTP/2 check alone)."""
+    import time
+    try:
+        import grpc
+    except ImportError:
+        return None
+    channel = grpc.insecure_channel(target)
+    try:
+        call = channel.unary_unary(RAY_METHOD)
+        call(b"", timeout=max(0.1, deadline - time.monotonic()))
+    except grpc.RpcError as err:
+        code = err.code() if hasattr(err, "code") else None
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return f"no answer to Ray's GetClusterId within {PROBE_SECONDS:.0f} s"
+        return f"Ray's GetClusterId answered {getattr(code, 'name', code)}"
+    finally:
+        channel.close()
+    return None
+
+
+def grpc_reply(conn, deadline: float) -> bytes | None:
     """The first 9 bytes (fewer if the peer closes) a server sends after HTTP/2's preface on
-    ``conn``, or None when it says nothing within the connection's timeout."""
+    ``conn``, or None when it says nothing by ``deadline`` (a time.monotonic())."""
+    import time
     reply = b""
     try:
         conn.sendall(HTTP2_PREFACE)
         while len(reply) < 9:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return reply or None
+            conn.settimeout(left)
             chunk = conn.recv(9 - len(reply))
             if not chunk:
                 break

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.engine.seeding import derive_seed
+from meduris_env.engine.values import ValueCheckError
 
 from ..base import UnknownAgentError
-from ..external import DEFAULT_MOVE_TIME
+from ..external import DEFAULT_MOVE_TIME, check_seconds
 from ..games import GAMES, check_game
 from ..registry import make_agent
 
@@ -110,14 +111,13 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
 
 def check_limits(move_time: float, game_time: float | None,
                  names: dict[str, str] = FIELDS) -> None:
-    """Time limits of subprocess agents: positive seconds (``game_time`` None: no limit)."""
+    """Time limits of subprocess agents: seconds in (0, :data:`~agents.external.MAX_SECONDS`]
+    (``game_time`` None: no limit), checked by :func:`agents.external.check_seconds`."""
     for key, value in (("move_time", move_time), ("game_time", game_time)):
-        if value is None and key == "game_time":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                0 < value < math.inf):
-            raise TournamentError(f"{names.get(key, key)} {value}: give a positive number of "
-                                  "seconds, e.g. 10")
+        try:
+            check_seconds(names.get(key, key), value, optional=key == "game_time")
+        except ValueCheckError as err:
+            raise TournamentError(f"{err}; give a number of seconds, e.g. 10") from None
 
 
 def recorded_games(spec: str, games: int, name: str = "save_records") -> set[int]:

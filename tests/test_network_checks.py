@@ -1,0 +1,143 @@
+"""Policy files checked at load and in play (issue 31): finite weights whose sums overflow are
+refused in one line naming the file (at load, by a forward pass on fixed inputs, and in act()
+rather than an illegal action); the shipped 2- and 4-player files record their player count; a
+file that records none is played with one warning line on stderr, once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.network import (
+    MAX_OUTPUT,
+    PLAYER_WARNINGS,
+    PolicyFileError,
+    load_policy_file,
+    load_value_network,
+    save_policy,
+)
+from agents.ppo import PPOAgent, shipped_model
+from agents.registry import make_agent
+from meduris_cli.main import main
+from meduris_env import MedurisGame
+from meduris_env.engine.errors import MedurisError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def scaled_copy(path: Path, factor: float, value_network: bool = False) -> Path:
+    """A copy of the shipped 2-player file with its first layers (or its value network's
+    first layer) multiplied by ``factor``: finite weights."""
+    doc = torch.load(shipped_model(2), weights_only=True)
+    part = doc["value_network"]["state_dict"] if value_network else doc["state_dict"]
+    for key in [k for k in part if k.endswith("0.weight")]:
+        part[key] = part[key] * factor
+        assert torch.isfinite(part[key]).all()
+    torch.save(doc, path)
+    return path
+
+
+@pytest.mark.parametrize("factor", [1e38, 1e20])
+@pytest.mark.parametrize("agent", ["ppo", "az:20", "az-fast:20", "gumbel:8"])
+def test_weights_that_overflow_are_refused_at_load_in_one_line(tmp_path, agent, factor,
+                                                               capsys):
+    """1e38 overflows to inf; 1e20 stays finite but so large that sb3's mask (-1e8) beats
+    every legal logit: each played an illegal action or searched in silence before."""
+    big = scaled_copy(tmp_path / "big.pt", factor)
+    with pytest.raises(PolicyFileError, match="computes NaN, inf or numbers beyond"):
+        load_policy_file(big)
+    code = main(["tournament", "--agents", f"random,{agent}:{big}", "--games", "2",
+                 "--workers", "1", "--out", str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert str(big) in err and "overflow" in err
+    assert not (tmp_path / "o" / "games.csv").exists()
+
+
+def test_a_value_network_that_overflows_is_refused(tmp_path):
+    big = scaled_copy(tmp_path / "v.pt", 1e38, value_network=True)
+    load_policy_file(big)  # (the policy itself is sane)
+    with pytest.raises(PolicyFileError, match=r"its value network computes NaN"):
+        load_value_network(big)
+
+
+def test_the_shipped_models_pass_the_check_well_within_its_bound():
+    from agents.network import policy_outputs, probe_inputs
+    for players in (2, 3, 4):
+        policy, _ = load_policy_file(shipped_model(players))
+        logits, values = policy_outputs(policy, probe_inputs(policy.observation_space.shape[0]))
+        assert np.abs(logits).max() < MAX_OUTPUT / 1000 and np.abs(values).max() < 100
+
+
+@pytest.mark.parametrize("factor", [1e38, 1e20])
+def test_act_names_the_file_when_the_logits_overflow_in_play(factor):
+    """A policy whose weights grow after load (a live model, a later edit) meets act()'s own
+    guard: one line naming the file, not an illegal action."""
+    agent = PPOAgent("ppo", str(shipped_model(2)))
+    with torch.no_grad():
+        for name, p in agent.policy.named_parameters():
+            if name.endswith("mlp.0.weight"):
+                p.mul_(factor)
+    from meduris_env.envs.observation import observe_state
+    state = MedurisGame(2).new_initial_state()
+    observation = observe_state(state, state.current_player())
+    with pytest.raises(MedurisError, match="computed NaN, inf or huge logits") as caught:
+        agent.act(observation, state)
+    assert str(shipped_model(2)) in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_shipped_files_record_their_player_count(players, tmp_path, capsys):
+    """Recognised by their architecture, not their name: a copy under another name is still
+    refused in a game of another count."""
+    _, arch = load_policy_file(shipped_model(players))
+    assert arch["players"] == players
+    mine = tmp_path / "mine.pt"
+    mine.write_bytes(shipped_model(players).read_bytes())
+    other = 3
+    code = main(["tournament", "--agents", f"random,greedy,ppo:{mine}", "--players", str(other),
+                 "--games", "1", "--workers", "1", "--out", str(tmp_path / "o"),
+                 "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"is a {players}-player policy" in err, err
+
+
+def unknown_count_copy(path: Path) -> Path:
+    policy, arch = load_policy_file(shipped_model(2))
+    arch = {k: v for k, v in arch.items() if k != "players"}
+    save_policy(policy, arch, path, value_network=load_value_network(shipped_model(2)))
+    return path
+
+
+def test_a_file_without_a_player_count_warns_once_and_plays(tmp_path):
+    """Two entrants of the same file, two worker processes: one warning line on stderr (the
+    workers stay quiet), and the games are played."""
+    mine = unknown_count_copy(tmp_path / "mine.pt")
+    run = subprocess.run(
+        [sys.executable, "-m", "meduris_cli", "tournament", "--agents",
+         f"random,greedy,ppo:{mine},gumbel:4:{mine}", "--players", "4", "--games", "24",
+         "--workers", "2", "--out", str(tmp_path / "o"), "--no-progress"],
+        cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if "warning" in line]
+    assert warnings == [f"meduris: warning: {mine} records no player count: nothing checks "
+                        "that it was trained for 4 players (policy files of `meduris train` "
+                        "record it)"], run.stderr
+    assert (tmp_path / "o" / "games.csv").is_file()
+
+
+def test_the_warning_is_once_per_file_and_absent_for_recorded_counts(tmp_path, capsys,
+                                                                      monkeypatch):
+    monkeypatch.setitem(PLAYER_WARNINGS, "warned", set())
+    mine = unknown_count_copy(tmp_path / "mine.pt")
+    agent = make_agent(f"ppo:{mine}")
+    for _ in range(3):
+        agent.check_players(3)
+    assert capsys.readouterr().err.count("records no player count") == 1
+    make_agent(f"ppo:{shipped_model(2)}").check_players(2)
+    assert capsys.readouterr().err == ""
