@@ -224,6 +224,9 @@ def run_duel(cfg: DuelConfig, progress: bool = False) -> DuelResult:
     bar = None
     if progress:
         from tqdm import tqdm
+
+        from meduris_env.engine.compiled import compile_notice
+        compile_notice()
         bar = tqdm(total=2 * max_pairs, desc="duel", unit="game", file=sys.stderr,
                    dynamic_ncols=True)
     t0 = time.perf_counter()

@@ -114,6 +114,9 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
     bar = None
     if progress:
         from tqdm import tqdm
+
+        from meduris_env.engine.compiled import compile_notice
+        compile_notice()  # (a fresh install's first minute, else at 0 % without a word)
         bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
     results: list[GameResult | None] = [None] * games
     stop = None

@@ -127,6 +127,9 @@ def progress(args, total: int, desc: str):
     if args.no_progress:
         return (lambda count: None), None
     from tqdm import tqdm
+
+    from meduris_env.engine.compiled import compile_notice
+    compile_notice()
     bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
     return bar.update, bar
 
