@@ -173,6 +173,9 @@ PROBE_SECONDS = 3.0  # the whole check (connect, answer, Ray's reply): a Ray hea
 # a method of Ray's GCS that every client calls first (empty request): a gRPC server that is
 # not Ray's GCS answers UNIMPLEMENTED, or nothing
 RAY_METHOD = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+# a Ray GCS with token authentication (Ray's default since 2.5x) answers the method without a
+# token so; a gRPC server without the method answers UNIMPLEMENTED
+RAY_REFUSALS = ("UNAUTHENTICATED", "PERMISSION_DENIED")
 
 
 def ray_address_problem(address: str | None, target: str | None = None) -> str | None:
@@ -233,6 +236,9 @@ def ray_rpc_problem(target: str, deadline: float) -> str | None:
         call(b"", timeout=max(0.1, deadline - time.monotonic()))
     except grpc.RpcError as err:
         code = err.code() if hasattr(err, "code") else None
+        if getattr(code, "name", None) in RAY_REFUSALS:  # the method is there: Ray's GCS,
+            # asking for its token
+            return None
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return f"no answer to Ray's GetClusterId within {PROBE_SECONDS:.0f} s"
         return f"Ray's GetClusterId answered {getattr(code, 'name', code)}"
