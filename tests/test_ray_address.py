@@ -23,13 +23,13 @@ from meduris_cli.main import main
 
 
 @contextmanager
-def tcp_server(answer: bytes | None):
-    """A server on 127.0.0.1 accepting connections; it sends ``answer`` and hangs up, or with
-    None says nothing and keeps the connection open."""
+def serving(handle):
+    """A server on 127.0.0.1 whose thread gives each connection to ``handle(conn, stop)``
+    (``stop``: an Event set when the block ends); yields its address."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
-    held, stop = [], threading.Event()
+    stop = threading.Event()
 
     def serve():
         listener.settimeout(0.2)
@@ -38,11 +38,7 @@ def tcp_server(answer: bytes | None):
                 conn, _ = listener.accept()
             except OSError:
                 continue
-            if answer is None:
-                held.append(conn)
-            else:
-                conn.sendall(answer)
-                conn.close()
+            handle(conn, stop)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -50,10 +46,29 @@ def tcp_server(answer: bytes | None):
         yield f"127.0.0.1:{listener.getsockname()[1]}"
     finally:
         stop.set()
-        thread.join()
+        thread.join(5)
+        listener.close()
+
+
+@contextmanager
+def tcp_server(answer: bytes | None):
+    """A server on 127.0.0.1 accepting connections; it sends ``answer`` and hangs up, or with
+    None says nothing and keeps the connection open."""
+    held = []
+
+    def handle(conn, stop):
+        if answer is None:
+            held.append(conn)
+        else:
+            conn.sendall(answer)
+            conn.close()
+
+    try:
+        with serving(handle) as address:
+            yield address
+    finally:
         for conn in held:
             conn.close()
-        listener.close()
 
 
 @contextmanager
@@ -141,33 +156,16 @@ def test_a_grpc_server_without_rays_service_is_refused_and_one_with_it_passes():
 def trickling_server(answer: bytes, pause: float):
     """A server on 127.0.0.1 that sends ``answer`` one byte per ``pause`` seconds, then holds
     the connection open without a word."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    stop = threading.Event()
+    def handle(conn, stop):
+        with conn:
+            for byte in answer:
+                if stop.wait(pause):
+                    break
+                conn.sendall(bytes([byte]))
+            stop.wait()
 
-    def serve():
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                continue
-            with conn:
-                for byte in answer:
-                    if stop.wait(pause):
-                        break
-                    conn.sendall(bytes([byte]))
-                stop.wait()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
+    with serving(handle) as address:
+        yield address
 
 
 SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # an empty HTTP/2 SETTINGS frame
