@@ -1,14 +1,21 @@
 """The live page of ``meduris serve`` against the real server (issue 30), in headless Chromium:
 the thinking indicator with a disabled board while an mcts opponent thinks, a second tab
-following a move live, and a server stopped and restarted mid-game (the notice, then the game
-resumes). Reuses test_web_browser.py's server and page helpers; skipped only where no Chromium
-is installed, as those are. No console errors or failed requests, except those of the event
-stream the stopped server cut (named in the test).
+following a move live, and a server killed (SIGKILL) and restarted mid-game (the notice, then
+the game resumes). Reuses test_web_browser.py's server and page helpers; skipped only where no
+Chromium is installed, as those are. No console errors or failed requests, except those of the
+event stream the killed server cut (named in the test).
 """
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 
 import pytest
 from test_web_browser import (
@@ -72,15 +79,67 @@ def test_a_second_tab_follows_a_move_live(browser, server):
     assert problems_one == [] and problems_two == []
 
 
-def test_a_restarted_server_shows_the_notice_then_the_game_resumes(browser, tmp_path):
+class KillableServer:
+    """The app served by uvicorn in a process of its own on 127.0.0.1 (a cold thinking pool, as
+    the in-thread Server), so that the test can SIGKILL it: no shutdown, no goodbye."""
+
+    def __init__(self, db):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        code = ("import sys, uvicorn; from meduris_cli.web.app import create_app; "
+                "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]), "
+                "log_level='warning')")
+        self.proc = subprocess.Popen([sys.executable, "-c", code, str(db), str(self.port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"http://127.0.0.1:{self.port}/"
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None and time.monotonic() < deadline, "did not start"
+            try:
+                urllib.request.urlopen(self.url + "api/agents", timeout=2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+
+    def kill(self) -> list[int]:
+        """SIGKILL; its children (the thinking worker) that outlive it by 10 s."""
+        kin = children(self.proc.pid)
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        deadline = time.monotonic() + 10  # (the worker dies with its parent: die_with_parent)
+        while any(map(alive, kin)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return [pid for pid in kin if alive(pid)]
+
+
+def alive(pid: int) -> bool:
+    """Is ``pid`` running (a zombie, dead but not yet reaped by its new parent, is not)?"""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def children(pid: int) -> list[int]:
+    path = f"/proc/{pid}/task/{pid}/children"
+    return [int(x) for x in open(path).read().split()] if os.path.exists(path) else []
+
+
+def test_a_killed_and_restarted_server_shows_the_notice_then_the_game_resumes(browser,
+                                                                             tmp_path):
+    """SIGKILL mid-think (the opponent's search running in the worker), then a new server on
+    the same database and port: the page shows the notice, reconnects, resyncs, and the
+    opponent's move is thought after the restart."""
     db = tmp_path / "games.sqlite"
-    first = Server(db)
+    first = KillableServer(db)
     page, problems = open_page(browser, first.url)
     game_id = start_game(page, opponents=("mcts:200",), seat=0, seed=9)
     click_any_legal(page)
     page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
     step = step_of(page)
-    first.stop()  # mid-think
+    assert first.kill() == []  # mid-think; no search left running
     page.wait_for_function("() => !document.getElementById('notice').hidden", timeout=30000)
     assert "connection lost" in page.text_content("#notice")
     second = Server(db, port=first.port)
