@@ -26,9 +26,22 @@ def test_the_cache_is_found_beside_the_engine_or_under_numba_cache_dir(tmp_path,
     cache = tmp_path / "numba"
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
     assert not compiled.kernels_cached(tmp_path)  # numba looks there only
-    (cache / "work_main_meduris_env_engine").mkdir(parents=True)
-    (cache / "work_main_meduris_env_engine" / "kernel.legal-120.py311.nbi").write_text("")
+    (cache / "engine_0123").mkdir(parents=True)  # another project's engine
+    (cache / "engine_0123" / "kernel.legal-120.py311.nbi").write_text("")
+    assert not compiled.kernels_cached(tmp_path)
+    (folder,) = compiled.cache_folders(tmp_path)  # numba's name: the parent's, a hash
+    assert folder.parent == cache and folder.name.startswith(tmp_path.name + "_")
+    folder.mkdir()
+    (folder / "kernel.legal-120.py311.nbi").write_text("")
     assert compiled.kernels_cached(tmp_path)
+
+
+def test_an_installed_package_is_found_in_the_users_cache_folder(tmp_path):
+    """Where the package's own __pycache__ cannot be written numba uses the user's cache
+    folder: looked at too, so a warm cache there is no false notice."""
+    beside, user = compiled.cache_folders(tmp_path)
+    assert beside == tmp_path / "__pycache__" and user.name.startswith(tmp_path.name + "_")
+    assert "numba" in user.parts
 
 
 def test_a_tournament_says_it_compiles_once_when_the_cache_is_empty(tmp_path, monkeypatch,

@@ -210,3 +210,14 @@ def test_the_tournament_command_says_it_in_one_line_before_any_game(kind, tmp_pa
     assert code == 2 and err.startswith("meduris: error: ") and err.count("\n") == 1
     assert SERVERS[kind][1] in err and took < 15
     assert not (tmp_path / "r" / "games.csv").exists()
+
+
+def test_a_ray_client_address_is_checked_as_http2_not_as_the_gcs():
+    """``ray://host:port`` (rllib-train's Ray Client) names Ray Client's server, which has no
+    GCS method: a gRPC server there passes on its HTTP/2 answer, where the same server named
+    as a GCS (host:port) is refused; a port that is not gRPC is refused either way."""
+    with grpc_server() as address:
+        assert ray_address_problem(f"ray://{address}", target=address) is None
+        assert "speaks gRPC but is not a Ray cluster" in ray_address_problem(address)
+    with http_server() as address:
+        assert "is not a Ray cluster" in ray_address_problem(f"ray://{address}", target=address)

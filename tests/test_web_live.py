@@ -511,3 +511,27 @@ def test_serve_checks_thinkers(capsys):
     status, _, err = run_cli(capsys, "serve", "--thinkers", "0")
     assert status == 2 and "--thinkers" in err and "0 is outside 1..256" in err
     assert os.cpu_count() is not None
+
+
+def test_a_game_whose_broken_pool_another_game_replaced_asks_the_new_one():
+    """Two games thinking when a worker dies: the first to notice rebuilds the pool and closes
+    the old one; the other, finding its pool closed, asks the new pool (it once took the
+    closed pool for the server stopping and gave up, its page left 'thinking' for good)."""
+    class Old:
+        closed, pids = False, []
+
+        async def decide(self, *args):
+            hub.pool, self.closed = New(), True  # the other game's rebuild, meanwhile
+            raise BrokenProcessPool("a child process terminated abruptly")
+
+        def close(self):
+            self.closed = True
+
+    class New(Old):
+        async def decide(self, *args):
+            return 7
+
+    hub = live_module.Live(games=None, make_pool=New, pool=Old(), keepalive=1.0)
+    g = LiveGame("0" * 16, live_module.GameConfig(2, 0, ("mcts:50",), 1))
+    assert asyncio.run(hub.decide(g, 1)) == 7
+    assert hub.broken is None  # nothing rebuilt twice

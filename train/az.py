@@ -205,7 +205,8 @@ class AZConfig:
         from agents import UnknownAgentError
         from agents.batch import make_batch_opponent
 
-        if self.eval_ppo.strip().lower() == "shipped":
+        self.eval_ppo = self.eval_ppo.strip()
+        if self.eval_ppo.lower() == "shipped":
             self.eval_ppo = "shipped"
             return
         try:

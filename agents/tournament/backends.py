@@ -186,7 +186,8 @@ def ray_address_problem(address: str | None, target: str | None = None) -> str |
     answers a TCP connect at ``target`` (by default the address itself); it answers as a gRPC
     server does (an HTTP/2 SETTINGS frame in reply to HTTP/2's connection preface); and, with
     grpcio installed (Ray needs it), it answers :data:`RAY_METHOD` of Ray's GCS, which another
-    gRPC or HTTP/2 server does not (:func:`ray_rpc_problem`). A cluster with TLS
+    gRPC or HTTP/2 server does not (:func:`ray_rpc_problem`; not for a ``ray://`` address,
+    whose Ray Client server has no GCS methods). A cluster with TLS
     (``RAY_USE_TLS=1``) is only connected to, not probed."""
     if not address or address == "auto":
         return None
@@ -215,7 +216,8 @@ def ray_address_problem(address: str | None, target: str | None = None) -> str |
         said = "closed the connection" if not reply else f"answered {reply[:9]!r}"
         return (f"something at {address} is not a Ray cluster (it {said}, not gRPC): is it the "
                 f"Ray head node's port (ray start prints it)? {fix}")
-    why = ray_rpc_problem(f"{host}:{port}", deadline)
+    # (a ray:// address is Ray Client's server, not the GCS: its HTTP/2 answer is the check)
+    why = None if "://" in address else ray_rpc_problem(f"{host}:{port}", deadline)
     if why:
         return (f"something at {address} speaks gRPC but is not a Ray cluster ({why}): is it "
                 f"the Ray head node's port (ray start prints it)? {fix}")

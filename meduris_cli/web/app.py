@@ -61,7 +61,7 @@ from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
 
-from .live import KEEPALIVE, Live, Refusal, game_body
+from .live import KEEPALIVE, Live, Refusal
 from .store import (
     MAX_RUNNING,
     Games,
@@ -341,7 +341,7 @@ def _add_game_routes(app: FastAPI, live: Live) -> None:
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str):
-        return JSONResponse(game_body(await live.game(game_id)))
+        return JSONResponse(await live.body(game_id))
 
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, request: Request):

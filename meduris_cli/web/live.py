@@ -123,9 +123,10 @@ class Live:
                 return await pool.decide(g.labels[seat], g.config.players, g.state.to_json(),
                                          seat, g.decision_seed(seat, g.steps))
             except BrokenProcessPool:
-                if self.closing or pool.closed:  # stopped on purpose: nothing to rebuild
+                if self.closing:  # stopped on purpose: nothing to rebuild
                     raise asyncio.CancelledError from None
-                self.broken = pool
+                if not pool.closed:  # (closed: another game's rebuild replaced it already)
+                    self.broken = pool
                 if attempt == 2:
                     raise
                 LOG.warning("game %s: a thinking worker died while %s (seat %d) was "
@@ -153,6 +154,13 @@ class Live:
             g.alock = asyncio.Lock()
         self.wake(g)
         return g
+
+    async def body(self, game_id: str) -> dict[str, Any]:
+        """The game as the API answers it, read under its lock: never half of a move that a
+        thread is applying (the step of one position with the view of the next)."""
+        g = await self.game(game_id)
+        async with g.alock:
+            return game_body(g)
 
     async def create(self, config: GameConfig) -> dict[str, Any]:
         g, _ = await asyncio.to_thread(self.games.create, config)
@@ -233,8 +241,11 @@ class Live:
         """The game's event stream (module docstring)."""
         sub = Subscriber()
         g.subscribers.add(sub)
+        g.alock = g.alock or asyncio.Lock()
         try:
-            yield sse("sync", game_body(g))
+            async with g.alock:  # (a whole position, as Live.body)
+                body = game_body(g)
+            yield sse("sync", body)
             if g.finished:
                 return
             while not sub.dropped:

@@ -10,8 +10,9 @@ text beside them ("seat 1 (greedy): offer second" over "seat 1 offers the second
 * the same sentence happening several times in a row once, with how often ("seat 0 exchanges
   wood+wood+wood for 1 copper (made by the engine to pay) twice (R15)");
 * your seat as "you" ("you build a hut ...", "your temple on field 3 scores ...", "... from
-  you"), the verb in your person when the sentence starts with it (:data:`VERBS`; a verb not
-  listed keeps the engine's words with "(you)": never wrong grammar);
+  you"), the verb after it in your person wherever "seat N <verb>" stands in the sentence
+  ("interim scoring: you have ...") (:data:`VERBS`; a verb not listed keeps the engine's words
+  with "(you)": never wrong grammar);
 * the acting opponent named by its agent on the entry's first line ("seat 1 (greedy) builds");
 * the action's text only when the action caused no event at all.
 """

@@ -2,8 +2,9 @@
 not sit at 0 % for a minute without a word on a fresh install (issue 31).
 
 numba caches each compiled kernel beside its module (``__pycache__/<module>.<function>-<line>
-.py311.nbi``), or under ``NUMBA_CACHE_DIR`` when that is set; ``make install`` fills the cache
-by playing one tournament. :func:`compile_notice` prints one line when the engine's cache is
+.py311.nbi``), under ``NUMBA_CACHE_DIR`` when that is set, or in the user's cache folder when
+the package's folder cannot be written; ``make install`` fills the cache by playing one
+tournament. :func:`compile_notice` prints one line when the engine's cache is
 empty, once per process, before the bar that would otherwise wait in silence.
 """
 
@@ -18,14 +19,30 @@ NOTICE = "meduris: compiling the game kernels (once: numba caches them; about a 
 _said = False
 
 
-def kernels_cached(engine: Path | None = None) -> bool:
-    """Has numba cached the engine's rules kernels (in the ``__pycache__`` of ``engine``, by
-    default this package, or anywhere under ``NUMBA_CACHE_DIR``)?"""
+def cache_folders(engine: Path | None = None) -> list[Path]:
+    """Where numba keeps the cache of ``engine``'s (default: this package's) kernels: under
+    ``NUMBA_CACHE_DIR`` when set, else beside the module, or in the user's cache folder where
+    the package's own ``__pycache__`` cannot be written (an installed package); numba's own
+    naming of the folder (its parent's name and a hash of its path)."""
+    engine = engine or ENGINE
+    try:
+        from numba.core.caching import _CacheLocator
+        from numba.misc.appdirs import user_cache_dir
+        sub = _CacheLocator.get_suitable_cache_subpath(str(engine / "kernel.py"))
+        user = Path(user_cache_dir(appname="numba", appauthor=False)) / sub
+    except (ImportError, AttributeError):  # (another numba: the folder beside the module)
+        sub, user = None, None
     where = os.environ.get("NUMBA_CACHE_DIR")
-    folder = Path(where) if where else (engine or ENGINE) / "__pycache__"
-    pattern = "kernel.*.nbi"  # (engine/kernel.py: the rules' kernels)
-    return folder.is_dir() and next(
-        folder.rglob(pattern) if where else folder.glob(pattern), None) is not None
+    if where and sub:
+        return [Path(where) / sub]
+    return [engine / "__pycache__"] + ([user] if user else [])
+
+
+def kernels_cached(engine: Path | None = None) -> bool:
+    """Has numba cached the engine's rules kernels (``engine/kernel.py``'s) in one of
+    :func:`cache_folders`?"""
+    return any(folder.is_dir() and next(folder.glob("kernel.*.nbi"), None) is not None
+               for folder in cache_folders(engine))
 
 
 def compile_notice(engine: Path | None = None, file=None) -> bool:
