@@ -108,7 +108,7 @@ NAMES = {MATERIALS_CONSERVED: "materials conserved (R2)", SUPPLY_RANGE: "supply 
          PARAMS: "num_players / num_fields"}
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mark(where, bit_index, detail):
     """The bit of invariant ``bit_index``; the first ``detail`` (a seat, plain, field, rune
     area or queue row) goes into ``where`` so the message can name it."""
@@ -118,7 +118,7 @@ def _mark(where, bit_index, detail):
     return 1 << bit_index
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _materials_and_vp(st, np_, where):
     bad = 0
     for m in range(NUM_MATERIALS):
@@ -143,7 +143,7 @@ def _materials_and_vp(st, np_, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _board(st, np_, n, where):
     bad = 0
     placed_vp = placed_free = placed_druid = 0
@@ -176,7 +176,7 @@ def _board(st, np_, n, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pieces_and_workers(st, np_, n, where):
     bad = 0
     huts_each, workers_each = HUTS_BY_PLAYERS[np_], WORKERS_BY_PLAYERS[np_]
@@ -213,7 +213,7 @@ def _pieces_and_workers(st, np_, n, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _runes_and_druid(st, fa, np_, n, where):
     bad = 0
     for r in range(NUM_RUNE_AREAS):
@@ -234,7 +234,7 @@ def _runes_and_druid(st, fa, np_, n, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _turn(st, np_, where):
     bad = 0
     if not 0 <= st[layout.O_PHASE] <= PH_TERMINAL or not 0 <= st[layout.O_STAGE] <= STAGE_FINAL:
@@ -256,7 +256,7 @@ def _turn(st, np_, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _queue(st, np_, n, where):
     head, length = st[layout.O_QHEAD], st[layout.O_QLEN]
     if not 0 <= head <= length <= QUEUE_CAPACITY:
@@ -275,7 +275,7 @@ def _queue(st, np_, n, where):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def check(st, fa, where):
     """The invariants ``st`` breaks, as a bit set (0: none), with the first place each one is
     broken in ``where`` (``NUM_BITS`` int64, -1 where none); ``fa``: the board's rune areas."""
@@ -287,13 +287,13 @@ def check(st, fa, where):
             | _turn(st, np_, where) | _queue(st, np_, n, where))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def violations(st, fa):
     """The invariants ``st`` breaks, as a bit set (0: none); ``fa`` is the board's rune areas."""
     return check(st, fa, None)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def batch_violations(states, fa, out):
     """:func:`violations` of every row into ``out``; returns how many rows break any."""
     count = 0

@@ -40,7 +40,7 @@ STREAM_AZ_FIT = (1 << 40) + 22  # (update,): az-train minibatches; (-1,): a fres
 _MASK64 = (1 << 64) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _splitmix64(x):
     x = (x + np.uint64(0x9E3779B97F4A7C15))
     z = x
@@ -49,7 +49,7 @@ def _splitmix64(x):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def derive_seed_kernel(parts):
     """:func:`derive_seed` of a uint64 array, inside numba."""
     h = np.uint64(0x6A09E667F3BCC908)  # any fixed start value

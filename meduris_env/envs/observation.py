@@ -141,14 +141,14 @@ BOARD_SLICES_END = B_HUT
 assert BOARD_SLICES_END == _o("field_rune_area") + MAX_FIELDS * NUM_RUNE_AREAS
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_observation(st, fm, fa, observer, hidden, out):
     """Write ``observer``'s view of state ``st`` into ``out`` (float32, length OBS_SIZE)."""
     encode_board(fm, fa, st[layout.O_NF], out)
     encode_position(st, observer, hidden, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_board(fm, fa, nf, out):
     """The board's slices of an observation (``out[:BOARD_SLICES_END]``)."""
     out[:BOARD_SLICES_END] = 0.0
@@ -159,7 +159,7 @@ def encode_board(fm, fa, nf, out):
         out[B_AREA + f * 9 + fa[f]] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_position(st, observer, hidden, out):
     """Everything after the board's slices (``out[BOARD_SLICES_END:]``). Relative seats come
     from a table made once: ``(seat - observer) % n`` at every seat entry (an integer division

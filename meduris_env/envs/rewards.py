@@ -54,7 +54,7 @@ def check_truncation_reward(truncation_reward: str) -> str:
     return truncation_reward
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def terminal_reward_kernel(st, mode, out):
     """Per-seat reward paid when ``st`` has just ended by the rules, into ``out[:num_players]``:
     ``mode`` WIN is the zero-sum R26 result, SCORE and DENSE the VP margin over the mean of the
