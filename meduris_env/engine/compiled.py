@@ -26,9 +26,9 @@ def cache_folders(engine: Path | None = None) -> list[Path]:
     naming of the folder (its parent's name and a hash of its path)."""
     engine = engine or ENGINE
     try:
-        from numba.core.caching import _CacheLocator
+        from numba.core.caching import UserProvidedCacheLocator
         from numba.misc.appdirs import user_cache_dir
-        sub = _CacheLocator.get_suitable_cache_subpath(str(engine / "kernel.py"))
+        sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(engine / "kernel.py"))
         user = Path(user_cache_dir(appname="numba", appauthor=False)) / sub
     except (ImportError, AttributeError):  # (another numba: the folder beside the module)
         sub, user = None, None
