@@ -43,6 +43,7 @@ class GameSpec:
     observe: Callable[[Any, int], dict]
     end_name: Callable[[Any], str]
     default_agents: tuple[str, ...]
+    score_unit: str  # what a score counts, for tables and results ("VP", "amulets")
 
 
 def make_meduris(players: int, exchange: str = "auto", max_turns: int | None = None):
@@ -92,10 +93,10 @@ def druids_end(state) -> str:
 GAMES: dict[str, GameSpec] = {
     "meduris": GameSpec("meduris", "Meduris (Dorra & zur Linde, HABA 2016): the board game of the "
                         "project", PLAYER_COUNTS, "R1", make_meduris, observe_meduris, meduris_end,
-                        ("random", "greedy", "mcts:200", "ppo")),
+                        ("random", "greedy", "mcts:200", "ppo"), "VP"),
     "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
                        "(docs/druids.md)", (2, 3, 4), "D2", make_druids, observe_druids,
-                       druids_end, ("random", "greedy")),
+                       druids_end, ("random", "greedy"), "amulets"),  # (D5: an amulet a point)
 }
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 

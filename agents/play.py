@@ -25,8 +25,6 @@ from .games import game_spec
 from .human import HumanAgent
 from .match import GameResult, play_game
 
-UNITS = {"meduris": "VP", "druids": "amulets"}  # what a game's scores count
-
 
 def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_path: Path,
                inp: TextIO, out: TextIO, exchange: str = "auto",
@@ -60,7 +58,7 @@ def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_pat
         out.write("\nThe final position, as you know it:\n" + human.board(record.replay()) + "\n")
     else:
         out.write("\nThe screens are lifted:\n" + render_text(record.replay()) + "\n")
-    write_outcome(result, labels, UNITS[game], out)
+    write_outcome(result, labels, game_spec(game).score_unit, out)
     out.write(f"record saved to {record_path}; watch it with: meduris replay {record_path}\n")
     out.flush()
     return 1 if human.input_ended else 0

@@ -87,14 +87,12 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
 
 
 def score_word(summary: dict) -> str:
-    """What the game's scores count, for the leaderboard: its game object's ``score_name``
-    (Druids: "amulets", D5), else "VP" (Meduris's victory points; summaries of Meduris name no
-    game)."""
+    """What the game's scores count, for the leaderboard: its row's ``score_unit`` in the
+    table of games (Druids: "amulets", D5; Meduris's victory points: "VP"; summaries of
+    Meduris name no game)."""
     from ..games import game_spec
 
-    cfg = summary["config"]
-    game = game_spec(cfg.get("game", "meduris")).make(cfg["players"])
-    return getattr(game, "score_name", "VP")
+    return game_spec(summary["config"].get("game", "meduris")).score_unit
 
 
 def leaderboard(summary: dict) -> str:

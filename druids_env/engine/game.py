@@ -30,7 +30,6 @@ class DruidsGame:
     chance_mode = "explicit_stochastic"
     information = "imperfect_information"
     utility = "zero_sum"  # D13: winners share +1, the others share -1
-    score_name = "amulets"  # what a score counts (D5: an amulet is a point), for the tools
     reward_model = "terminal"
     provides_information_state_string = True
     provides_information_state_tensor = True
