@@ -210,17 +210,15 @@ def check_outputs(policy, path, value_network=None) -> None:
     network's values) on :func:`probe_inputs` are not all finite and within
     :data:`MAX_OUTPUT`: finite weights so large that the sums overflow (a first layer scaled
     by 1e38, say) would otherwise play illegal actions or search in silence."""
-    net = policy if value_network is None else value_network
-    inputs = (policy.observation_space.shape[0] if value_network is None
-              else value_network.architecture["inputs"])
-    x = probe_inputs(inputs)
     if value_network is None:
-        outputs = policy_outputs(policy, x)
+        what = "policy"
+        outputs = policy_outputs(policy, probe_inputs(policy.observation_space.shape[0]))
     else:
+        what = "value network"
         with torch.no_grad():
-            outputs = (net(torch.as_tensor(x)).numpy(),)
+            x = torch.as_tensor(probe_inputs(value_network.architecture["inputs"]))
+            outputs = (value_network(x).numpy(),)
     if not all(np.isfinite(o).all() and np.abs(o).max() <= MAX_OUTPUT for o in outputs):
-        what = "policy" if value_network is None else "value network"
         raise PolicyFileError(f"{path}: its {what} computes NaN, inf or numbers beyond "
                               f"{MAX_OUTPUT:g} from ordinary inputs (its weights are so large "
                               "that the sums overflow); retrain or use another policy file")
