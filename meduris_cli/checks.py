@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.values import ValueCheckError, excerpt, parse_float
+from meduris_env.engine.values import SEED_MAX, ValueCheckError, excerpt, parse_float
 from meduris_env.records.atomic import (
     earlier_results,
     output_file_problem,
@@ -18,7 +18,6 @@ from meduris_env.records.atomic import (
     remove_results,
 )
 
-MAX_SEED = 2**63 - 1
 MAX_GAMES = 1_000_000
 
 
@@ -45,7 +44,7 @@ def int_in(low: int, high: int | None = None):
     return parse
 
 
-SEED = int_in(0, MAX_SEED)
+SEED = int_in(0, SEED_MAX)  # the one seed range (meduris_env.engine.values)
 
 
 def seconds(text: str) -> float:

@@ -6,6 +6,7 @@ accepted wherever Python ints are."""
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ from agents.registry import AgentSpec
 from meduris_env import MedurisBatch, MedurisGame, MedurisSingleAgentEnv, MedurisVectorEnv, raw_env
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.values import (
+    SEED_MAX,
     ValueCheckError,
     check_bool,
     check_float,
@@ -138,6 +140,27 @@ def test_bad_seeds_are_refused_by_every_environment(seed):
         with pytest.raises(ValueCheckError) as err:
             env.reset(seed=seed)
         assert one_line(err.value).startswith("seed must be an int"), name
+
+
+def test_one_seed_range_for_every_environment_and_command():
+    """The one seed scheme: 0..SEED_MAX is taken by every environment (Meduris and Druids) and
+    every command's --seed; -1 and SEED_MAX + 1 are refused by all of them alike."""
+    from druids_env import DruidsSingleAgentEnv
+    from druids_env import raw_env as druids_raw_env
+    from meduris_cli.checks import SEED
+    druids = [("druids aec", druids_raw_env(num_players=2)),
+              ("druids single", DruidsSingleAgentEnv(num_players=2))]
+    for name, env in envs() + druids:
+        for good in (0, SEED_MAX):
+            env.reset(seed=good)
+        for bad in (-1, SEED_MAX + 1):
+            with pytest.raises(ValueCheckError, match=r"seed must be an int 0\.\.") as err:
+                env.reset(seed=bad)
+            assert "0..2**63 - 1, got" in str(err.value), (name, err.value)
+    assert SEED(str(SEED_MAX)) == SEED_MAX
+    for bad in ("-1", str(SEED_MAX + 1)):
+        with pytest.raises(argparse.ArgumentTypeError):
+            SEED(bad)
 
 
 # --- agent budgets ------------------------------------------------------------------------------

@@ -21,7 +21,10 @@ from train.run import CheckpointError, load_checkpoint, train
 def meduris(*argv) -> int:
     """The ``meduris`` command in this process (value, distill: torch already imported)."""
     from meduris_cli.main import main
-    return main(list(argv))
+    try:
+        return main(list(argv))
+    except SystemExit as stop:  # (argparse's usage errors, one line as well)
+        return stop.code
 
 
 def short_config(tmp_path, **kw):
@@ -657,7 +660,9 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
     ("value", ["--positions", "99"], "--positions must be at least 100"),
     ("value", ["--epochs", "1001"], "--epochs 1..1000"),
     ("value", ["--keep", "0"], "--keep 0.0"),
-    ("value", ["--seed", "-1"], "--seed -1"),
+    ("value", ["--seed", "-1"], "--seed: -1 is outside 0..9223372036854775807"),
+    ("distill", ["--seed", "2e3"], "--seed: '2e3' is not a whole number"),
+    ("rllib-train", ["--seed", str(2**63)], "--seed: 9223372036854775808 is outside"),
     ("distill", ["--holdout", "0.5"], "--holdout 0.5"),
     ("distill", ["--games", "0"], "--games and --epochs"),
     ("rllib-train", ["--iterations", "0"], "--iterations 0: use at least 1"),

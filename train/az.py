@@ -115,7 +115,7 @@ from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
-from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
+from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 from meduris_env.records.atomic import atomic_replace
 
 from .config import ConfigError
@@ -228,7 +228,7 @@ class AZConfig:
 _RANGES = {"players": (2, 4), "games": (1, 65_536), "simulations": (1, MAX_SIMULATIONS),
            "max_considered": (1, 241), "moves": (1, 10**10), "buffer": (1, 10_000_000),
            "batch_size": (1, 1_000_000), "train_every": (1, 10**10), "epochs": (1, 1000),
-           "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, 2**63 - 1),
+           "eval_every": (1, 10**10), "eval_games": (0, 100_000), "seed": (0, SEED_MAX),
            "threads": (1, 256), "value_positions": (0, 100_000_000)}
 ABOVE_ZERO = ("learning_rate", "min_span")  # float settings in (0, 1]; the others in [0, 1]
 OPTIONAL_TEXT = ("eval_against",)  # text settings that may be empty

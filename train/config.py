@@ -17,7 +17,7 @@ import numpy as np
 
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.jsonfile import clip, read_bounded
-from meduris_env.engine.values import ValueCheckError, check_float, check_int, excerpt
+from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 
 
 class ConfigError(MedurisError, ValueError):
@@ -162,7 +162,7 @@ def checked_value(name: str, value):
 
 
 # what makes sense on this kind of machine (counts) and for PPO (rates)
-_RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed": (0, 2**63 - 1),
+_RANGES = {"steps": (1, 10**10), "envs": (1, 65_536), "threads": (1, 256), "seed": (0, SEED_MAX),
            "snapshot_every": (1, 10**10), "max_snapshots": (1, 100),
            "eval_every": (1, 10**10), "eval_games": (1, 100_000),
            "best_against_games": (1, 100_000),

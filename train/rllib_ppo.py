@@ -160,7 +160,7 @@ def build_config(players: int, num_env_runners: int, seed: int = 0, shared: bool
         .training(train_batch_size_per_learner=train_batch_size,
                   minibatch_size=min(minibatch_size, train_batch_size), num_epochs=num_epochs,
                   lr=lr, gamma=0.995, lambda_=0.95, entropy_coeff=0.01)
-        .debugging(seed=seed)
+        .debugging(seed=seed % 2**31)  # (RLlib seeds numpy with it: 32 bits; the same below 2**31)
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from meduris_env.engine.values import check_int
+from meduris_env.engine.values import SEED_MAX, check_int
 from meduris_env.envs.turn_based import GameEngine
 
 from ..engine import play, resolve_chance
@@ -102,7 +102,7 @@ def final_rewards(state, truncation_reward: str) -> list[float]:
 
 
 def check_seed(seed) -> int | None:
-    return None if seed is None else check_int("seed", seed, 0, 2**63 - 1)
+    return None if seed is None else check_int("seed", seed, 0, SEED_MAX)
 
 
 OpponentSpec = Any  # "random", an object with act(observation, state), a callable f(obs, mask)

@@ -18,7 +18,7 @@ from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
 from train.distill import SAVE_EVERY, TARGETS, teacher_label
 
-from ..checks import UsageError
+from ..checks import SEED, UsageError
 
 
 def add_parser(sub) -> None:
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate")
     p.add_argument("--holdout", type=float, default=0.05, help="share held out to measure")
     p.add_argument("--workers", type=int, default=2, help="processes playing teacher games")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--force", action="store_true", help="replace an existing --out")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
@@ -61,8 +61,6 @@ def problem(args) -> str | None:
         return f"--lr {args.lr}: a learning rate in (0, 1)"
     if not 0 <= args.holdout < 0.5:
         return f"--holdout {args.holdout}: a share in [0, 0.5)"
-    if not 0 <= args.seed < 2**63:
-        return f"--seed {args.seed}: use 0..{2**63 - 1}"
     if data_path is not None and data_path.suffix != ".npz":
         return f"--data {data_path}: give a .npz file name"
     # (an existing --data file is continued, not replaced)

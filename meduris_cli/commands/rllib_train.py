@@ -13,7 +13,7 @@ import json
 
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
 
-from ..checks import UsageError
+from ..checks import SEED, UsageError
 
 
 def add_parser(sub) -> None:
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                    help="replace an earlier run's results in --out")
     p.add_argument("--per-seat", action="store_true", help="one policy per seat (default: one "
                                                            "shared policy)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--train-batch", type=int, default=4000, help="env steps per iteration")
     p.add_argument("--minibatch", type=int, default=500)
     p.add_argument("--epochs", type=int, default=4)
@@ -52,8 +52,6 @@ def problem(args) -> str | None:
             return f"--{name.replace('_', '-')} {getattr(args, name)}: use at least 1"
     if args.env_runners is not None and args.env_runners < 0:
         return f"--env-runners {args.env_runners}: use 0 or more"
-    if not 0 <= args.seed < 2**31:
-        return f"--seed {args.seed}: use 0..{2**31 - 1}"
     if args.max_turns < 1:
         return f"--max-turns {args.max_turns}: use at least 1"
     if not 0 < args.lr < 1:

@@ -16,7 +16,7 @@ from train.az import MAX_SIMULATIONS  # (numpy only)
 from train.judges import SEARCH_SHARE, SEARCH_SIMULATIONS  # (numpy only, as train.value)
 from train.value import HIDDEN  # (numpy only: torch is imported when a network is fitted)
 
-from ..checks import UsageError
+from ..checks import SEED, UsageError
 
 MAX_ENVS = 65_536
 MAX_POSITIONS = 9_000_000  # (float16 inputs: ~31 GB at most, the search's buffer's bound)
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     p.add_argument("--hidden", default=FIT_FLAGS["hidden"],
                    help="hidden layer sizes, comma-separated")
     p.add_argument("--envs", type=int, help="games at once (512; the search's: 128)")
-    p.add_argument("--seed", type=int, default=FIT_FLAGS["seed"])
+    p.add_argument("--seed", type=SEED, default=FIT_FLAGS["seed"])
     p.add_argument("--games-of", metavar="FILE|search",
                    help="the positions from another policy file's self-play games, or from "
                    "the search's (Gumbel self-play with the policy's networks); default: the "
@@ -114,8 +114,6 @@ def fit_problem(args) -> str | None:
         return f"--envs {args.envs}: use 1..{MAX_ENVS:,} games at once"
     if not 0 < args.keep <= 1:
         return f"--keep {args.keep}: a share in (0, 1]"
-    if not 0 <= args.seed < 2**63:
-        return f"--seed {args.seed}: use 0..{2**63 - 1}"
     if not 0 < args.learning_rate <= 1:
         return f"--learning-rate {args.learning_rate}: use a rate in (0, 1]"
     if args.positions > MAX_POSITIONS:

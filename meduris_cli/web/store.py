@@ -96,7 +96,7 @@ from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
-from meduris_env.engine.values import ValueCheckError, check_int, excerpt
+from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_int, excerpt
 from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
@@ -107,7 +107,6 @@ from .words import entry_lines, with_offer_words
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 OFFERED_BUDGETS = (50, 200, 800)  # the budgets the page offers for a kind that has one
 ID_PATTERN = re.compile(r"[0-9a-f]{16}")
-MAX_SEED = 2**63 - 1
 MAX_RUNNING = 1000  # running games a server stores by default (meduris serve --max-running)
 APPLICATION_ID = 0x4D445253  # PRAGMA application_id of a games database ("MDRS")
 SCHEMA_VERSION = 1  # PRAGMA user_version of the schema below
@@ -191,7 +190,7 @@ class GameConfig:
         try:
             players = check_int("its config's players", d["players"], 2, 4)
             seat = check_int("its config's seat", d["seat"], 0, players - 1)
-            seed = check_int("its config's seed", d["seed"], 0, MAX_SEED)
+            seed = check_int("its config's seed", d["seed"], 0, SEED_MAX)
         except ValueCheckError as err:
             raise StoredDataError(str(err)) from None
         opponents = d["opponents"]
@@ -314,8 +313,8 @@ def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConf
         raise WebError(400, f"seat {excerpt(seat)}: seats are 0..{players - 1} (seat 0 starts, R6)")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise WebError(400, f"seed {excerpt(seed)}: a whole number 0..{MAX_SEED}, or null")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise WebError(400, f"seed {excerpt(seed)}: a whole number 0..{SEED_MAX}, or null")
     return GameConfig(players=players, seat=seat, opponents=names, seed=seed)
 
 

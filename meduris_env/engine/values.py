@@ -32,12 +32,11 @@ import numpy as np
 from .errors import MedurisError
 
 __all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "parse_int",
-           "parse_float", "excerpt", "unwrap_action", "SEED_MAX", "HASHED_SEEDS"]
+           "parse_float", "excerpt", "unwrap_action", "SEED_MAX"]
 
-#: the largest seed the batch environments take (they keep it in an int64)
+#: the largest seed any interface takes: every environment, command, config and the web API accept
+#: a seed 0..SEED_MAX (one range everywhere; the batch engine keeps seeds in int64)
 SEED_MAX = 2**63 - 1
-#: the seeds :func:`~meduris_env.engine.seeding.derive_seed` hashes (any 64-bit word)
-HASHED_SEEDS = (-(2**63), 2**64 - 1)
 
 _EXCERPT = 40  # characters of a bad value shown in a message
 _INT_TEXT = re.compile(r"[0-9]{1,30}\Z")

@@ -67,7 +67,7 @@ from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.state import IllegalActionError, State
-from ..engine.values import HASHED_SEEDS, check_int
+from ..engine.values import SEED_MAX, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
@@ -110,7 +110,7 @@ class raw_env(TurnBasedAEC):
 
     # --- the game's parts ----------------------------------------------------------------------
     def check_seed(self, seed) -> int | None:
-        return None if seed is None else check_int("seed", seed, *HASHED_SEEDS)  # numpy ints too
+        return None if seed is None else check_int("seed", seed, 0, SEED_MAX)  # numpy ints too
 
     def reset_extra(self) -> None:
         self._last_vp = self.state.scores()

@@ -49,7 +49,7 @@ from gymnasium import spaces
 from ..engine.game import MedurisGame, game_from
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import State
-from ..engine.values import HASHED_SEEDS, check_int, unwrap_action
+from ..engine.values import SEED_MAX, check_int, unwrap_action
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .aec import MEDURIS_ENGINE
 from .observation import observation_high, observation_vector, observe_state
@@ -255,7 +255,7 @@ class MedurisSingleAgentEnv(TurnBasedSingleAgentEnv):
     # --- the game's parts ----------------------------------------------------------------------
     def check_seed(self, seed) -> int | None:
         # numpy ints too (gymnasium takes only Python ints)
-        return None if seed is None else check_int("seed", seed, 0, HASHED_SEEDS[1])
+        return None if seed is None else check_int("seed", seed, 0, SEED_MAX)
 
     def resets(self, opponent) -> bool:
         return hasattr(opponent, "reset")
