@@ -23,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import PLAYER_COUNTS
+from meduris_env.engine.game import PLAYER_COUNTS, PlayerCountError
+from meduris_env.engine.values import excerpt
 
 
 class UnknownGameError(MedurisError, ValueError):
@@ -44,6 +47,18 @@ class GameSpec:
     end_name: Callable[[Any], str]
     default_agents: tuple[str, ...]
     score_unit: str  # what a score counts, for tables and results ("VP", "amulets")
+
+    def check_players(self, players: object, what: str = "players",
+                      error: type[Exception] = PlayerCountError) -> int:
+        """``players`` as an int if this game is played by that many, else ``error`` in one line
+        naming ``what`` (``--players 5: Meduris is played by 2, 3 or 4 (R1)``): the one check
+        and wording of a player count for commands, configs and the web API."""
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)) \
+                or players not in self.player_counts:
+            *most, last = map(str, self.player_counts)
+            raise error(f"{what} {excerpt(players)}: {self.name.capitalize()} is played by "
+                        f"{', '.join(most)} or {last} ({self.players_rule})")
+        return int(players)
 
 
 def make_meduris(players: int, exchange: str = "auto", max_turns: int | None = None):

@@ -132,6 +132,15 @@ class AgentKind:
     games: tuple[str, ...] = ("meduris",)  # the games it plays (agents.games.GAMES)
     players: tuple[int, ...] = (2, 3, 4)  # the player counts it plays (its model's, if fixed)
     game_summaries: tuple[tuple[str, str], ...] = ()  # (game, summary) where it differs
+    model: str = "ppo_{players}p.pt"  # its shipped network in agents/models/ (with "model")
+
+    def shipped_model(self, players: int):
+        """The shipped network file this kind plays with at ``players`` (a Path, which may be
+        missing from a checkout), or None for a kind without one."""
+        if "model" not in self.needs or self.file_required:
+            return None
+        from .ppo import MODELS
+        return MODELS / self.model.format(players=players)
 
     def serves(self, game: str) -> bool:
         return game in self.games
@@ -201,8 +210,7 @@ def _az_fast(spec: AgentSpec) -> Agent:
 
 def _search(spec: AgentSpec) -> Agent:
     from .az_fast import AZFastAgent
-    from .ppo import MODELS
-    return AZFastAgent(str(spec), **spec.search_budget(), path=str(MODELS / SEARCH_MODEL))
+    return AZFastAgent(str(spec), **spec.search_budget(), path=str(spec.row().shipped_model(2)))
 
 
 def _ismcts(spec: AgentSpec) -> Agent:
@@ -230,7 +238,7 @@ def _cmd(spec: AgentSpec) -> Agent:
 
 #: the shipped 2-player search's networks (agents/models/, ``make model-search-2p``): the
 #: shipped policy's prior and a value network fitted to the search's own games
-SEARCH_MODEL = "search_2p.pt"
+SEARCH_MODEL = "search_{players}p.pt"
 SEARCH = Budget("iterations", 200, seconds=True)
 # az-fast's tree holds a node per iteration
 FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=MAX_TREE_ITERATIONS)
@@ -267,7 +275,7 @@ KINDS: tuple[AgentKind, ...] = (
               "and a value network fitted to the search's own games (agents/models/"
               "search_2p.pt; 2 players only)", _search,
               budget=Budget("iterations", 430, seconds=True, maximum=MAX_TREE_ITERATIONS),
-              needs=("torch", "model"), players=(2,)),
+              needs=("torch", "model"), players=(2,), model=SEARCH_MODEL),
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
               "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)

@@ -103,7 +103,7 @@ def test_cli_reports_a_bad_checkpoint_in_one_line(tmp_path, capsys):
 def test_config_errors_name_the_setting(tmp_path):
     with pytest.raises(ConfigError, match="unknown setting"):
         load_config(None, {"stepz": 3})
-    with pytest.raises(ConfigError, match="players: 5"):
+    with pytest.raises(ConfigError, match="players 5: Meduris is played by 2, 3 or 4"):
         load_config(None, {"players": 5})
     with pytest.raises(ConfigError, match="best_against: .*mcts:oops"):
         load_config(None, {"best_against": "mcts:oops"})

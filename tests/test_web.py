@@ -236,17 +236,25 @@ def test_opponents_are_built_in_agents_and_shipped_models_only(client, body, rea
     assert client.get("/api/games").json()["games"] == []
 
 
-def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client, monkeypatch):
-    agents = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
-    assert {"random", "greedy", "mcts", "ppo", "az"} <= set(agents)
-    assert agents["greedy"]["players"] == [2, 3, 4]
-    assert agents["ppo"]["players"] == [2, 3, 4]  # a shipped model for every player count
-    from meduris_cli.web import store
-    real = store.shipped_model
-    monkeypatch.setattr(store, "shipped_model",
-                        lambda n: real(n).with_name("missing.pt") if n == 4 else real(n))
+def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client, monkeypatch,
+                                                                     tmp_path):
+    import agents.ppo
+    kinds = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
+    assert {"random", "greedy", "mcts", "ppo", "az", "search"} <= set(kinds)
+    assert kinds["greedy"]["players"] == [2, 3, 4]
+    assert kinds["ppo"]["players"] == [2, 3, 4]  # a shipped model for every player count
+    assert kinds["search"]["players"] == [2]
+    from meduris_cli.web.store import available_agents
+    for shipped in agents.ppo.MODELS.iterdir():  # a checkout without ppo_4p.pt and search_2p.pt
+        if shipped.name not in ("ppo_4p.pt", "search_2p.pt"):
+            (tmp_path / shipped.name).symlink_to(shipped)
+    monkeypatch.setattr(agents.ppo, "MODELS", tmp_path)
+    offered = {a["name"]: a["players"] for a in available_agents()}
+    assert offered["ppo"] == offered["az"] == [2, 3] and "search" not in offered
     r = client.post("/api/games", json={"players": 4, "opponents": "ppo"})
-    assert r.status_code == 400 and "no shipped 4-player model" in r.json()["error"]
+    assert r.status_code == 400 and "(agents/models/ppo_4p.pt) is missing" in r.json()["error"]
+    r = client.post("/api/games", json={"players": 2, "opponents": "search"})
+    assert r.status_code == 400 and "(agents/models/search_2p.pt) is missing" in r.json()["error"]
     monkeypatch.undo()
     g = new_game(client, players=4, opponents=["mcts:20", "greedy", "random"], seat=2)
     assert g["config"]["labels"] == ["mcts:20", "greedy", "human", "random"]

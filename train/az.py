@@ -110,9 +110,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
+from agents.games import GAMES
 from agents.gumbel_batch import InputsPool
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
@@ -175,8 +175,7 @@ class AZConfig:
                                                                       OPTIONAL_TEXT)):
                 raise ConfigError(f"{f.name}: {excerpt(value)} is not a non-empty str")
             setattr(self, f.name, value)
-        if self.players not in PLAYER_COUNTS:
-            raise ConfigError(f"players: {self.players}; Meduris is played by 2, 3 or 4 (R1)")
+        GAMES["meduris"].check_players(self.players, "players", ConfigError)
         if self.batch_size > self.buffer:
             raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
                               f"({self.buffer} positions)")

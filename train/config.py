@@ -74,10 +74,7 @@ class TrainConfig:
         if self.game not in GAME_NAMES:
             raise ConfigError(f"game: {excerpt(self.game)}; one of {', '.join(GAME_NAMES)}")
         spec = game_spec(self.game)
-        if self.players not in spec.player_counts:
-            *most, last = map(str, spec.player_counts)
-            raise ConfigError(f"players: {self.players}; {self.game.capitalize()} is played by "
-                              f"{', '.join(most)} or {last} ({spec.players_rule})")
+        spec.check_players(self.players, "players", ConfigError)
         if self.game == "druids":
             self._check_druids()
         from agents.features import FEATURE_SETS

@@ -73,10 +73,7 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     """Validate (``names``: what to call each setting in the errors); return (labels, lineups,
     games rounded up to a multiple of the lineups)."""
     spec = GAMES[check_game(cfg.game, TournamentError)]
-    if isinstance(cfg.players, bool) or cfg.players not in spec.player_counts:
-        counts = ", ".join(map(str, spec.player_counts))
-        raise TournamentError(f"{names['players']} {cfg.players}: {spec.name.capitalize()} is "
-                              f"played by {counts.replace(', 4', ' or 4')} ({spec.players_rule})")
+    spec.check_players(cfg.players, names["players"], TournamentError)
     entrants = [n.strip() for n in cfg.agents]
     if not entrants or any(not n for n in entrants):
         raise TournamentError(f"{names['agents']} needs a comma-separated list of agent names, "

@@ -86,10 +86,7 @@ def run(args) -> int:
 def opponent_specs(opponents: str, players: int, game: str = "meduris") -> list[str]:
     """One agent name per opponent seat; a single name fills every opponent seat."""
     spec = game_spec(game)
-    if isinstance(players, bool) or players not in spec.player_counts:
-        raise PlayError(f"--players {players}: {game.capitalize()} is played by "
-                        f"{', '.join(map(str, spec.player_counts[:-1]))} or "
-                        f"{spec.player_counts[-1]} ({spec.players_rule})")
+    spec.check_players(players, "--players", PlayError)
     names = [n.strip() for n in opponents.split(",")]
     if any(not n for n in names):
         raise PlayError("--opponents needs agent names separated by commas, e.g. "

@@ -85,14 +85,14 @@ from pathlib import Path
 from typing import Any
 
 from agents import Agent, UnknownAgentError, make_agent
-from agents.ppo import shipped_model
+from agents.games import GAMES
 from agents.registry import AgentSpec
 from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.actions import action_to_string, decode_action
 from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.constants import CHANCE, NUM_ACTIONS, TERMINAL
 from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import PLAYER_COUNTS
+from meduris_env.engine.game import PlayerCountError
 from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
@@ -188,7 +188,8 @@ class GameConfig:
             raise StoredDataError("its config is not an object with players, seat, opponents "
                                   "and seed")
         try:
-            players = check_int("its config's players", d["players"], 2, 4)
+            players = GAMES["meduris"].check_players(d["players"], "its config's players",
+                                                     StoredDataError)
             seat = check_int("its config's seat", d["seat"], 0, players - 1)
             seed = check_int("its config's seed", d["seed"], 0, SEED_MAX)
         except ValueCheckError as err:
@@ -209,10 +210,10 @@ def available_agents() -> list[dict[str, Any]]:
     :data:`OFFERED_BUDGETS`), which the thinking workers are warmed up with."""
     from agents.registry import KINDS
 
-    models = [p for p in PLAYER_COUNTS if shipped_model(p).is_file()]
     out = []
     for kind in KINDS:
-        players = [p for p in kind.players if p in models or "model" not in kind.needs]
+        players = [p for p in kind.players
+                   if kind.shipped_model(p) is None or kind.shipped_model(p).is_file()]
         if not kind.web or not players:
             continue
         if "open_spiel" in kind.needs:
@@ -277,9 +278,10 @@ def opponent_spec(name: Any, players: int) -> AgentSpec:
     if players not in kind.players:
         raise WebError(400, f"agent {name!r} plays games of "
                        f"{' or '.join(map(str, kind.players))} players, not {players}")
-    if "model" in kind.needs and not shipped_model(players).is_file():
-        raise WebError(400, f"agent {name!r}: there is no shipped {players}-player model; "
-                       "choose greedy or mcts")
+    model = kind.shipped_model(players)
+    if model is not None and not model.is_file():
+        raise WebError(400, f"agent {name!r}: its shipped {players}-player model "
+                       f"(agents/models/{model.name}) is missing; choose greedy or mcts")
     return spec
 
 
@@ -299,8 +301,10 @@ def check_opponent(name: Any, players: int) -> str:
 
 def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConfig:
     """A valid GameConfig from request values, or a WebError (400) naming the problem."""
-    if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYER_COUNTS:
-        raise WebError(400, f"players {excerpt(players)}: Meduris is played by 2, 3 or 4 (R1)")
+    try:
+        players = GAMES["meduris"].check_players(players)
+    except PlayerCountError as err:
+        raise WebError(400, str(err)) from None
     if isinstance(opponents, str):
         opponents = [opponents] * (players - 1)
     if not isinstance(opponents, list):
