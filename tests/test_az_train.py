@@ -169,6 +169,32 @@ def test_resume_continues_the_run(tmp_path, capsys):
     assert state["generation"] == 0 and state["config"]["warm_start"] == str(warm)
 
 
+def test_a_run_stopped_between_the_checkpoints_two_writes_resumes(tmp_path, capsys):
+    """save_checkpoint replaces checkpoint.pt, then checkpoint.json: stopped between them, the
+    newer .pt carries its own run state and the run resumes from it; a .pt of another run beside
+    the json is still refused."""
+    from train.az import CheckpointError, checkpoint_state
+
+    out, other = tmp_path / "run", tmp_path / "other"
+    for folder in (out, other):
+        code, _, err = az(capsys, *tiny(folder, 2, 200))
+        assert code == 0, err
+    old_json = (out / "checkpoint.json").read_bytes()
+    code, _, err = az(capsys, "--resume", out / "checkpoint.pt", "--moves", 400, "--threads", 1,
+                      "--no-progress")
+    assert code == 0, err
+    (out / "checkpoint.json").write_bytes(old_json)  # as if stopped before the json's write
+    state = checkpoint_state(out / "checkpoint.pt")
+    assert state["moves"] == 400 and state["updates"] == 2 and state["generation"] == 1
+    code, _, err = az(capsys, "--resume", out / "checkpoint.pt", "--moves", 600, "--threads", 1,
+                      "--no-progress")
+    assert code == 0, err
+    assert json.loads((out / "checkpoint.json").read_text())["moves"] == 600
+    (out / "checkpoint.pt").write_bytes((other / "checkpoint.pt").read_bytes())
+    with pytest.raises(CheckpointError, match="another run's"):
+        checkpoint_state(out / "checkpoint.pt")
+
+
 @pytest.mark.parametrize("bare", [False, True])
 def test_the_value_network_starts_from_the_warm_start_or_says_zero(tmp_path, bare):
     """A warm start carrying a value network (the shipped 4-player file, az-train's own) starts
@@ -410,3 +436,15 @@ def test_evaluations_do_not_change_what_is_learnt(tmp_path, capsys):
     assert (tmp_path / "eval4" / "eval.csv").read_text().count("\n") == 4  # head, 0, 200, 400
     assert not (tmp_path / "eval0" / "eval.csv").exists()
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_the_device_is_cuda_when_torch_sees_one_and_is_named(monkeypatch):
+    """Issue 29: the trainer uses CUDA when torch sees a device, and says which (its name);
+    the CPU otherwise (the tested default: this machine has no GPU)."""
+    from train.az import device_words, pick_device
+
+    assert pick_device().type == "cpu" and device_words(pick_device()) == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Tiny GPU 9")
+    assert pick_device() == torch.device("cuda")
+    assert device_words(pick_device()) == "cuda (Tiny GPU 9)"

@@ -103,6 +103,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import secrets
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -660,11 +661,14 @@ def file_digest(path: Path) -> str:
 
 
 def save_checkpoint(net: AZNet, optimizer, state: dict, out: Path) -> None:
-    """``checkpoint.pt``, then ``checkpoint.json`` naming it (atomic writes)."""
+    """``checkpoint.pt`` (carrying the run state too), then ``checkpoint.json`` naming it
+    (atomic writes). The pair is not replaced as one, so the ``.pt`` holds the state it was
+    written with: a run stopped between the two writes resumes from the newer ``.pt``."""
     import torch
 
+    state.pop("checkpoint", None)
     doc = {"format": CHECKPOINT_FORMAT, "architecture": net.arch, **net.state(),
-           "optimizer": optimizer.state_dict()}
+           "optimizer": optimizer.state_dict(), "run_state": json.dumps(state)}
     atomic_replace(out / "checkpoint.pt", lambda tmp: torch.save(doc, tmp))
     state["checkpoint"] = {"sha256": file_digest(out / "checkpoint.pt"), "moves": state["moves"]}
     atomic_replace(out / "checkpoint.json",
@@ -673,7 +677,9 @@ def save_checkpoint(net: AZNet, optimizer, state: dict, out: Path) -> None:
 
 def checkpoint_state(path) -> dict:
     """The run state saved with a checkpoint (its ``checkpoint.json``), checked to belong to
-    ``path``; CheckpointError says what is wrong."""
+    ``path``: the json names the ``.pt``'s digest, or (a run stopped between the two writes of
+    :func:`save_checkpoint`) the ``.pt`` carries a later state of the same run (its ``run``
+    token). CheckpointError says what is wrong."""
     path = Path(path)
     meta_path = path.with_name("checkpoint.json")
     if not path.is_file() or path.suffix != ".pt" or not meta_path.is_file():
@@ -684,10 +690,23 @@ def checkpoint_state(path) -> dict:
         named = state["checkpoint"]["sha256"]
     except (ValueError, KeyError, TypeError, OSError):
         raise CheckpointError(f"{meta_path} is not an az-train run state") from None
-    if file_digest(path) != named:
+    if file_digest(path) == named:
+        return state
+    newer = carried_state(path)
+    if newer is None or "run" not in state or newer.get("run") != state["run"] \
+            or not newer.get("moves", -1) >= state.get("moves", 0):
         raise CheckpointError(f"{path} is not the checkpoint {meta_path.name} was written "
                               "with (damaged, or another run's)")
-    return state
+    return {**newer, "checkpoint": {"sha256": file_digest(path), "moves": newer["moves"]}}
+
+
+def carried_state(path) -> dict | None:
+    """The run state a checkpoint ``.pt`` carries, or None (none, or not readable)."""
+    try:
+        carried = json.loads(read_checkpoint(path)["run_state"])
+    except (CheckpointError, KeyError, TypeError, ValueError):
+        return None
+    return carried if isinstance(carried, dict) else None
 
 
 def _refused(path, err) -> CheckpointError:
@@ -785,6 +804,14 @@ def pick_device():
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def device_words(device) -> str:
+    """The device in a run's first line: ``cpu``, or ``cuda (NVIDIA A100-SXM4-40GB)``."""
+    if device.type != "cuda":
+        return device.type
+    import torch
+    return f"cuda ({torch.cuda.get_device_name(device)})"
+
+
 class Run:
     """The trainer's state and its periodic work (updates, evaluations, checkpoints)."""
 
@@ -798,7 +825,7 @@ class Run:
         self.net = load_warm_start(cfg) if doc is None else checkpoint_network(resume, doc)
         self.state = {"config": cfg.to_dict(), "moves": 0, "updates": 0, "generation": 0,
                       "games_finished": 0, "evals": [], "selfplay_seconds": 0.0,
-                      "wall_seconds": 0.0}
+                      "wall_seconds": 0.0, "run": secrets.token_hex(8)}
         if doc is None and self.net.fresh and cfg.value_positions:
             self.fit_value()
         self.net.to(self.device)
@@ -806,7 +833,7 @@ class Run:
         if saved is not None:
             load_optimizer(resume, doc, self.optimizer)
             for key in ("moves", "updates", "generation", "games_finished", "evals",
-                        "selfplay_seconds", "wall_seconds", "value_network", "best"):
+                        "selfplay_seconds", "wall_seconds", "value_network", "best", "run"):
                 if key in saved:
                     self.state[key] = saved[key]
             self.state["generation"] += 1
@@ -917,7 +944,7 @@ def train_az(cfg: AZConfig, resume: str | None = None, progress: bool = True,
     with numba_threads(cfg.threads):
         run = Run(cfg, resume, report)
         report(f"az-train: {cfg.players} players, {cfg.games} games at once, "
-               f"{cfg.simulations} simulations per move, on {run.device}")
+               f"{cfg.simulations} simulations per move, on {device_words(run.device)}")
         start = time.perf_counter()
         state = run.state
         if resume is None and cfg.eval_games:

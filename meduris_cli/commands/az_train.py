@@ -28,8 +28,8 @@ FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves
 def add_parser(sub) -> None:
     p = sub.add_parser("az-train", help="train by Gumbel AlphaZero self-play (batched search)",
                        description="Self-play with the batched Gumbel search on the batch "
-                       "engine; the network (policy head and critic = value head) learns the "
-                       "search's improved policy and the games' results. See train/az.py and "
+                       "engine; the policy network learns the search's improved policy and the "
+                       "value network the games' results. See train/az.py and "
                        "docs/training.md.")
     defaults = AZConfig()
 
