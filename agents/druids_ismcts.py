@@ -48,6 +48,7 @@ the search reads positions, never logs, and the same random numbers give the sam
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 
@@ -277,9 +278,13 @@ def canonical(st, me: int):
     function of ``me``'s information (and its seed) alone: the gems ``me`` has not seen go to
     the places holding unknown gems in increasing order, the rest form the deck; each other
     seat's servants in hand and under the places get the first values (in lexicographic
-    order) that agree with every reveal of that seat's servants since each was drawn.
+    order) that agree with every reveal of that seat's servants since each was drawn, the
+    draw times and the order of its hand first put publicly (:func:`public_draw_times`).
     Event logs are left as they are: the search never reads them."""
     new = st.clone()
+    for q in range(st.game.num_players):
+        if q != me:
+            public_draw_times(new, q)
     spots = []  # (list, index, seat or None) holding a gem unknown to `me`
     for q, hand in enumerate(new.hands):
         if q != me:
@@ -295,6 +300,37 @@ def canonical(st, me: int):
         if q != me:
             canonical_servants(new, q)
     return new
+
+
+def public_draw_times(st, q: int) -> None:
+    """Seat ``q``'s hand put in a public order and the draw times of its present servants
+    chosen from public facts alone (D14), in place. Which of ``q``'s servant draws is the card
+    still in hand and which the one played under a place is hidden, and so is the order of a
+    hand after plays (it tells which card left): the hand becomes its gems then its servants,
+    the servants in hand take ``q``'s latest servant draws (in hand order) and each servant
+    under a place, latest play first, the latest draw left before its play. A real history
+    always has such a draw, and these times are never earlier than that history's as a set,
+    so the reveals since each draw ban no more than they did: the values
+    :func:`canonical_servants` gives stay possible."""
+    hand = st.hands[q]
+    servants = [c for c in hand if not is_gem(c)]
+    st.hands[q] = [c for c in hand if is_gem(c)] + servants
+    free = [i for i, ev in enumerate(st.log_events)
+            if ev.kind in SERVANT_DRAWS and ev.data["seat"] == q]
+    times = dict(zip(servants, free[len(free) - len(servants):], strict=True))
+    del free[len(free) - len(servants):]
+    table = sorted((st.played_at[c], c) for pile in st.under for c in pile
+                   if servant_owner(c) == q)
+    for played, c in reversed(table):
+        k = bisect.bisect_left(free, played) - 1
+        if k >= 0:  # (always, but in a position edited by hand)
+            times[c] = free.pop(k)
+    for c, at in times.items():
+        st.drawn_at[c] = at
+
+
+#: the events of a servant's draw: its index in the log is the card's ``drawn_at``
+SERVANT_DRAWS = ("servant_dealt", "draw_servant")
 
 
 def canonical_servants(st, q: int) -> None:
