@@ -16,10 +16,11 @@ from __future__ import annotations
 from typing import TextIO
 
 from druids_env.engine import action_to_string, string_to_action
+from druids_env.engine.cards import PLAYER_COLOURS
 from druids_env.engine.errors import IllegalActionError
 from druids_env.text_view import decision_text, event_lines, seat_view
 
-from .human import HumanAgent, parse_words
+from .human import HumanAgent, HumanSeat, parse_words
 
 HELP = ("type the number of an action, or its words as listed (e.g. 'collect place 2', 'draw "
         "a gem'); 'board' shows the table again, 'help' this text, 'quit' ends the game and "
@@ -60,3 +61,13 @@ class DruidsHumanAgent(HumanAgent):
 
     def help_text(self) -> str:
         return HELP
+
+
+def druids_human(inp: TextIO, out: TextIO, seat: int, labels: list[str], *,
+                 exchange: str = "auto", open_screens: bool = False) -> HumanSeat:
+    """The person's seat at a Druids game (the games table's ``human`` part): nothing shown
+    but what ``seat`` knows (D14), the end as that seat knows it. (``exchange`` and
+    ``open_screens`` are Meduris's; the command refuses them for Druids.)"""
+    human = DruidsHumanAgent(inp, out, seat)
+    return HumanSeat(human, human.observe, f"you are seat {seat} ({PLAYER_COLOURS[seat]})", {},
+                     lambda end: "The final position, as you know it:\n" + human.board(end))

@@ -451,14 +451,10 @@ class SubprocessAgent(Agent):
 def new_game_message(game, seat: int, seed: int | None, move_time: float,
                      game_time: float | None) -> dict:
     """The ``new_game`` message of ``game`` (a ``MedurisGame`` or a ``DruidsGame``)."""
-    name = spec_of(game).name
-    message = {"type": "new_game", "game": name, "seat": seat, "players": game.num_players,
-               "seed": seed}
-    if name == "druids":
-        message.update(max_turns=game.max_turns or None, circles=game.circles)
-    else:
-        message.update(exchange=game.exchange, max_turns=game.max_turns, board=game.board.name)
-    return {**message, "move_time": move_time, "game_time": game_time}
+    spec = spec_of(game)
+    return {"type": "new_game", "game": spec.name, "seat": seat, "players": game.num_players,
+            "seed": seed, **spec.part("game_fields")(game), "move_time": move_time,
+            "game_time": game_time}
 
 
 def decide_message(state, seat: int, legal: list[int], observation: dict,
@@ -472,11 +468,7 @@ def decide_message(state, seat: int, legal: list[int], observation: dict,
                "legal": [[a, state.action_to_string(a)] for a in legal],
                "observation": {key: value.tolist() for key, value in observation.items()},
                "time_left": time_left}
-    if spec_of(state.game).name == "druids":
-        from druids_env.engine.information import seat_state
-        view = json.dumps(seat_state(state, seat), separators=(",", ":"))
-    else:  # Meduris has no hidden information: the state's JSON as it is written
-        view = " ".join(state.to_json().splitlines())
+    view = spec_of(state.game).part("seat_view")(state, seat)
     return json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + view + "}"
 
 

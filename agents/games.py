@@ -9,7 +9,14 @@ game as a parameter (``"meduris"``, the default everywhere, or ``"druids"``) and
 * ``observe(state, seat)``: what an agent with ``uses_observation`` is given
   (``{"observation": vector, "action_mask": int8 mask}``);
 * ``end_name(state)``: the end reason in words; ``default_agents``: the kinds to try first;
-* ``player_counts``: the numbers of players it is played by (and the rule saying so).
+* ``player_counts``: the numbers of players it is played by (and the rule saying so);
+* ``parts``: where the game's own code for each shared tool lives (``part(name)`` imports it
+  when asked, so a game's modules load only when that game is played): ``greedy`` and ``ppo``
+  (the agent classes of those kinds), ``features`` (the policy's input sets), ``actions``
+  (its number of distinct actions), ``seat_view`` and ``game_fields`` (what a ``cmd:`` bot is
+  told, :mod:`agents.external`), ``human`` (the person's seat at the terminal,
+  :mod:`agents.play`). The trainer's parts are the training layer's own table
+  (:mod:`train.games`).
 
 A game's records replay through its own protocol: :func:`register_records` hands the records
 layer (which imports no game but Meduris) each other game's codec; it is called when this
@@ -19,6 +26,8 @@ Game-specific code lives with its game (``druids_env``); this table only points 
 
 from __future__ import annotations
 
+import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +56,12 @@ class GameSpec:
     end_name: Callable[[Any], str]
     default_agents: tuple[str, ...]
     score_unit: str  # what a score counts, for tables and results ("VP", "amulets")
+    parts: tuple[tuple[str, str], ...] = ()  # (part, "module:attribute"): module docstring
+
+    def part(self, name: str) -> Any:
+        """The game's own code for the shared tools' ``name`` (see the module docstring)."""
+        module, _, attribute = dict(self.parts)[name].partition(":")
+        return getattr(importlib.import_module(module), attribute)
 
     def check_players(self, players: object, what: str = "players",
                       error: type[Exception] = PlayerCountError) -> int:
@@ -104,14 +119,49 @@ def druids_end(state) -> str:
     return END_NAMES[state.end_reason]
 
 
+def meduris_seat_view(state, seat: int) -> str:
+    """The state as a ``cmd:`` bot at ``seat`` is given it, on one line: Meduris hides nothing
+    a seat could not work out, so the state's own JSON."""
+    return " ".join(state.to_json().splitlines())
+
+
+def druids_seat_view(state, seat: int) -> str:
+    """As :func:`meduris_seat_view`: only what ``seat`` knows (D14, ``seat_state``)."""
+    from druids_env.engine.information import seat_state
+    return json.dumps(seat_state(state, seat), separators=(",", ":"))
+
+
+def meduris_game_fields(game) -> dict:
+    """What a ``new_game`` message says of a Meduris game beyond seat, players and seed."""
+    return {"exchange": game.exchange, "max_turns": game.max_turns, "board": game.board.name}
+
+
+def druids_game_fields(game) -> dict:
+    return {"max_turns": game.max_turns or None, "circles": game.circles}
+
+
 #: every game the tooling plays, Meduris first (the default)
 GAMES: dict[str, GameSpec] = {
     "meduris": GameSpec("meduris", "Meduris (Dorra & zur Linde, HABA 2016): the board game of the "
                         "project", PLAYER_COUNTS, "R1", make_meduris, observe_meduris, meduris_end,
-                        ("random", "greedy", "mcts:200", "ppo"), "VP"),
+                        ("random", "greedy", "mcts:200", "ppo"), "VP", (
+                            ("greedy", "agents.simple:GreedyAgent"),
+                            ("ppo", "agents.ppo:PPOAgent"),
+                            ("features", "agents.features:FEATURE_SETS"),
+                            ("actions", "meduris_env.engine.constants:NUM_ACTIONS"),
+                            ("seat_view", "agents.games:meduris_seat_view"),
+                            ("game_fields", "agents.games:meduris_game_fields"),
+                            ("human", "agents.play:meduris_human"))),
     "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
                        "(docs/druids.md)", (2, 3, 4), "D2", make_druids, observe_druids,
-                       druids_end, ("random", "greedy"), "amulets"),  # (D5: an amulet a point)
+                       druids_end, ("random", "greedy"), "amulets", (  # (D5: an amulet a point)
+                           ("greedy", "agents.druids_greedy:DruidsGreedyAgent"),
+                           ("ppo", "agents.druids_ppo:DruidsPPOAgent"),
+                           ("features", "agents.druids_features:FEATURE_SETS"),
+                           ("actions", "druids_env.engine.actions:NUM_ACTIONS"),
+                           ("seat_view", "agents.games:druids_seat_view"),
+                           ("game_fields", "agents.games:druids_game_fields"),
+                           ("human", "agents.druids_human:druids_human"))),
 }
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 

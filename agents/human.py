@@ -14,7 +14,8 @@ every game (:func:`parse_common`).
 
 from __future__ import annotations
 
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, NamedTuple, TextIO
 
 from meduris_env.engine.actions import action_to_string, decode_action, string_to_action
 from meduris_env.engine.constants import MATERIALS
@@ -47,6 +48,19 @@ def describe_decision(state) -> str:
         return (f"the druid asks for an offering at your hut on field {d['field']} ({a}/{b}), "
                 f"settlement of {d['size']} (R18, R19)")
     return d["kind"]
+
+
+class HumanSeat(NamedTuple):
+    """A person's seat at a game in the terminal (a game's ``human`` part, agents.games):
+    the agent reading their decisions, the play loop's observer writing what they see, how the
+    first line names them, what the record's meta adds, and the text of the end (the final
+    position as they may see it)."""
+
+    agent: Any  # a HumanAgent
+    observer: Callable
+    words: str
+    meta: dict
+    final: Callable[[Any], str]
 
 
 class HumanAgent(Agent):

@@ -78,10 +78,7 @@ KINDS = ("residual", "mlp")
 
 def game_actions(game: str) -> int:
     """The number of distinct actions of ``game`` (the policy's action space)."""
-    if game == "druids":
-        from druids_env.engine.actions import NUM_ACTIONS as DRUIDS_ACTIONS
-        return DRUIDS_ACTIONS
-    return NUM_ACTIONS
+    return GAMES[game].part("actions")
 POLICY_FORMAT = "meduris-policy"
 POLICY_VERSION = 1
 

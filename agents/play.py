@@ -15,14 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from druids_env.engine.cards import PLAYER_COLOURS
 from meduris_env.engine.text import render_text
 from meduris_env.records.record import GameRecord
 
 from .base import Agent
-from .druids_human import DruidsHumanAgent
 from .games import game_spec
-from .human import HumanAgent
+from .human import HumanAgent, HumanSeat
 from .match import GameResult, play_game
 
 
@@ -38,30 +36,32 @@ def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_pat
     words those checks with its flags, :mod:`meduris_cli.commands.play`)."""
     names = [bot.name for bot in bots]
     labels = names[:seat] + ["human"] + names[seat:]
-    meta = {"command": "play", "human_seat": seat, "players": players, "opponents": names}
-    if game == "druids":
-        human = DruidsHumanAgent(inp, out, seat)
-        observer = human.observe
-        you = f"you are seat {seat} ({PLAYER_COLOURS[seat]})"
-    else:
-        human = HumanAgent(inp, out, open_screens=open_screens)
-        observer = meduris_observer(out, seat, labels)
-        meta.update(exchange=exchange, open_screens=open_screens)
-        you = f"you are seat {seat}"
-    out.write(f"{game.capitalize()}, {players} players, seed {seed}: {you}; "
+    spec = game_spec(game)
+    you: HumanSeat = spec.part("human")(inp, out, seat, labels, exchange=exchange,
+                                        open_screens=open_screens)
+    meta = {"command": "play", "human_seat": seat, "players": players, "opponents": names,
+            **you.meta}
+    out.write(f"{game.capitalize()}, {players} players, seed {seed}: {you.words}; "
               + ", ".join(f"seat {s}: {lab}" for s, lab in enumerate(labels)) + "\n")
-    result = play_game(game_spec(game).make(players, exchange), bots[:seat] + [human] + bots[seat:],
-                       seed, labels, keep_record=True, observer=observer, meta=meta)
+    result = play_game(spec.make(players, exchange), bots[:seat] + [you.agent] + bots[seat:],
+                       seed, labels, keep_record=True, observer=you.observer, meta=meta)
     record = GameRecord.from_dict(result.record)
     record.save(record_path)
-    if game == "druids":
-        out.write("\nThe final position, as you know it:\n" + human.board(record.replay()) + "\n")
-    else:
-        out.write("\nThe screens are lifted:\n" + render_text(record.replay()) + "\n")
-    write_outcome(result, labels, game_spec(game).score_unit, out)
+    out.write("\n" + you.final(record.replay()) + "\n")
+    write_outcome(result, labels, spec.score_unit, out)
     out.write(f"record saved to {record_path}; watch it with: meduris replay {record_path}\n")
     out.flush()
-    return 1 if human.input_ended else 0
+    return 1 if you.agent.input_ended else 0
+
+
+def meduris_human(inp: TextIO, out: TextIO, seat: int, labels: list[str], *,
+                  exchange: str = "auto", open_screens: bool = False) -> HumanSeat:
+    """The person's seat at a Meduris game (the games table's ``human`` part): every move
+    printed as it is made, the screens lifted at the end."""
+    return HumanSeat(HumanAgent(inp, out, open_screens=open_screens),
+                     meduris_observer(out, seat, labels), f"you are seat {seat}",
+                     {"exchange": exchange, "open_screens": open_screens},
+                     lambda end: "The screens are lifted:\n" + render_text(end))
 
 
 def meduris_observer(out: TextIO, seat: int, labels: list[str]):

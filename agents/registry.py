@@ -64,7 +64,7 @@ from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, par
 from . import plugins
 from .base import Agent, UnknownAgentError
 from .budgets import MAX_COUNT, MAX_SECONDS, MAX_TREE_ITERATIONS
-from .games import GAME_NAMES, check_game
+from .games import GAME_NAMES, check_game, game_spec
 
 
 @dataclass(frozen=True)
@@ -168,11 +168,7 @@ def _random(spec: AgentSpec) -> Agent:
 
 
 def _greedy(spec: AgentSpec) -> Agent:
-    if spec.game == "druids":
-        from .druids_greedy import DruidsGreedyAgent
-        return DruidsGreedyAgent(str(spec))
-    from .simple import GreedyAgent
-    return GreedyAgent(str(spec))
+    return game_spec(spec.game).part("greedy")(str(spec))
 
 
 def _mcts(spec: AgentSpec) -> Agent:
@@ -181,11 +177,7 @@ def _mcts(spec: AgentSpec) -> Agent:
 
 
 def _ppo(spec: AgentSpec) -> Agent:
-    if spec.game == "druids":
-        from .druids_ppo import DruidsPPOAgent
-        return DruidsPPOAgent(str(spec), spec.parameter)
-    from .ppo import PPOAgent
-    return PPOAgent(str(spec), spec.parameter)
+    return game_spec(spec.game).part("ppo")(str(spec), spec.parameter)
 
 
 def _openspiel_mcts(spec: AgentSpec) -> Agent:

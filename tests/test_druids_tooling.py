@@ -220,3 +220,29 @@ def test_duel_cli_with_game_druids(capsys):
     assert main(["duel", "greedy", "random", "--workers", "1", "--max-games", "2", "--json",
                  "--no-progress"]) == 0
     assert "game" not in json.loads(capsys.readouterr().out)["config"]
+
+
+def test_the_shared_tooling_asks_the_games_tables_not_the_game_name():
+    """Issue 28: a game-specific part lives with its game; the shared modules ask the games'
+    tables (agents.games.GAMES' parts, train.games.TRAINING) instead of branching on a game's
+    name. No module of the shared tooling compares a game name with "druids"."""
+    import re
+    from pathlib import Path
+
+    from agents.games import GAMES
+    from train.games import TRAINING, training_part
+
+    root = Path(__file__).resolve().parents[1]
+    branch = re.compile(r"""[=!]=\s*["']druids["']|["']druids["']\s*[=!]=""")
+    shared = [p for folder in ("agents", "train", "meduris_cli", "meduris_env")
+              for p in (root / folder).rglob("*.py") if "druids" not in p.name]
+    offenders = [str(p.relative_to(root)) for p in shared if branch.search(p.read_text())]
+    assert not offenders, offenders
+    for name, spec in GAMES.items():  # every part of every game is there and imports
+        assert {part for part, _ in spec.parts} == {
+            "greedy", "ppo", "features", "actions", "seat_view", "game_fields", "human"}, name
+        for part, _ in spec.parts:
+            assert spec.part(part) is not None
+        assert set(TRAINING[name]) == {"env", "win_rate", "check"}
+        for part in TRAINING[name]:
+            assert callable(training_part(name, part))

@@ -75,9 +75,9 @@ class TrainConfig:
             raise ConfigError(f"game: {excerpt(self.game)}; one of {', '.join(GAME_NAMES)}")
         spec = game_spec(self.game)
         spec.check_players(self.players, "players", ConfigError)
-        if self.game == "druids":
-            self._check_druids()
-        from agents.features import FEATURE_SETS
+        from .games import training_part
+        training_part(self.game, "check")(self)
+        FEATURE_SETS = spec.part("features")
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {excerpt(self.features)}; one of {list(FEATURE_SETS)}")
         if self.reward not in ("win", "score", "dense"):
@@ -108,17 +108,6 @@ class TrainConfig:
                 except UnknownAgentError as err:
                     raise ConfigError(f"{name}: {err}") from None
         return self
-
-    def _check_druids(self) -> None:
-        """What a Druids run cannot do (Meduris-only parts of the trainer), one line each."""
-        for name, meduris_only, fix in (
-                ("bc_teacher", self.bc_teacher is not None, "null"),
-                ("value_positions", self.value_positions != 0, "0"),
-                ("reward", self.reward != "win", "'win' (D13's result; shaping adds the "
-                                                 "amulet margin)")):
-            if meduris_only:
-                raise ConfigError(f"{name}: {excerpt(getattr(self, name))} is for Meduris "
-                                  f"runs; with game 'druids' set it to {fix}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -299,3 +288,7 @@ def _strict_loader():
             return super().construct_mapping(node, deep)
 
     return Loader
+
+
+def no_check(cfg: TrainConfig) -> None:
+    """Meduris's ``check`` part (:mod:`train.games`): every setting is Meduris's own."""

@@ -37,8 +37,9 @@ from agents.druids_greedy import DruidsGreedyAgent
 from agents.druids_ppo import policy_action
 from druids_env import DruidsSingleAgentEnv
 from meduris_env.engine.seeding import STREAM_ENV, STREAM_EVAL, derive_seed
+from meduris_env.engine.values import excerpt
 
-from .config import TrainConfig
+from .config import ConfigError, TrainConfig
 
 SHAPING_SCALE = 10.0  # amulets of margin per unit of tanh
 
@@ -205,3 +206,22 @@ class _PolicyAgent(Agent):
 
     def act(self, observation, state) -> int:
         return policy_action(self.forward, self.feature_set, state)
+
+
+def check_config(cfg: TrainConfig) -> None:
+    """What a Druids run cannot do (Meduris-only parts of the trainer), one line each (the
+    ``check`` part of :mod:`train.games`)."""
+    for name, meduris_only, fix in (
+            ("bc_teacher", cfg.bc_teacher is not None, "null"),
+            ("value_positions", cfg.value_positions != 0, "0"),
+            ("reward", cfg.reward != "win", "'win' (D13's result; shaping adds the "
+                                            "amulet margin)")):
+        if meduris_only:
+            raise ConfigError(f"{name}: {excerpt(getattr(cfg, name))} is for Meduris "
+                              f"runs; with game 'druids' set it to {fix}")
+
+
+def win_rate(cfg: TrainConfig, model, arch: dict, opponent: str, games: int) -> float:
+    """The ``win_rate`` part of :mod:`train.games`: :func:`evaluate_druids` of the model's
+    policy."""
+    return evaluate_druids(model.policy, cfg.players, games, cfg.seed, opponent)

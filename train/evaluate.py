@@ -56,3 +56,21 @@ def evaluate_in_tournament(policy_file, against: str, players: int, games: int, 
 def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
     """:func:`evaluate` of a MaskablePPO model's policy against greedy opponents."""
     return evaluate(model.policy, players, games, seed, "greedy")
+
+
+def win_rate(cfg, model, arch: dict | None, opponent: str, games: int) -> float:
+    """Meduris's ``win_rate`` part (:mod:`train.games`): against greedy on the batch engine
+    (:func:`evaluate_vs_greedy`), against any other agent name in a tournament of the policy
+    saved with ``arch`` to a temporary file (:func:`evaluate_in_tournament`)."""
+    if opponent == "greedy":
+        return evaluate_vs_greedy(model, cfg.players, games, cfg.seed)
+    import tempfile
+    from pathlib import Path
+
+    from agents.network import save_policy
+
+    with tempfile.TemporaryDirectory(prefix="meduris-eval-") as tmp:
+        policy_file = Path(tmp) / f"step_{model.num_timesteps}.pt"
+        save_policy(model.policy, arch, policy_file)
+        return evaluate_in_tournament(policy_file, opponent, cfg.players, games, cfg.seed,
+                                      workers=cfg.threads)

@@ -42,13 +42,14 @@ import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
+from agents.games import game_spec
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.jsonfile import parse_json, read_json_file
 from meduris_env.engine.values import excerpt
 from meduris_env.records.atomic import atomic_replace
 
 from .config import TrainConfig
-from .evaluate import evaluate_vs_greedy
+from .games import training_part
 from .progress import bar
 from .warm_start import behaviour_cloning, collect_teacher_data
 
@@ -224,11 +225,7 @@ def check_sizes(path: Path, meta_path: Path, config: dict, data: dict) -> None:
     from agents.network import game_actions
     game = config.get("game", "meduris")
     try:
-        if game == "druids":
-            from agents.druids_features import FEATURE_SETS
-        else:
-            from agents.features import FEATURE_SETS
-        want = (FEATURE_SETS[config.get("features")], game_actions(game))
+        want = (game_spec(game).part("features")[config.get("features")], game_actions(game))
         have = (data["observation_space"]["_shape"][0], int(data["action_space"]["n"]))
     except (KeyError, TypeError, ValueError, IndexError):
         return
@@ -262,30 +259,20 @@ def network_of(cfg: TrainConfig) -> dict:
     """The policy network's architecture for this configuration (:mod:`agents.network`), the
     player count included: every policy file of the run records it."""
     from agents.network import architecture
-    if cfg.game == "druids":
-        from agents.druids_features import FEATURE_SETS
-    else:
-        from agents.features import FEATURE_SETS
-    return architecture(cfg.policy, FEATURE_SETS[cfg.features], cfg.net_arch, cfg.players,
-                        cfg.game)
+    return architecture(cfg.policy, game_spec(cfg.game).part("features")[cfg.features],
+                        cfg.net_arch, cfg.players, cfg.game)
 
 
 def training_env(cfg: TrainConfig):
     """The run's vector env with its league: Meduris's on the batch engine
-    (:mod:`train.league`), Druids's on its single-agent env (:mod:`train.druids_league`)."""
-    if cfg.game == "druids":
-        from .druids_league import DruidsTrainingEnv
-        return DruidsTrainingEnv(cfg)
-    from .league import TrainingEnv
-    return TrainingEnv(cfg)
+    (:mod:`train.league`), Druids's on its single-agent env (:mod:`train.druids_league`); the
+    game's ``env`` part (:mod:`train.games`)."""
+    return training_part(cfg.game, "env")(cfg)
 
 
 def win_rate_vs_greedy(cfg: TrainConfig, model) -> float:
     """The evaluation against greedy (module docstring, 3) for the run's game."""
-    if cfg.game == "druids":
-        from .druids_league import evaluate_druids
-        return evaluate_druids(model.policy, cfg.players, cfg.eval_games, cfg.seed)
-    return evaluate_vs_greedy(model, cfg.players, cfg.eval_games, cfg.seed)
+    return training_part(cfg.game, "win_rate")(cfg, model, None, "greedy", cfg.eval_games)
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
@@ -478,27 +465,13 @@ def _evaluate_ppo(cfg: TrainConfig, state: dict, model, arch: dict, out: Path,
     """One evaluation during PPO (module docstring, 3): against greedy on the batch engine,
     and against ``best_against`` in a tournament when it is another agent; recorded in the run
     state and eval.csv, and the policy kept as ``best.pt`` if it is the best so far."""
-    import tempfile
-
-    from agents.network import save_policy
-
-    from .evaluate import evaluate_in_tournament
-
     t = model.num_timesteps
     entry = {"timesteps": t, "phase": "ppo",
              "win_rate_vs_greedy": win_rate_vs_greedy(cfg, model),
              "wall_seconds": wall_seconds}
-    if cfg.best_against != "greedy" and cfg.game == "druids":
-        from .druids_league import evaluate_druids
-        entry["win_rate_vs_best_against"] = evaluate_druids(
-            model.policy, cfg.players, cfg.best_against_games, cfg.seed, cfg.best_against)
-    elif cfg.best_against != "greedy":
-        with tempfile.TemporaryDirectory(prefix="meduris-eval-") as tmp:
-            policy_file = Path(tmp) / f"step_{t}.pt"
-            save_policy(model.policy, arch, policy_file)
-            entry["win_rate_vs_best_against"] = evaluate_in_tournament(
-                policy_file, cfg.best_against, cfg.players, cfg.best_against_games, cfg.seed,
-                workers=cfg.threads)
+    if cfg.best_against != "greedy":
+        entry["win_rate_vs_best_against"] = training_part(cfg.game, "win_rate")(
+            cfg, model, arch, cfg.best_against, cfg.best_against_games)
     state["evals"].append(entry)
     _keep_best(state, model.policy, arch, out, entry, cfg)
     _write_eval_csv(out, state["evals"], cfg)

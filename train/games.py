@@ -1,0 +1,36 @@
+"""The trainer's parts of each game: the training layer's row beside :data:`agents.games.GAMES`
+(whose ``parts`` are the agents layer's: features, actions, agent classes).
+
+``meduris train --game G`` asks :func:`training_part` for
+
+* ``env``: the class building the run's vector env with its league from the configuration
+  (Meduris: :class:`train.league.TrainingEnv` on the batch engine; Druids:
+  :class:`train.druids_league.DruidsTrainingEnv` on its single-agent env);
+* ``win_rate``: ``(cfg, model, arch, opponent, games) -> float``, the policy's win rate against
+  an agent name of the game in every other seat (the evaluations of :mod:`train.run`);
+* ``check``: ``(cfg) -> None``, raising :class:`~train.config.ConfigError` for a setting the
+  game's runs cannot use (Druids: the Meduris-only warm start, value fit and rewards).
+
+Each part is named ``"module:attribute"`` and imported when asked, so a game's training code
+loads only when that game is trained; it lives with its game's trainer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: game name -> {part: "module:attribute"} (the module docstring)
+TRAINING: dict[str, dict[str, str]] = {
+    "meduris": {"env": "train.league:TrainingEnv", "win_rate": "train.evaluate:win_rate",
+                "check": "train.config:no_check"},
+    "druids": {"env": "train.druids_league:DruidsTrainingEnv",
+               "win_rate": "train.druids_league:win_rate",
+               "check": "train.druids_league:check_config"},
+}
+
+
+def training_part(game: str, name: str) -> Any:
+    """The trainer's part ``name`` of ``game`` (see the module docstring)."""
+    module, _, attribute = TRAINING[game][name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
