@@ -162,6 +162,69 @@ def test_D14_paired_states_built_by_hand_look_the_same_to_the_others(n):
     assert built > 100, built
 
 
+def swap_servants(st, q, rng):
+    """A twin of ``st`` built by hand: a servant of seat ``q`` in hand trades places with one
+    of ``q``'s servants under a place (each keeps the other's draw; the one now on the table
+    its play), or with one in ``q``'s set (the hand's draw then brought the other), so the
+    twin's story is as consistent as ``st``'s; the private events of those draws and that play name the new cards (D14: the
+    other seats know only that a servant of ``q``'s colour was drawn or played). A servant
+    revealed since the draw it would take is not chosen (it was on the table then; revealed,
+    it went back to the set). None when there is no such pair."""
+    hand = [i for i, c in enumerate(st.hands[q]) if c >= NUM_GEMS]
+    if not hand:
+        return None
+    h = rng.choice(hand)
+    a = st.hands[q][h]
+
+    def free_at(card, at):  # not revealed since `at`: a revealed servant returns to the set
+        return all(i < at for i, c in st.reveals if c == card)
+    table = [(slot, i) for slot, pile in enumerate(st.under) for i, c in enumerate(pile)
+             if servant_owner(c) == q and free_at(c, st.drawn_at[a])
+             and free_at(a, st.drawn_at[c])]
+    unseen = [c for c in st.servant_sets[q] if free_at(c, st.drawn_at[a])]
+    if not (table or unseen):
+        return None
+    twin = st.clone()
+    if table and (not unseen or rng.random() < 0.5):
+        slot, i = rng.choice(table)
+        b = twin.under[slot][i]
+        twin.hands[q][h], twin.under[slot][i] = b, a
+        names = {twin.drawn_at[a]: b, twin.drawn_at[b]: a, twin.played_at[b]: a}
+        twin.drawn_at[a], twin.drawn_at[b] = twin.drawn_at[b], twin.drawn_at[a]
+        twin.played_at[a], twin.played_at[b] = twin.played_at[b], -1
+    else:
+        b = rng.choice(unseen)
+        twin.hands[q][h] = b
+        names = {twin.drawn_at[a]: b}
+        twin.drawn_at[b], twin.drawn_at[a] = twin.drawn_at[a], -1
+        twin.servant_sets[q] = sorted([c for c in twin.servant_sets[q] if c != b] + [a])
+    twin.log_events = [ev._replace(data={**ev.data, "card": names[k]}) if k in names else ev
+                       for k, ev in enumerate(twin.log_events)]
+    return twin
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D14_paired_servant_states_built_by_hand_look_the_same_to_the_others(n):
+    """The paired-state test for servants (built without resample_hidden): seat q's servant in
+    hand traded with one of its servants under a place or in its set (:func:`swap_servants`).
+    Every other seat's observation and information state (strings and tensors) are identical
+    for both; q's own differ (it knows the values of its own servants)."""
+    rng = random.Random(derive_seed(141, n))
+    built = 0
+    for s in random_states(n, 12, 4):
+        q = rng.randrange(n)
+        twin = swap_servants(s, q, rng)
+        if twin is None:
+            continue
+        built += 1
+        assert not D.check(twin) and not log_problems(twin), (D.check(twin), log_problems(twin))
+        for p in range(n):
+            if p != q:
+                assert same(views(s, p), views(twin, p)), (p, q, s.history())
+        assert not same(views(s, q), views(twin, q)), q
+    assert built > 100, built
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_D14_information_states_have_perfect_recall(n):
     """Perfect recall: along random games, each seat's information state at any moment is a

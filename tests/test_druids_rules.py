@@ -380,6 +380,24 @@ def test_D11b_ruling_a_round_without_any_play_ends_the_game():
     assert kinds(st).count("collect_nothing") == 2  # a whole round (2 turns) passed idle
 
 
+def test_D11b_ruling_a_round_declining_a_collectable_place_ends_the_game_too():
+    """Ruling (engine): D11b's condition is the round itself (no player collects, plays or
+    draws), read literally; the parenthesis (decks and hands exhausted, no place collectable)
+    is the usual case, not a second condition. Place 1 may be collected (3 cards, D4) but
+    both seats decline, with nothing to play or draw: the game ends after that round."""
+    rest = [servant(0, v) for v in range(3, 7)] + [servant(1, v) for v in range(2, 7)]
+    under = {0: [servant(0, 1), servant(1, 1), servant(0, 2)]}
+    under.update({s: rest[2 * (s - 1):2 * s] for s in range(1, 6)})
+    st = position(hands={0: [], 1: []}, gem_deck=[], under=under)
+    assert not st.is_terminal() and rules.collectable(st, 0)
+    assert [rules.collectable(st, s) for s in range(1, 6)] == [False] * 5
+    act(st, "collect nothing")
+    assert not st.is_terminal() and st.current_player() == 1
+    assert A.A_COLLECT + 0 in st.legal_actions()  # seat 1 may collect it too ...
+    act(st, "collect nothing")  # ... and declines: a whole round without any play
+    assert st.is_terminal() and st.end_reason == rules.END_STALL
+
+
 def test_D11b_ruling_a_discard_alone_does_not_count():
     """Seat 1's last turn was idle; seat 0, at its discard (D9) without having collected,
     played or drawn, discards and can draw nothing: two idle turns, a whole round, so the game
