@@ -166,8 +166,9 @@ def swap_servants(st, q, rng):
     """A twin of ``st`` built by hand: a servant of seat ``q`` in hand trades places with one
     of ``q``'s servants under a place (each keeps the other's draw; the one now on the table
     its play), or with one in ``q``'s set (the hand's draw then brought the other), so the
-    twin's story is as consistent as ``st``'s; the private events of those draws and that play name the new cards (D14: the
-    other seats know only that a servant of ``q``'s colour was drawn or played). A servant
+    twin's story is as consistent as ``st``'s; the private events of those draws and that
+    play name the new cards (D14: the other seats know only that a servant of ``q``'s colour
+    was drawn or played). A servant
     revealed since the draw it would take is not chosen (it was on the table then; revealed,
     it went back to the set). None when there is no such pair."""
     hand = [i for i, c in enumerate(st.hands[q]) if c >= NUM_GEMS]
