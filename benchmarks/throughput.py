@@ -47,6 +47,12 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    seven configurations interleaved round by round (the machine is a shared VM); one untimed
    game warms each run up.
 
+6. **Druids IS-MCTS iterations/s** (``ismcts_iterations_per_s``, and by player count in
+   ``ismcts_by_players``): ``agents.druids_ismcts.DruidsISMCTSAgent`` at 200 iterations per
+   decision on positions of random games at turns 2, 8 and 16 (seeded), searched in turn for
+   ``--seconds / 3`` per player count; iterations (determinisation, descent, rollout and
+   backup) divided by the time of the searches.
+
 numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
 timings and reported separately. After the batch rows the process is pinned to one CPU where the
 OS allows it (items 1-5 are single-core measurements).
@@ -295,6 +301,43 @@ def measure_druids_vs_openspiel(seconds: float, seed: int) -> dict:
     return out
 
 
+def ismcts_positions(players: int, seed: int) -> list:
+    """Decisions of random Druids games (seeded) at turns 2, 8 and 16, each with a choice."""
+    import druids_env
+
+    out = []
+    for k, turn in enumerate((2, 8, 16)):
+        state, rng = druids_env.DruidsGame(players).new_initial_state(), random.Random(seed + k)
+        while not state.is_terminal() and (state.turn < turn or state.is_chance_node()
+                                           or len(state.legal_actions()) < 2):
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        if not state.is_terminal():
+            out.append(state)
+    return out
+
+
+def measure_ismcts(seconds: float, seed: int) -> dict:
+    """Item 6 of the module docstring."""
+    from agents.druids_ismcts import DruidsISMCTSAgent
+
+    by_players = {}
+    for players in DRUIDS_PLAYER_COUNTS:
+        positions = ismcts_positions(players, seed)
+        agent = DruidsISMCTSAgent("ismcts:200", iterations=200)
+        agent.reset(seed)
+        agent.act(None, positions[0])  # (untimed: caches warm)
+        iterations, spent, k = 0, 0.0, 0
+        while spent < seconds / 3 or not iterations:
+            t0 = time.perf_counter()
+            agent.act(None, positions[k % len(positions)])
+            spent += time.perf_counter() - t0
+            iterations += agent.last_iterations
+            k += 1
+        by_players[str(players)] = iterations / spent
+    return {"ismcts_by_players": by_players, "ismcts_iterations_per_s": by_players["2"]}
+
+
 def measure_kernel_playout(game: MedurisGame, seconds: float, seed: int) -> dict:
     init, fm, fa = game.new_initial_state().array, game.field_materials, game.field_areas
     seeds = (derive_seed(seed, i) for i in itertools.count())
@@ -475,6 +518,7 @@ def main(argv: list[str] | None = None) -> dict:
     aec = measure_aec_env(args.players, args.exchange, args.seconds, args.seed)
     c4 = measure_connect_four(args.seconds, args.seed)
     druids = measure_druids_vs_openspiel(args.seconds, args.seed)
+    ismcts = measure_ismcts(args.seconds, args.seed)
 
     result = {
         "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
@@ -501,6 +545,7 @@ def main(argv: list[str] | None = None) -> dict:
         **positions,
         **ppo,
         **druids,
+        **ismcts,
         **warm,
     }
     if args.json:
@@ -556,6 +601,8 @@ def _print_druids(r: dict) -> None:
         print(f"{label:<26}{n:>8}{dps:>14,.0f}{gps:>12,.1f}{dpg:>16,.1f}{clone}")
     print("Druids (2 players) / " + ", ".join(
         f"{name}: {r[f'druids_vs_{name}']:.2f}x decisions/s" for name in OPENSPIEL_GAMES))
+    print("Druids IS-MCTS (ismcts:200, turns 2/8/16): " + ", ".join(
+        f"{n} players {v:,.0f} iterations/s" for n, v in r["ismcts_by_players"].items()))
 
 
 def _print_pair(r: dict, title: str, ours: tuple[str, str], ref: tuple[str, str],

@@ -44,6 +44,9 @@ def test_throughput_benchmark_reports_all_keys():
         assert g["decisions_per_s"] > 0 and g["decisions_per_game"] >= 1
         assert g["decisions_per_s"] == pytest.approx(g["games_per_s"] * g["decisions_per_game"])
     assert out["druids_clone_decisions_per_s"] > 0
+    # Druids IS-MCTS iterations/s by player count (docs/druids.md, IS-MCTS speed)
+    assert sorted(out["ismcts_by_players"]) == ["2", "3", "4"]
+    assert out["ismcts_iterations_per_s"] == out["ismcts_by_players"]["2"] > 0
 
 
 def test_throughput_driver_counts_decisions_only_and_clone_changes_nothing():
