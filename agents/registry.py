@@ -202,7 +202,7 @@ def _az_fast(spec: AgentSpec) -> Agent:
 
 def _search(spec: AgentSpec) -> Agent:
     from .az_fast import AZFastAgent
-    return AZFastAgent(str(spec), **spec.search_budget(), path=str(spec.row().shipped_model(2)))
+    return AZFastAgent(str(spec), **spec.search_budget(), path=str(spec.row.shipped_model(2)))
 
 
 def _ismcts(spec: AgentSpec) -> Agent:
