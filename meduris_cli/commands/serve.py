@@ -86,6 +86,8 @@ def run(args) -> int:
     except sqlite3.DatabaseError as err:
         raise ServeError(f"--db {str(db)!r} is not a games database ({err}); choose another "
                          "file") from None
+    except RuntimeError as err:  # the thinking workers did not start (a worker's warm-up failed)
+        raise ServeError(f"{err}; the server did not start") from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: --host {args.host} lets other machines reach the server; there is no "
               "login", file=sys.stderr)
