@@ -253,3 +253,22 @@ def test_commands_refuse_bad_flags_in_one_line_and_touch_nothing(tmp_path, args,
     assert len(run.stderr.strip().splitlines()) == 1
     assert _snapshot(tmp_path) == before and sorted(p.name for p in tmp_path.iterdir()) == \
         ["sub", "taken.txt"]
+
+
+def test_serve_whose_thinking_workers_do_not_start_is_one_line(tmp_path, monkeypatch, capsys):
+    """A worker whose warm-up fails (e.g. a shipped model that does not load) stops the server
+    before it listens, in one line, not a traceback."""
+    from meduris_cli.main import main
+    from meduris_cli.web import app
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("the thinking workers did not start (ValueError: a broken model)")
+    import socket
+    with socket.socket() as s:  # a free port of this machine
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(app, "create_app", refuse)
+    assert main(["serve", "--db", str(tmp_path / "games.sqlite"), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("meduris: error: the thinking workers did not start (ValueError: a broken "
+                   "model); the server did not start\n")
