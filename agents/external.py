@@ -229,6 +229,14 @@ def decode_answer(line: bytes, legal: list[int]) -> int:
     return action
 
 
+def kill_group(pid: int) -> None:
+    """SIGKILL to the process group ``pid`` leads (a bot and whatever it started), if any."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:  # (gone already, or not ours)
+        pass
+
+
 # --- the children still running, killed when this process goes ---------------------------------
 LIVE: weakref.WeakSet = weakref.WeakSet()  # agents with a running child
 CLEANUP = {"installed": False}
@@ -392,9 +400,11 @@ class SubprocessAgent(Agent):
             self.log = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 (kept open)
             self.note(f"starting {shlex.join(self.argv)}")
             main = threading.current_thread() is threading.main_thread()
+            # its own process group (a session), so that closing it ends the children a
+            # launcher script starts too (sh running java or node without exec)
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                bufsize=0, close_fds=True,
+                bufsize=0, close_fds=True, start_new_session=True,
                 preexec_fn=die_with_parent_function() if main else None)
         except OSError as err:
             self.close(0.0)
@@ -432,6 +442,7 @@ class SubprocessAgent(Agent):
                     pass
             if proc.poll() is None:
                 proc.kill()
+            kill_group(proc.pid)  # (before the wait: an unreaped leader keeps its group id)
             proc.wait()
             for pipe in (proc.stdin, proc.stdout):
                 try:

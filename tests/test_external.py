@@ -20,6 +20,7 @@ is found too.
 import csv
 import json
 import os
+import shlex
 import random
 import signal
 import subprocess
@@ -173,6 +174,17 @@ def test_a_crash_forfeits_that_game_only_and_the_bot_is_restarted_for_the_next(t
     log = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
     assert log.count("starting") == 3  # for game 0, then for the game after each crash
     assert "faulty bot: crashing on purpose" in log  # the child's stderr is kept
+    assert bots_left(mark) == []
+
+
+def test_a_bots_own_children_go_with_it(tmp_path, mark):
+    """A bot started by a launcher that does not exec (sh running the program as its child, as
+    scripts starting a Java or Node engine do): closing the bot ends its process group, the
+    hanging program included, not only the launcher."""
+    inner = f"{FAULTY[4:]} hang; true"  # ("; true": sh cannot exec the program in its place)
+    agent = f"cmd:sh -c {shlex.quote(inner)}"
+    rows = tournament(tmp_path, f"{agent},random", "--move-time", "0.5", games=2)["rows"]
+    assert [r["forfeit"][:8] for r in rows] == ["timeout:"] * 2
     assert bots_left(mark) == []
 
 
