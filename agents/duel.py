@@ -35,7 +35,7 @@ from . import sprt
 from .external import DEFAULT_MOVE_TIME
 from .match import GameResult
 from .registry import make_agent
-from .tournament.backends import init_worker, play_task, worker_pool
+from .tournament.backends import init_worker, play_task, stop_pool, worker_pool
 from .tournament.schedule import Task, TournamentConfig, check_limits, entrant_labels
 
 
@@ -136,6 +136,7 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
         pool.apply_async(play_task, (task,), callback=done.put, error_callback=done.put)
         return 1
 
+    running = 0
     try:
         running = sum(submit() for _ in range(2 * cfg.workers))
         while running:
@@ -145,7 +146,7 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
             running += submit() - 1
             yield item
     finally:
-        pool.terminate()
+        stop_pool(pool, finished=running == 0)
 
 
 @dataclass

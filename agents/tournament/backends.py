@@ -61,6 +61,37 @@ def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
         signal.signal(signal.SIGINT, handler)
 
 
+def stop_pool(pool, finished: bool = False, grace: float = 10.0) -> None:
+    """Stop a :func:`worker_pool` and wait for its workers, but never for ever. With
+    ``finished`` (every task done) the workers are let end on their own (``close`` and
+    ``join``: each closes its ``cmd:`` bots on the way out), else stopped (``terminate``:
+    SIGTERM, whose handler in a worker closes its bots). A worker still there after ``grace``
+    seconds (seen: one blocked on the pool's queue lock that a terminated worker held, its
+    SIGTERM handler never run, so ``terminate`` waited for ever) is killed with SIGKILL (its
+    bots die with it: PR_SET_PDEATHSIG), and the stop then completes."""
+    import multiprocessing
+    import threading
+
+    workers = multiprocessing.active_children()
+
+    def stop() -> None:
+        if finished:
+            pool.close()
+            pool.join()
+        else:
+            pool.terminate()
+    stopper = threading.Thread(target=stop, name="meduris-stop-pool", daemon=True)
+    stopper.start()
+    stopper.join(grace)
+    if stopper.is_alive():
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+        if finished:  # the workers are gone: terminate() now returns at once
+            pool.terminate()
+        stopper.join(grace)
+
+
 def _start_worker(initializer, initargs: tuple) -> None:
     import signal
 
@@ -120,6 +151,9 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
     results: list[GameResult | None] = [None] * games
     stop = None
+
+    def stop_workers(pool) -> None:
+        stop_pool(pool, finished=all(r is not None for r in results))
     try:  # (Ctrl-C may come while the workers start: the bar is closed whatever happens)
         if cfg.backend == "ray":
             outcomes, stop = _ray_outcomes(cfg, labels, todo)
@@ -129,7 +163,8 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
             stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
         else:
             pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
-            outcomes, stop = pool.imap_unordered(play_task, todo, chunksize=1), pool.terminate
+            outcomes = pool.imap_unordered(play_task, todo, chunksize=1)
+            stop = functools.partial(stop_workers, pool)
         for index, result in outcomes:
             results[index] = result
             if bar is not None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from ..match import GameResult
-from .backends import init_worker, play_task, worker_pool
+from .backends import init_worker, play_task, stop_pool, worker_pool
 from .schedule import Task, TournamentConfig
 
 Player = Callable[[Iterable[Task]], Iterator[tuple[int, GameResult]]]
@@ -34,4 +34,4 @@ def game_stream(cfg: TournamentConfig, labels: list[str]) -> Iterator[Player]:
     try:
         yield lambda tasks: pool.imap_unordered(play_task, list(tasks), chunksize=1)
     finally:
-        pool.terminate()
+        stop_pool(pool)
