@@ -55,6 +55,7 @@ Contract:
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -62,6 +63,7 @@ import inspect
 import os
 import re
 import sys
+import traceback
 from pathlib import Path
 
 from meduris_env.engine.values import excerpt
@@ -239,6 +241,7 @@ def build(obj, name: str, parameter: str | None, text: str) -> Agent:
         made, what = obj, label  # a policy: f(observation) -> action id
     if isinstance(made, Agent):
         made.name = name
+        made.act = guarded(made.act, name)  # (on the instance: its class is the user's)
         return made
     if callable(getattr(made, "act", None)):
         return ActAgent(name, made)
@@ -255,6 +258,25 @@ def reset_wrapped(wrapped, seed: int | None) -> None:
         reset(seed)
 
 
+def guarded(act, name: str):
+    """``act`` of a plug-in, whose exceptions become one PluginError line naming the agent, the
+    exception and the plug-in's line that raised it (not a traceback from a worker process)."""
+    @functools.wraps(act)
+    def guarded_act(observation, state):
+        try:
+            return act(observation, state)
+        except Exception as err:
+            raise PluginError(f"agent {name!r}: act raised {one_line(err)[:200]} (at "
+                              f"{raised_at(err)}, turn {state.turn})") from None
+    return guarded_act
+
+
+def raised_at(err: BaseException) -> str:
+    """``file:line`` of the innermost frame of ``err``'s traceback (where it was raised)."""
+    frames = traceback.extract_tb(err.__traceback__)
+    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+
+
 class ActAgent(Agent):
     """An object with ``act(observation, state)`` as an Agent: ``reset(seed)`` is forwarded
     if it has one; it gets the observation unless it says ``uses_observation = False``."""
@@ -263,13 +285,14 @@ class ActAgent(Agent):
         super().__init__(name)
         self.wrapped = wrapped
         self.uses_observation = bool(getattr(wrapped, "uses_observation", True))
+        self.guarded_act = guarded(wrapped.act, name)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         reset_wrapped(self.wrapped, seed)
 
-    def act(self, observation, state) -> int:
-        return int(self.wrapped.act(observation, state))
+    def act(self, observation, state) -> int:  # (checked by the engine: an int id)
+        return self.guarded_act(observation, state)
 
 
 class PolicyAgent(Agent):
@@ -281,13 +304,14 @@ class PolicyAgent(Agent):
     def __init__(self, name: str, policy):
         super().__init__(name)
         self.policy = policy
+        self.guarded_act = guarded(lambda observation, state: policy(observation), name)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         reset_wrapped(self.policy, seed)
 
-    def act(self, observation, state) -> int:
-        return int(self.policy(observation))
+    def act(self, observation, state) -> int:  # (checked by the engine: an int id)
+        return self.guarded_act(observation, state)
 
 
 def worker_context() -> dict:

@@ -340,6 +340,54 @@ def test_three_plugins_play_a_tournament_on_two_worker_processes(place, tmp_path
     assert (tmp_path / "one" / "games.csv").read_text() == games  # seeded like the built-ins
 
 
+FAULTY_PLUGINS = """\
+from agents.base import Agent
+
+
+class Raises:
+    def act(self, observation, state):
+        raise RuntimeError("boom")
+
+
+class ReturnsNone:
+    def act(self, observation, state):
+        return None
+
+
+def policy_text(observation):
+    return "1"
+
+
+class AgentRaises(Agent):
+    def act(self, observation, state):
+        return 1 // 0
+"""
+
+
+@pytest.mark.parametrize("name,message", [
+    ("faulty.py:Raises", "agent 'faulty.py:Raises': act raised RuntimeError: boom (at "
+                         "faulty.py:6, turn 0)"),
+    ("faulty.py:AgentRaises", "agent 'faulty.py:AgentRaises': act raised ZeroDivisionError: "
+                              "integer division or modulo by zero (at faulty.py:20, turn 0)"),
+    ("faulty.py:ReturnsNone", "agent faulty.py:ReturnsNone at seat 0: an action is an int id, "
+                              "got None"),
+    ("faulty.py:policy_text", "agent faulty.py:policy_text at seat 0: an action is an int id, "
+                              "got '1'"),
+])
+def test_a_plugin_failing_in_act_stops_the_tournament_in_one_line(tmp_path, name, message):
+    """Every plug-in form (an object with act, an Agent subclass, a policy function): an
+    exception in act is one line naming the agent, the exception and the plug-in's line (not
+    a traceback from a worker); an answer that is not an int id (None, a str) is refused by
+    the engine for every form alike (no int() of the adapter accepting "1")."""
+    (tmp_path / "faulty.py").write_text(FAULTY_PLUGINS)
+    run = meduris("tournament", "--agents", f"{name},random", "--games", "2", "--workers", "2",
+                  "--out", str(tmp_path / "out"), "--no-progress", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    # (two workers: the game that fails first may be the one with the plug-in at seat 1)
+    assert run.stderr in (f"meduris: error: {message}\n",
+                          f"meduris: error: {message.replace('seat 0', 'seat 1')}\n")
+
+
 def test_spawned_workers_inherit_the_parents_sys_path(on_path, monkeypatch):
     # mods/ is on sys.path in this process only (no PYTHONPATH): the pool's workers find it
     monkeypatch.delenv("PYTHONPATH", raising=False)
