@@ -32,7 +32,7 @@ from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.engine.seeding import derive_seed
 
 from . import sprt
-from .external import DEFAULT_MOVE_TIME
+from .external import DEFAULT_MOVE_TIME, default_log_dir
 from .match import GameResult
 from .registry import make_agent
 from .tournament.backends import init_worker, play_task, stop_pool, worker_pool
@@ -160,6 +160,16 @@ class DuelResult:
     counts: list[int] = field(default_factory=lambda: [0] * 5)  # pairs that scored 0 .. 2
     llr: float = 0.0
     wall_seconds: float = 0.0
+    forfeits: list[int] = field(default_factory=lambda: [0, 0])  # games A, B forfeited
+    forfeit_reasons: list[str] = field(default_factory=lambda: ["", ""])  # each one's first
+
+    def note_forfeit(self, index: int, result: GameResult) -> None:
+        """Count a forfeit of game ``index`` against the agent that made it (A sits at seat 0
+        in even games): a bot that crashes or hangs should not read as merely weak."""
+        if result.forfeit_seat is not None:
+            who = (result.forfeit_seat + index) % 2  # 0: A, 1: B
+            self.forfeits[who] += 1
+            self.forfeit_reasons[who] = self.forfeit_reasons[who] or result.forfeit
 
     @property
     def pairs(self) -> int:
@@ -180,12 +190,18 @@ class DuelResult:
 
         def num(x: float) -> float | None:
             return None if math.isnan(x) else x
+        if self.pairs and not sprt.CLAMP < s < 1 - sprt.CLAMP:  # a sweep: beyond +-1200 Elo,
+            low = high = math.nan  # and no interval from a spread of 0 (as summary() says)
         return {"a": self.labels[0], "b": self.labels[1], "result": self.result,
                 "games": self.games, "pairs": self.pairs, "llr": self.llr,
                 "lower_bound": lower, "upper_bound": upper,
                 "elo": num(elo), "elo_95": [num(low), num(high)],
                 "score": s if self.pairs else None, "score_se": se if self.pairs else None,
                 "pentanomial": self.counts, "wall_seconds": self.wall_seconds,
+                "forfeits": dict(zip(self.labels, self.forfeits, strict=True)),
+                "forfeit_reasons": {label: reason for label, reason
+                                    in zip(self.labels, self.forfeit_reasons, strict=True)
+                                    if reason},
                 "config": {k: v for k, v in asdict(self.config).items()
                            if (k, v) != ("game", "meduris")}}
 
@@ -212,6 +228,11 @@ class DuelResult:
         lines.append(f"{self.games} games in {self.pairs} pairs (pair scores 0, 0.5, 1, 1.5, "
                      f"2: {' '.join(map(str, self.counts))}); {self.wall_seconds:.1f} s with "
                      f"{cfg.workers} worker(s)")
+        for label, count, reason in zip(self.labels, self.forfeits, self.forfeit_reasons,
+                                        strict=True):
+            if count:
+                lines.append(f"{label} forfeited {count} game(s), the first: {reason} (a cmd: "
+                             f"bot's stderr is in {cfg.log_dir or default_log_dir()})")
         return "\n".join(lines)
 
 
@@ -236,6 +257,7 @@ def run_duel(cfg: DuelConfig, progress: bool = False) -> DuelResult:
         with closing(play_tasks(cfg, pair_tasks(cfg.seed, max_pairs))) as games:
             for index, result in games:
                 waiting[index] = score_of_a(index, result)
+                out.note_forfeit(index, result)
                 decided = take_pairs(out, waiting, lower, upper, bar)
                 if decided or out.pairs == max_pairs:
                     break

@@ -229,6 +229,11 @@ def decode_answer(line: bytes, legal: list[int]) -> int:
     return action
 
 
+def default_log_dir() -> Path:
+    """Where a bot's stderr goes when no ``log_dir`` is given (``<temp dir>/meduris-bots``)."""
+    return Path(tempfile.gettempdir()) / "meduris-bots"
+
+
 def kill_group(pid: int) -> None:
     """SIGKILL to the process group ``pid`` leads (a bot and whatever it started), if any."""
     try:
@@ -303,7 +308,7 @@ class SubprocessAgent(Agent):
         self.argv = parse_command(command, name)
         self.move_time = check_seconds("move_time", move_time)
         self.game_time = check_seconds("game_time", game_time, optional=True)
-        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir()) / "meduris-bots"
+        self.log_dir = Path(log_dir) if log_dir else default_log_dir()
         self.log_path: Path | None = None
         self.proc: subprocess.Popen | None = None
         self.channel: LineChannel | None = None

@@ -198,10 +198,27 @@ def test_json_output_has_every_figure_and_the_text_output_the_llr_and_bounds(cap
                       "elo", "elo_95", "score", "score_se", "pentanomial", "config"}
     assert d["config"]["elo1"] == 200 and d["games"] <= 8
     assert d["config"]["exchange"] == "manual"
+    assert d["forfeits"] == {"greedy": 0, "random": 0} and d["forfeit_reasons"] == {}
+    if d["score"] in (0.0, 1.0):  # a sweep: no interval from a spread of 0 (as the text says)
+        assert d["elo_95"] == [None, None]
     assert main(["duel", "greedy", "random", "--elo1", "200", "--max-games", "8",
                  "--workers", "1", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "LLR" in text and "bounds -2.944, 2.944" in text and "games in" in text
+
+
+def test_a_duel_counts_and_names_a_bots_forfeits(capsys, tmp_path):
+    """A cmd: bot that answers garbage forfeits every game: the duel says how many, the first
+    reason and where the bot's stderr is (in the text and the JSON), not only "very weak"."""
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'data/bots/faulty_bot.py'} garbage"
+    args = [bot, "random", "--max-games", "4", "--workers", "1", "--no-progress"]
+    d = duel_json(capsys, *args)
+    assert d["forfeits"] == {bot: 4, "random": 0}
+    assert d["forfeit_reasons"][bot].startswith("malformed: ")
+    assert main(["duel", *args]) == 0
+    text = capsys.readouterr().out
+    assert f"{bot} forfeited 4 game(s), the first: malformed: " in text
+    assert "meduris-bots" in text  # (no --out: the temp folder of the bots' logs)
 
 
 def exit_status(argv) -> int:

@@ -402,6 +402,17 @@ def test_ladder_add_and_anchors_limit_a_cmd_bot_by_move_time_and_game_time(small
             seat = g.agents.index(agent)
             assert g.end_reason == "forfeit" and g.forfeit.startswith(reason), g.forfeit
             assert g.ranks[seat] == 2 and g.ranks[1 - seat] == 1  # a loss
+    # ladder show says who forfeited how often and why (a broken bot is not merely weak)
+    code, out, err = run_cli(capsys, "ladder", "show", "--db", str(db))
+    assert code == 0, err
+    for agent, (_, reason) in cases.items():
+        count = {"hang": 4, "slow": 2}[agent[-4:]]
+        assert f"{agent} forfeited {count} game(s) (lost, rated as losses), the first: " \
+               f"{reason}" in out
+    code, out, err = run_cli(capsys, "ladder", "show", "--db", str(db), "--json")
+    forfeits = json.loads(out)[0]["forfeits"]
+    assert {a: f["games"] for a, f in forfeits.items()} == {
+        f"{FAULTY} hang": 4, f"{FAULTY} slow": 2}
 
 
 # --- bad input ---------------------------------------------------------------------------------
@@ -416,6 +427,8 @@ def test_ladder_add_and_anchors_limit_a_cmd_bot_by_move_time_and_game_time(small
     (["anchors", "--game-time", "inf"], "--game-time: inf is not a positive number"),
     (["anchors", "--anchors", "greedy,mcts:5"], "must include random"),
     (["anchors", "--anchors", "random,random"], "distinct agent names"),
+    (["anchors", "--anchors", "random,,greedy"], "--anchors: the 2nd agent name is empty (of 3)"),
+    (["anchors", "--anchors", "random,greedy,"], "--anchors: the 3rd agent name is empty"),
     (["show", "--db", "{tmp}/missing.sqlite"], "no ladder at"),
     (["remove", "nobody", "--db", "{small}"], "'nobody' has no 2-player gauntlet"),
     (["show", "--db", "{tmp}"], "is a folder"),

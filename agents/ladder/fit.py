@@ -76,6 +76,7 @@ class Fit:
     unconnected: list[str] = field(default_factory=list)
     iterations: int = 0
     held: bool = False  # the anchors held at their own games' ratings (fit_on_anchors)
+    forfeits: dict[str, tuple[int, str]] = field(default_factory=dict)  # agent: (games, first)
 
     def by_name(self) -> dict[str, Rating]:
         return {r.name: r for r in self.ratings}
@@ -339,10 +340,27 @@ def ladder_fit(store, players: int, free_anchors: bool = False) -> Fit:
     games = store.games(players)
     anchors = store.anchors(players)
     if free_anchors:
-        return fit_ratings([(g.agents, g.ranks) for g in games], players, anchors)
-    return fit_on_anchors([(g.agents, g.ranks) for g in games if g.entrant == ANCHORS],
-                          [(g.agents, g.ranks) for g in games if g.entrant != ANCHORS],
-                          players, anchors)
+        fit = fit_ratings([(g.agents, g.ranks) for g in games], players, anchors)
+    else:
+        fit = fit_on_anchors([(g.agents, g.ranks) for g in games if g.entrant == ANCHORS],
+                             [(g.agents, g.ranks) for g in games if g.entrant != ANCHORS],
+                             players, anchors)
+    fit.forfeits = forfeits_of(games)
+    return fit
+
+
+def forfeits_of(games) -> dict[str, tuple[int, str]]:
+    """Per agent, the stored games it forfeited (a ``cmd:`` bot that crashed, hung or answered
+    garbage: the game lost, :func:`agents.match.forfeit_ranks` put it last alone) and the
+    first reason, by key order."""
+    out: dict[str, tuple[int, str]] = {}
+    for g in games:
+        if g.forfeit:
+            last = max(g.ranks)
+            seat = g.ranks.index(last)
+            count, first = out.get(g.agents[seat], (0, g.forfeit))
+            out[g.agents[seat]] = (count + 1, first)
+    return out
 
 
 @cache

@@ -44,6 +44,9 @@ def table(fit: Fit) -> str:
     if fit.unconnected:
         lines.append("not connected to random by any game (not rated): "
                      + ", ".join(fit.unconnected))
+    for name, (count, first) in sorted(fit.forfeits.items()):
+        lines.append(f"{name} forfeited {count} game(s) (lost, rated as losses), the first: "
+                     f"{first}")
     return "\n".join(lines)
 
 
@@ -56,7 +59,9 @@ def as_json(fit: Fit) -> dict:
                          "low": round(r.low, 3), "high": round(r.high, 3), "games": r.games,
                          "score": round(r.score, 6), "anchor": r.anchor}
                         for r in fit.ratings],
-            "unconnected": fit.unconnected}
+            "unconnected": fit.unconnected,
+            "forfeits": {name: {"games": count, "first": first}
+                         for name, (count, first) in sorted(fit.forfeits.items())}}
 
 
 def to_json(fits: list[Fit]) -> str:
