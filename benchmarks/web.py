@@ -18,9 +18,13 @@ event stream (one asyncio client: the human answers at once when the stream says
 opponents are done; a finished game is replaced by a new one), while a probe thread plays a
 greedy game (a move every 0.2 s) and fetches ``GET /`` every 0.2 s, timing each. The server
 runs with ``--thinkers`` workers (default the CPU count). Reported: ``probe_move_p95_ms``,
-``get_root_p95_ms`` (targets: under 100 and 50 ms), ``errors`` (failed requests, 4xx/5xx),
-``games_consistent`` (after the server stopped, every stored game resumes from the SQLite file
-by replaying its moves, and holds at least the steps its client saw), ``opponent_moves_per_s``.
+``get_root_p95_ms`` (targets: under 100 and 50 ms), ``errors`` (failed requests, 4xx/5xx, and
+``failed`` stream messages: an opponent that could not move), ``stalled`` (running games that,
+when the load ends, are neither at the human's decision nor with an opponent thinking, as
+their client last heard from the stream, or thinking with no word for :data:`PATIENCE`
+seconds: a player left waiting for nothing; must be 0), ``games_consistent`` (after the server
+stopped, every stored game resumes from the SQLite file by replaying its moves, and holds at
+least the steps its client saw), ``opponent_moves_per_s``.
 
 Usage from the repo root:
 ``python benchmarks/web.py [--games 50] [--players 2] [--opponents greedy] [--think 0.5]
@@ -200,13 +204,64 @@ def run(args) -> dict:
 
 
 # --- the live load (issue 30) --------------------------------------------------------------
+PATIENCE = 60.0  # seconds an opponent may think with no word before its game counts as stalled
+
+
 class LoadState:
-    """What the live run's clients saw: errors, opponent moves, each game's last step."""
+    """What the live run's clients saw: errors, opponent moves, each game's last step and
+    where it stood (``last``: running, at the human's decision, an opponent thinking, when)."""
 
     def __init__(self):
         self.errors: list[str] = []
         self.opponent_moves = 0
         self.steps: dict[str, int] = {}
+        self.last: dict[str, dict] = {}
+
+    def saw(self, game: dict) -> None:
+        """Note where the client's ``game`` stands now."""
+        self.steps[game["id"]] = game["step"]
+        thinking = bool(game.get("thinking"))
+        self.last[game["id"]] = {"running": game["status"] == "running", "thinking": thinking,
+                                 "mine": not thinking and bool(game["view"]["legal"]),
+                                 "at": time.monotonic()}
+
+    def took(self, game: dict, event: str | None, data: dict | None) -> bool:
+        """Update ``game`` from a stream message (None: a comment); False when its client
+        cannot go on: a ``failed`` message (an opponent that could not move), an error."""
+        if event is None:
+            return True
+        if event == "failed":
+            self.errors.append(f"failed: game {game['id']}: {data['error']}")
+            game["thinking"] = None
+            self.saw(game)
+            return False
+        if data["step"] < game["step"]:
+            return True  # (a move the client's own answer told already)
+        if event == "thinking":
+            game["thinking"] = data["thinking"]
+        else:  # sync, move
+            game.update(data)
+            self.opponent_moves += sum(1 for m in data.get("moves", []) if m["seat"] > 0)
+        self.saw(game)
+        return True
+
+    def stalled(self, now: float, patience: float = PATIENCE) -> list[str]:
+        """The running games whose player is left waiting: neither at the human's decision
+        nor with an opponent thinking (that one heard of within ``patience`` seconds)."""
+        return [gid for gid, s in self.last.items() if s["running"] and not s["mine"]
+                and not (s["thinking"] and now - s["at"] < patience)]
+
+
+async def stream_messages(stream):
+    """The (event, data) messages of an event stream; (None, None) for a comment."""
+    event = None
+    async for line in stream.aiter_lines():
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: "):
+            yield event, json.loads(line[6:])
+        elif line.startswith(":"):
+            yield None, None
 
 
 async def follow_game(client, k: int, args, deadline: float, seen: LoadState) -> None:
@@ -222,23 +277,12 @@ async def follow_game(client, k: int, args, deadline: float, seen: LoadState) ->
             seen.errors.append(f"create: HTTP {r.status_code} {r.text[:200]}")
             return
         game = r.json()
+        seen.saw(game)
         try:
             async with client.stream("GET", f"/api/games/{game['id']}/events") as stream:
-                event = None
-                async for line in stream.aiter_lines():
-                    if time.monotonic() > deadline:
+                async for event, data in stream_messages(stream):
+                    if time.monotonic() > deadline or not seen.took(game, event, data):
                         return
-                    if line.startswith("event: "):
-                        event = line[7:]
-                        continue
-                    if not line.startswith("data: "):
-                        continue
-                    data = json.loads(line[6:])
-                    if event == "thinking" or data["step"] < game["step"]:
-                        continue  # (a move the client's own answer told already)
-                    game.update(data)
-                    seen.opponent_moves += sum(1 for m in data.get("moves", []) if m["seat"] > 0)
-                    seen.steps[game["id"]] = game["step"]
                     while (game["status"] == "running" and not game["thinking"]
                            and game["view"]["legal"]):
                         action = rng.choice(game["view"]["legal"])["id"]
@@ -248,7 +292,7 @@ async def follow_game(client, k: int, args, deadline: float, seen: LoadState) ->
                             seen.errors.append(f"move: HTTP {r.status_code} {r.text[:200]}")
                             return
                         game.update(r.json())
-                        seen.steps[game["id"]] = game["step"]
+                        seen.saw(game)
                     if game["status"] == "finished":
                         break
         except (TimeoutError, httpx.HTTPError) as err:
@@ -332,6 +376,7 @@ def run_live(args) -> dict:
             prober.join()
             wall = time.perf_counter() - t0
             server_cpu = cpu_seconds(server.pid) - cpu0
+            stalled = seen.stalled(time.monotonic())
         finally:
             server.terminate()
             server.wait(timeout=60)
@@ -342,6 +387,7 @@ def run_live(args) -> dict:
         return {"live": True, "games": args.games, "opponents": args.opponents,
                 "thinkers": thinkers, "seconds": args.seconds, "games_played": len(seen.steps),
                 "errors": len(errors), "error_list": errors[:20],
+                "stalled": len(stalled), "stalled_list": stalled[:10],
                 "probe_moves": len(move_ms), "probe_move_p50_ms": percentile(move_ms, 50),
                 "probe_move_p95_ms": percentile(move_ms, 95),
                 "probe_move_max_ms": max(move_ms) if move_ms else float("nan"),
@@ -386,7 +432,7 @@ def main(argv: list[str] | None = None) -> dict:
               f"{out['games']} games vs {out['opponents']} for {out['seconds']:.0f} s "
               f"({out['thinkers']} thinkers): probe move p95 {out['probe_move_p95_ms']:.1f} ms, "
               f"GET / p95 {out['get_root_p95_ms']:.1f} ms, {out['errors']} errors, "
-              f"games consistent: {out['games_consistent']}, "
+              f"{out['stalled']} stalled, games consistent: {out['games_consistent']}, "
               f"{out['opponent_moves_per_s']:.1f} opponent moves/s")
         return out
     out = run(args)

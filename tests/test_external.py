@@ -20,8 +20,8 @@ is found too.
 import csv
 import json
 import os
-import shlex
 import random
+import shlex
 import signal
 import subprocess
 import sys

@@ -449,6 +449,35 @@ def test_the_live_load_benchmark_runs_and_reports_its_figures():
     out = bench.main(["--live", "--games", "10", "--seconds", "10", "--thinkers", "1",
                       "--json"])
     assert out["errors"] == 0, out["error_list"]
+    assert out["stalled"] == 0, out["stalled_list"]
     assert out["games_consistent"] is True and out["games_played"] >= 10
     assert out["opponent_moves_per_s"] > 0 and out["probe_moves"] >= 5
     assert 0 < out["probe_move_p95_ms"] < 1000 and 0 < out["get_root_p95_ms"] < 1000
+
+
+def test_the_live_load_counts_a_failed_opponent_and_a_stalled_game():
+    """The live load's client: a ``failed`` message is an error (and its game stalls: nobody
+    thinks, the human cannot move); a game is stalled when it is neither at the human's
+    decision nor with an opponent thinking that was heard of lately."""
+    from helpers import load_benchmark
+    bench = load_benchmark("web")
+    seen = bench.LoadState()
+    game = {"id": "g1", "step": 4, "status": "running", "thinking": {"seat": 1},
+            "view": {"legal": []}}
+    seen.saw(game)  # the answer to the human's move: the opponent thinks
+    now = time.monotonic()
+    assert seen.stalled(now) == [] and seen.stalled(now + bench.PATIENCE + 1) == ["g1"]
+    assert seen.took(game, None, None) and seen.took(game, "thinking",
+                                                     {"thinking": {"seat": 1}, "step": 4})
+    assert seen.took(game, "move", {"moves": [{"seat": 1}], "step": 5, "thinking": None,
+                                    "view": {"legal": [{"id": 3}]}, "status": "running"})
+    assert seen.opponent_moves == 1 and seen.stalled(now + 1000) == []  # the human's turn
+    game.update(step=6, thinking={"seat": 1}, view={"legal": []})
+    seen.saw(game)
+    assert seen.took(game, "failed", {"error": "mcts:50 (seat 1) could not move", "step": 6,
+                                      "thinking": None}) is False
+    assert seen.errors == ["failed: game g1: mcts:50 (seat 1) could not move"]
+    assert seen.stalled(time.monotonic()) == ["g1"]
+    game.update(status="finished")
+    seen.saw(game)
+    assert seen.stalled(time.monotonic()) == []

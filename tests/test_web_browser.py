@@ -86,15 +86,19 @@ def step_of(page) -> int:
     return int(page.evaluate("document.body.dataset.step"))
 
 
+# the legal targets: on the board, and on a phone the buttons of the bar at the bottom
+LEGAL = "#board .legal[data-target], #controls button[data-target]"
+
+
 def click_a_legal_action(page, rng: random.Random) -> None:
-    """Click one legal target on the board (and pick from its menu if it opens one); wait for
-    the server's answer."""
+    """Click one legal target on the board or (a phone) its bar (and pick from its menu if it
+    opens one); wait for the server's answer."""
     before = step_of(page)
-    targets = page.eval_on_selector_all("#board .legal[data-target]",
+    targets = page.eval_on_selector_all(LEGAL,
                                         "els => els.map(e => e.getAttribute('data-target'))")
     assert targets, "no legal target on the board, but the game waits for a decision"
     key = rng.choice(sorted(set(targets)))
-    node = page.locator(f'#board [data-target="{key}"]').first
+    node = page.locator(f'#board [data-target="{key}"], #controls [data-target="{key}"]').first
     if key.startswith("plain:"):
         node.click(position={"x": 20, "y": 15})  # the plain's name plate, clear of workers
     else:

@@ -8,7 +8,9 @@ move in order to every subscriber, equal to what GET shows afterwards, a reconne
 and a closed stream's subscriber is removed, a slow one dropped; a game through the pool is the
 same game, bit for bit, as the in-process algorithm of the server before it (same seed, same
 clicks); a server killed mid-think resumes and finishes the same game; SIGTERM leaves no
-worker process; GET / stays quick while mcts games think.
+worker process; GET / stays quick while mcts games think; resuming, commits, game bodies and
+the state's JSON for a worker happen off the event loop, and a message is encoded once for
+all its subscribers.
 """
 
 from __future__ import annotations
@@ -355,10 +357,13 @@ def test_an_opponent_that_cannot_move_says_so_and_the_game_is_not_stuck(server):
     assert game["thinking"] is None and game["step"] > r["step"]
 
 
-def test_resuming_a_game_and_storing_a_move_happen_off_the_event_loop(tmp_path, monkeypatch):
-    """``Games.get`` (a replay) and ``LiveGame.commit`` (an SQLite transaction) never run on
-    the event loop's thread: in a worker thread, in the game's order."""
+def test_engine_work_and_commits_happen_off_the_event_loop(tmp_path, monkeypatch):
+    """``Games.get`` (a replay), ``LiveGame.commit`` (an SQLite transaction), a game's body
+    (its view; a finished game's score breakdown) for every answer, a stream's sync and a
+    409, and the state's JSON sent to a thinking worker never run on the event loop's
+    thread: in a worker thread, in the game's order."""
     from meduris_cli.web.store import Games
+    from meduris_env.engine.state import State
 
     where = []
 
@@ -369,20 +374,29 @@ def test_resuming_a_game_and_storing_a_move_happen_off_the_event_loop(tmp_path, 
             return True
         return False
 
-    for cls, name in ((Games, "get"), (LiveGame, "commit")):
-        real = getattr(cls, name)
+    for owner, name in ((Games, "get"), (LiveGame, "commit"), (live_module, "game_body"),
+                        (State, "to_json")):
+        real = getattr(owner, name)
 
         def spy(*args, real=real, name=name, **kw):
             where.append((name, off_loop()))
             return real(*args, **kw)
 
-        monkeypatch.setattr(cls, name, spy)
+        monkeypatch.setattr(owner, name, spy)
     db = tmp_path / "games.sqlite"
     first = Server(db)
     try:
         g = httpx.post(f"{first.url}api/games", json={"players": 2, "opponents": "mcts:20",
                                                       "seat": 0, "seed": 3}, timeout=60).json()
-        play_through(first.url, g, first_legal, limit=4)
+        g = play_through(first.url, g, first_legal, limit=4)
+        stale = httpx.post(f"{first.url}api/games/{g['id']}/actions", timeout=30,
+                           json={"action": first_legal(g), "step": g["step"] - 1})
+        assert stale.status_code == 409 and stale.json()["game"]["step"] == g["step"]
+        stream = Stream(first.url, g["id"])
+        try:
+            assert stream.next()[0] == "sync"
+        finally:
+            stream.close()
     finally:
         first.stop()
     second = Server(db)  # nothing in memory: the game is replayed from the store
@@ -391,8 +405,28 @@ def test_resuming_a_game_and_storing_a_move_happen_off_the_event_loop(tmp_path, 
         play_through(second.url, resumed, first_legal, limit=2)
     finally:
         second.stop()
-    assert {name for name, _ in where} == {"get", "commit"}
+    assert {name for name, _ in where} == {"get", "commit", "game_body", "to_json"}
     assert [w for w in where if not w[1]] == []
+
+
+def test_a_published_message_is_encoded_once_for_all_its_subscribers(monkeypatch):
+    encoded = []
+    real = live_module.sse
+    monkeypatch.setattr(live_module, "sse", lambda event, data: encoded.append(event)
+                        or real(event, data))
+
+    async def scenario():
+        g = LiveGame("0" * 16, live_module.GameConfig(2, 0, ("greedy",), 1))
+        hub = live_module.Live(games=None, make_pool=lambda: None)
+        hub.publish(g, "thinking", {"step": 0})  # nobody follows: nothing is encoded
+        subs = [live_module.Subscriber() for _ in range(5)]
+        g.subscribers |= set(subs)
+        hub.publish(g, "thinking", {"step": 1})
+        got = [await sub.queue.get() for sub in subs]
+        assert encoded == ["thinking"]
+        assert {m[1] for m in got} == {real("thinking", {"step": 1})}
+
+    asyncio.run(scenario())
 
 
 # --- the same game, bit for bit ---------------------------------------------------------------

@@ -1,13 +1,16 @@
 """The page of ``meduris serve`` as players use it (issue 30), in headless Chromium.
 
-Against today's server (uvicorn in a thread, see test_web_browser.py): a whole 2-player game
-against greedy played by keyboard only; a phone (390x844, touch): no horizontal scroll, every
-tap target at least 32 px and every label at least 11 px (measured from the DOM), taps that
-show a hint before they play, the log folded away; materials, die faces and owners readable
-without colour; offering buttons that name their VP effect; the end table's breakdown adding
-up to the final scores. The live part of the API contract (the event stream, "thinking", a
-409 with the game) is served to the page by Playwright routes until the server speaks it.
-No console errors or failed requests anywhere.
+Against the server (uvicorn in a thread, see test_web_browser.py): a whole 2-player game
+against greedy played by keyboard only; a phone (390x844, touch) at 2 and at 4 players: no
+horizontal scroll, every label at least 11 px, every tap target with a 32x32 px square of its
+own (every point of it hit-tested in the DOM: elementFromPoint finds that target and no other),
+taps that show a hint in sight before they play, the offering buttons in sight without
+scrolling, the log folded away; materials, die faces and owners readable without colour;
+offering buttons that name their VP effect; the end table's breakdown adding up to the final
+scores; the opponents' moves marked where the server says they happened. The client side of
+the live contract (a stream that syncs "thinking", drops and comes back, a 409 with the game)
+is played to the page with Playwright routes standing in for the server. No console errors or
+failed requests anywhere.
 """
 
 from __future__ import annotations
@@ -17,27 +20,13 @@ import random
 import re
 
 import pytest
-from test_web_browser import Server, open_page, start_game, step_of
-
-from meduris_cli.web import store
-from meduris_env import score_breakdown
+from test_web_browser import LEGAL, Server, open_page, start_game, step_of
 
 INITIALS = {"Wd", "Wl", "Cu", "St"}
 
 
 @pytest.fixture
-def server(tmp_path, monkeypatch):
-    """Today's server; a finished game's result carries its "breakdown" as the contract says
-    (the one-line change to store.game_result, made here when the store lacks it)."""
-    plain = store.game_result
-
-    def with_breakdown(state):
-        result = plain(state)
-        if "breakdown" not in result and result["terminal"]:
-            result["breakdown"] = score_breakdown(state)
-        return result
-
-    monkeypatch.setattr(store, "game_result", with_breakdown)
+def server(tmp_path):
     s = Server(tmp_path / "games.sqlite")
     yield s
     s.stop()
@@ -182,36 +171,84 @@ TEXT_SIZES = """() => {
   return out;
 }"""
 
-TAP_TARGETS = """() => {
-  const out = [];
-  const all = document.querySelectorAll(
-    '#board .legal, #board .menu-item, button, select, input, summary, a[href]');
-  for (const e of all) {
+# every tap target (the legal ones on the board, a menu's items, the page's controls) must own
+# a square of 32x32 px: every point of it (the pixels' centres, 31 px apart, on a 12x12 grid)
+# hit-tested with elementFromPoint lands on the target itself, never on a neighbour or on
+# something drawn over it. The square may stand anywhere in the target, upright, or for a
+# field of the ring turned as the ring runs there (the curve's fields lie askew).
+OWN_SQUARES = """targets => {
+  const owner = e => e && e.closest(
+    '[data-action], [data-target], button, select, input, summary, a[href]');
+  const N = 12, HALF = 15.5, out = [];
+  const owns = (e, cx, cy, deg) => {
+    const a = deg * Math.PI / 180, c = Math.cos(a), s = Math.sin(a);
+    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) {
+      const u = -HALF + 2 * HALF * i / (N - 1), v = -HALF + 2 * HALF * j / (N - 1);
+      if (owner(document.elementFromPoint(cx + u * c - v * s, cy + u * s + v * c)) !== e)
+        return false;
+    }
+    return true;
+  };
+  for (const e of document.querySelectorAll(targets)) {
     if (e.closest('[hidden]')) continue;
-    const hit = e.querySelector(':scope > .hit') || e;
-    const r = hit.getBoundingClientRect();
+    e.scrollIntoView({block: 'center', inline: 'center'});
+    const r = (e.querySelector(':scope > .hit') || e).getBoundingClientRect();
     if (!r.width && !r.height) continue;
-    out.push([e.getAttribute('data-target') || e.id || e.textContent.trim().slice(0, 20),
-              Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10]);
+    const field = (e.getAttribute('data-target') || '').startsWith('field:');
+    const centres = [];
+    for (let x = r.left; x <= r.right; x += 4)
+      for (let y = r.top; y <= r.bottom; y += 4) centres.push([x, y]);
+    const mx = r.left + r.width / 2, my = r.top + r.height / 2;
+    centres.sort((p, q) => Math.hypot(p[0] - mx, p[1] - my) - Math.hypot(q[0] - mx, q[1] - my));
+    const angles = field ? Array.from({length: 18}, (_, k) => 5 * k) : [0];
+    const found = centres.slice(0, field ? 40 : 400).some(
+      ([x, y]) => angles.some(deg => owns(e, x, y, deg)));
+    if (!found)
+      out.push([e.getAttribute('data-target') || e.id || e.textContent.trim().slice(0, 20),
+                Math.round(r.width), Math.round(r.height)]);
   }
+  window.scrollTo(0, 0);
   return out;
 }"""
 
+IN_SIGHT = """sel => Array.from(document.querySelectorAll(sel), e => {
+  const r = e.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 &&
+         r.right <= innerWidth;
+})"""
 
-def measure_phone(page) -> None:
+
+def in_sight(page, selector: str) -> list[bool]:
+    """Whether each element of ``selector`` is within the viewport as it is scrolled now."""
+    return page.evaluate(IN_SIGHT, selector)
+
+
+TAP_TARGETS = "#board .legal, button, select, input, summary, a[href]"
+
+
+def measure_phone(page) -> list:
+    """No horizontal scroll, no label under 11 px, every tap target owning a 32x32 px square
+    (a menu's items, when one is open over the board); the legal targets measured."""
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     small = [t for t in page.evaluate(TEXT_SIZES) if t[1] < 11]
     assert small == [], small
-    tiny = [t for t in page.evaluate(TAP_TARGETS) if t[1] < 32 or t[2] < 32]
-    assert tiny == [], tiny
+    menu = page.locator("#board .menu-item").count() > 0
+    crowded = page.evaluate(OWN_SQUARES, "#board .menu-item" if menu else TAP_TARGETS)
+    assert crowded == [], crowded
+    return page.eval_on_selector_all(LEGAL, "els => els.map(e => e.getAttribute('data-target'))")
 
 
-def test_a_phone_gets_a_full_width_board_big_targets_and_taps_that_hint(browser, server):
+PHONE_GAMES = {2: ("greedy",), 4: ("greedy", "random", "greedy")}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_phone_gets_a_full_width_board_big_targets_and_taps_that_hint(browser, server,
+                                                                        players):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, device_scale_factor=2)
     page, problems = open_page(context, server.url)
     measure_phone(page)  # the setup form
-    start_game(page, players=3, opponents=("greedy", "random"), seed=5)
+    start_game(page, players=players, opponents=PHONE_GAMES[players], seed=5)
     # (the board is redrawn as the opponents' moves arrive: measure a drawn one)
     page.wait_for_function("() => { const b = document.querySelector('#board svg'); "
                            "return b && b.getBoundingClientRect().width > 0; }")
@@ -221,35 +258,45 @@ def test_a_phone_gets_a_full_width_board_big_targets_and_taps_that_hint(browser,
     assert page.evaluate("document.getElementById('side').open") is False  # the log folded
     page.tap("#side summary")
     assert page.is_visible("#log")
-    rng, seen = random.Random(5), {"offer": 0, "menu": 0}
-    for _ in range(120):
+    rng, seen = random.Random(players), {"offer": 0, "menu": 0, "field": 0}
+    for _ in range(150):
         if all(seen.values()):
             break
-        measure_phone(page)
         before = step_of(page)
-        keys = sorted(set(page.eval_on_selector_all(
-            "#board .legal[data-target]", "els => els.map(e => e.getAttribute('data-target'))")))
-        key = rng.choice(keys)
-        node = page.locator(f'#board [data-target="{key}"]').first
-        node.tap()
+        # the offering buttons (the only controls of that decision) are in sight as it comes,
+        # wherever the page was scrolled, and in the bar at the bottom, not under the board
+        offers = page.locator("#controls button.offer").count()
+        assert page.locator("#board .btn").count() == 0
+        assert all(in_sight(page, "#controls button")), "an offering button out of sight"
+        seen["offer"] += offers > 0
+        keys = measure_phone(page)
+        seen["field"] += any(k.startswith("field:") for k in keys)
+        key = rng.choice(sorted(set(keys)))
+        node = page.locator(f'#board [data-target="{key}"], #controls [data-target="{key}"]').first
+        # (a plain on its name plate, clear of the workers standing on it)
+        where = {"position": {"x": 20, "y": 15}} if key.startswith("plain:") else {}
+        node.tap(**where)
         if page.locator("#board .menu-item").count():
             measure_phone(page)
             seen["menu"] += 1
             page.locator("#board .menu-item").first.tap()
-        else:  # the first tap only shows what it does; nothing is sent
+        elif key.startswith("offer:"):  # a button plays at once
+            pass
+        else:  # the first tap only shows what it does, in sight; nothing is sent
             assert page.text_content("#hint").endswith("(tap again to play)")
+            assert in_sight(page, "#hint") == [True], page.evaluate(
+                "JSON.stringify(document.getElementById('hint').getBoundingClientRect())")
             assert step_of(page) == before and page.evaluate("document.body.dataset.busy") == "0"
-            node.tap()
+            node.tap(**where)
         wait_for_step_after(page, before)
-        seen["offer"] += page.locator("#board .btn.offer").count() > 0
-    assert all(seen.values()), seen  # offering buttons and a menu were measured too
+    assert all(seen.values()), seen  # offering buttons, a menu and the ring's fields measured
     measure_phone(page)
     # readable without colour: material initials on every field and the die, owners' numbers
     field_initials(page)
     face = page.locator("#board .die-face").text_content()
     assert face in INITIALS | {"+1", "-1", "–"}
     owners = page.locator("#board .owner").all_text_contents()
-    assert owners and set(owners) <= {"0", "1", "2"}
+    assert owners and set(owners) <= {str(s) for s in range(players)}
     context.close()
     assert problems == []
 
@@ -319,7 +366,11 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     assert "Your move" in page.text_content("#status")
     assert page.locator("#log > li").count() == len(now["log"])
     assert page.locator("#log > li.recent").count() == sum(e["seat"] >= 0 for e in move["moves"])
-    assert page.locator("#board .mark").count() >= 1  # the fields or plains they touched
+    # the places they changed, as the server says (the entries' targets), and no others
+    marked = page.eval_on_selector_all(
+        "#board .mark", "els => els.map(e => e.closest('[data-target]').dataset.target)")
+    said = {t for e in move["moves"] if e["seat"] >= 0 for t in e["targets"]}
+    assert said and set(marked) == said and len(marked) == len(said), (marked, said)
     # a stream refused for good (204: EventSource gives up): the page does not; it says so,
     # fetches the game again and follows it again, with a growing pause between tries
     page.wait_for_function("() => !document.getElementById('notice').hidden")

@@ -6,7 +6,8 @@ thinks, the phone's viewport, the score by source) are asserted either way.
 
 ``play.png`` (1420x900, a 3-player game mid-way, the opponents' last moves marked, a menu
 open), ``play-thinking.png`` (the spinner while openspiel-mcts:800 thinks, the board
-disabled), ``play-phone.png`` (the 390x844 viewport of a phone, at twice its pixels) and
+disabled), ``play-phone.png`` (the 390x844 viewport of a phone, at twice its pixels: a
+4-player game at your offering, its buttons in the bar at the bottom of the screen) and
 ``play-end.png`` (a finished 2-player game: the score by source, the screens lifted).
 """
 
@@ -102,11 +103,18 @@ def test_the_phone_and_end_screenshots(browser, server, out):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, device_scale_factor=2)
     page, problems = open_page(context, server.url)
-    start_game(page, players=3, opponents=("greedy", "random"), seed=5)
+    start_game(page, players=4, opponents=("greedy", "random", "greedy"), seed=5)
     rng = random.Random(5)
-    for _ in range(40):
+    for _ in range(300):  # on to an offering of yours, late enough to show a built board
+        if (page.evaluate("state.game.view.turn") >= 12
+                and page.locator("#controls button.offer").count() >= 2):
+            break
         click_a_legal_action(page, rng)
     page.evaluate("window.scrollTo(0, 0)")
+    offers = page.locator("#controls button.offer")
+    assert offers.count() >= 2 and all(
+        0 <= box["y"] and box["y"] + box["height"] <= 844
+        for box in (offers.nth(k).bounding_box() for k in range(offers.count())))
     shot(page, out, "play-phone.png", (780, 1688))
     context.close()
     assert problems == []

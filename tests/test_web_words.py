@@ -1,7 +1,9 @@
 """``meduris serve`` in a player's words (issue 30): the log told by one sentence per event, in
-the second person for your seat, never beside the action's text; the offering "nothing" saying
-what it costs at 0 VP (R19); opponents checked by the one agent-name parser without building
-any agent in the server process. Through FastAPI's TestClient (test_web.py's helpers)."""
+the second person for your seat, never beside the action's text; each entry naming the places
+its action changed (``targets``, what the page rings); "Your move" and "you" in the status
+line; the offering "nothing" saying what it costs at 0 VP (R19); opponents checked by the one
+agent-name parser without building any agent in the server process, the trivial ones played
+in it. Through FastAPI's TestClient (test_web.py's helpers)."""
 
 from __future__ import annotations
 
@@ -186,3 +188,76 @@ def test_a_plug_in_file_is_never_imported_from_a_request(tmp_path, monkeypatch):
         with pytest.raises(store.WebError) as err:
             store.opponent_spec(name, 2)
         assert err.value.status == 400 and "unknown agent" in err.value.reason
+
+
+# --- where an entry happened, and "you" in the status line -----------------------------------
+MATERIAL_NAMES = ["wood", "wool", "copper", "stone"]
+
+
+def places_in_the_text(text: str) -> set[str]:
+    """The places an action's own text names as changed, read from the text (not from
+    words.PLACES): the target keys the page rings for it."""
+    plain = {m: k for k, m in enumerate(MATERIAL_NAMES)}
+    if m := re.fullmatch(r"(?:build (?:hut|temple)|bonus chip \S+) on field (\d+)", text):
+        return {f"field:{m[1]}"}
+    if m := re.fullmatch(r"(?:place worker on|move worker from \w+ level \d to) (\w+)", text):
+        return {f"plain:{plain[m[1]]}"}
+    if m := re.fullmatch(r"(?:take|return) (\w+)", text):
+        return {f"supply:{plain[m[1]]}"}
+    if m := re.fullmatch(r"exchange (\S+) for (\w+)", text):
+        return {f"supply:{plain[x]}" for x in m[1].split("+") + [m[2]]}
+    return set()  # an offering, a roll of the die, the start player
+
+
+def test_each_log_entry_names_the_places_its_action_changed(client):
+    """``targets``: the keys of the places the entry's action changed (a hut's field, the
+    supply taken from, the plain a worker went to), never a field its sentences merely
+    mention (the druid walking away from it, a settlement counted through it)."""
+    g = new_game(client, players=2, opponents="greedy", seat=0, seed=9)
+    done = play_moves(client, g, random.Random(9))
+    log = client.get(f"/api/games/{g['id']}").json()["log"]
+    assert done["status"] == "finished" and len(log) == done["step"]
+    kinds = set()
+    for entry in log:
+        assert len(entry["targets"]) == len(set(entry["targets"])), entry
+        assert set(entry["targets"]) == places_in_the_text(entry["text"]), entry
+        kinds |= {t.split(":")[0] for t in entry["targets"]}
+    assert kinds == {"field", "plain", "supply"}
+    # e.g. "seat 1 (greedy) builds a hut on field 12" taking the druid "from field 9"
+    mentioned = [(e, set(re.findall(r"field (\d+)", " ".join(e["lines"])))) for e in log]
+    elsewhere = [e for e, fields in mentioned
+                 if {f"field:{f}" for f in fields} - set(e["targets"])]
+    assert elsewhere  # what the page's reading of the sentences would have rung wrongly
+
+
+def test_the_status_line_says_your_move_and_you(client):
+    g = new_game(client, players=3, opponents=["greedy", "random"], seat=1, seed=4)
+    status = g["view"]["status"]
+    assert re.fullmatch(r"Your move: place worker \(turn \d+(, die \w+)?\)", status), status
+    done = play_moves(client, g, random.Random(4))
+    end = done["view"]["status"]
+    assert "won by" in end and "seat 1" not in end and "human" not in end, end
+    from meduris_cli.web.words import with_your_status
+    view = {"seats": [{"label": "greedy"}, {"label": "human"}],
+            "status": "turn 3, die wool: seat 0 (greedy) to decide: place worker"}
+    assert with_your_status(view, 1)["status"] == view["status"]  # not yours: as it was
+    view["status"] = "turn 9: game over (finale (R22)), won by seat 0 (greedy) and seat 1 (human)"
+    assert with_your_status(view, 1)["status"].endswith("won by seat 0 (greedy) and you")
+
+
+def test_every_trivial_kind_the_page_offers_moves_in_the_server_process():
+    """An offered kind of ours (built in, or of the project's example plug-in package) with
+    no budget and nothing to load (no model, no library) decides in well under a
+    millisecond: it is played in-process (thinking.is_instant), never queued in the thinking
+    pool behind the searches. Another package's plug-in is not known to be quick."""
+    from agents.registry import BY_NAME
+    from meduris_cli.web.thinking import EXAMPLE_PACKAGE, is_instant
+
+    ours = [BY_NAME[a["name"]] for a in store.available_agents()
+            if BY_NAME[a["name"]].source == "built-in"
+            or BY_NAME[a["name"]].package == EXAMPLE_PACKAGE]
+    trivial = [k.name for k in ours if k.budget is None and not k.needs]
+    assert {"random", "greedy"} <= set(trivial)
+    assert [n for n in trivial if not is_instant(n)] == []
+    assert [k.name for k in ours if k.name not in trivial and is_instant(k.name)] == []
+    assert not is_instant("mcts:50") and not is_instant("cautious:7")

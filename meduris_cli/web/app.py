@@ -341,7 +341,8 @@ def _add_game_routes(app: FastAPI, live: Live) -> None:
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str):
-        return JSONResponse(await live.body(game_id))
+        # (built and encoded in a thread: a finished game's body is about 100 kB)
+        return Response(await live.body_json(game_id), media_type="application/json")
 
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, request: Request):

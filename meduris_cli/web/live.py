@@ -10,6 +10,13 @@ searching opponent's move in the thinking pool (:mod:`.thinking`). The game's lo
 while an opponent thinks, so a request meanwhile answers at once: ``GET`` with
 ``"thinking"``, a move with 409 and the game.
 
+**No engine work on the event loop**: besides the moves, a game's body (:func:`game_body`: the
+view, and for a finished game the score breakdown; a few milliseconds) is built in a thread
+for every answer, stream message and 409 (under the game's lock where the game is read), the
+whole body of ``GET`` and of a stream's ``sync`` encoded there too (:meth:`Live.body_json`),
+and the state's JSON a thinking worker is sent (:meth:`State.to_json`) is written in a thread.
+A published message is encoded once, whatever the number of subscribers.
+
 **The driver** (:meth:`Live.drive`, one asyncio task per game whose opponents must move,
 started by :meth:`Live.wake`): while an opponent (or chance) is due, it sets ``thinking``
 (``{"seat", "agent", "since_ms"}``) and publishes a ``thinking`` message, awaits the decision,
@@ -75,6 +82,19 @@ def sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+def encode(body: dict[str, Any]) -> bytes:
+    """``body`` as the app's JSON answers are encoded (starlette's JSONResponse, byte for byte),
+    so that a big body (a finished game's log) can be encoded off the event loop."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, indent=None,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def moved(games: Games, g: LiveGame, action: Any, step: Any) -> dict[str, Any]:
+    """(In a thread.) The human's move (:meth:`Games.move`) and the body that answers it."""
+    moves, view = games.move(g, action, step)
+    return game_body(g, view, moves)
+
+
 class Subscriber:
     """One event stream's queue; ``dropped`` once it fell :data:`QUEUE` messages behind."""
 
@@ -117,10 +137,11 @@ class Live:
         """The decision of the opponent at ``seat``, made in the pool. A worker that died (the
         pool broken: killed, out of memory) has the pool rebuilt and the decision asked once
         more; a second death is the error."""
+        state_json = await asyncio.to_thread(g.state.to_json)  # (about a millisecond)
         for attempt in (1, 2):
             pool = await self.thinkers()
             try:
-                return await pool.decide(g.labels[seat], g.config.players, g.state.to_json(),
+                return await pool.decide(g.labels[seat], g.config.players, state_json,
                                          seat, g.decision_seed(seat, g.steps))
             except BrokenProcessPool:
                 if self.closing:  # stopped on purpose: nothing to rebuild
@@ -155,18 +176,20 @@ class Live:
         self.wake(g)
         return g
 
-    async def body(self, game_id: str) -> dict[str, Any]:
-        """The game as the API answers it, read under its lock: never half of a move that a
-        thread is applying (the step of one position with the view of the next)."""
+    async def body_json(self, game_id: str) -> bytes:
+        """The game as the API answers it, encoded (:func:`encode`), built and encoded in a
+        thread under its lock: never half of a move that a thread is applying (the step of one
+        position with the view of the next)."""
         g = await self.game(game_id)
         async with g.alock:
-            return game_body(g)
+            return await asyncio.to_thread(lambda: encode(game_body(g)))
 
     async def create(self, config: GameConfig) -> dict[str, Any]:
         g, _ = await asyncio.to_thread(self.games.create, config)
         g.alock = g.alock or asyncio.Lock()
         self.wake(g)
-        return game_body(g)
+        async with g.alock:  # (the driver just woken may be applying a move meanwhile)
+            return await asyncio.to_thread(game_body, g)
 
     async def act(self, game_id: str, action: Any, step: Any) -> dict[str, Any]:
         """The human's move, answered at once (opponents who must think answer later, on the
@@ -176,15 +199,17 @@ class Live:
             if g.thinking is not None or g.due() is not None:
                 raise Refusal(409, f"out of turn: {g.labels[g.thinking['seat']]} (seat "
                               f"{g.thinking['seat']}) is thinking" if g.thinking else
-                              "out of turn: the opponents are moving", game_body(g))
+                              "out of turn: the opponents are moving",
+                              await asyncio.to_thread(game_body, g))
             try:
-                moves, view = await asyncio.to_thread(self.games.move, g, action, step)
+                body = await asyncio.to_thread(moved, self.games, g, action, step)
             except WebError as err:
                 if err.status == 409:
-                    raise Refusal(409, err.reason, game_body(g)) from None
+                    raise Refusal(409, err.reason, await asyncio.to_thread(game_body, g)
+                                  ) from None
                 raise
             self.wake(g)
-            body = game_body(g, view, moves)
+            body["thinking"] = g.thinking  # (the opponent the move woke, if one thinks)
             self.publish(g, "move", move_message(body))
             return body
 
@@ -213,11 +238,12 @@ class Live:
                 async with g.alock:
                     # the SQLite commit and the engine work in a thread, under the game's
                     # lock: the game's moves stay in order, the loop stays free
-                    log, view = await asyncio.to_thread(advance, g, seat, action)
+                    body = await asyncio.to_thread(advanced, g, seat, action)
                     nxt = g.due()
                     g.thinking = thinking(g, nxt) if nxt is not None and not g.instant(nxt) \
                         else None
-                    self.publish(g, "move", move_message(game_body(g, view, log)))
+                    body["thinking"] = g.thinking
+                    self.publish(g, "move", move_message(body))
         except asyncio.CancelledError:
             raise
         except Exception as err:  # an opponent that cannot play, a worker gone twice
@@ -231,9 +257,14 @@ class Live:
 
     # -- the event stream -----------------------------------------------------------------
     def publish(self, g: LiveGame, event: str, data: dict[str, Any]) -> None:
+        """Queue a message for every subscriber, encoded once: (event, its bytes, whether it
+        ends the stream: a finished game's last ``move``)."""
+        if not g.subscribers:
+            return
+        message = (event, sse(event, data), event == "move" and data["status"] == "finished")
         for sub in list(g.subscribers):
             try:
-                sub.queue.put_nowait((event, data))
+                sub.queue.put_nowait(message)
             except asyncio.QueueFull:
                 drop(g, sub)
 
@@ -243,21 +274,22 @@ class Live:
         g.subscribers.add(sub)
         g.alock = g.alock or asyncio.Lock()
         try:
-            async with g.alock:  # (a whole position, as Live.body)
-                body = game_body(g)
-            yield sse("sync", body)
+            async with g.alock:  # (a whole position, as Live.body_json)
+                sync = await asyncio.to_thread(lambda: sse("sync", game_body(g)))
+            yield sync
             if g.finished:
                 return
             while not sub.dropped:
                 try:
-                    event, data = await asyncio.wait_for(sub.queue.get(), self.keepalive)
+                    event, payload, last = await asyncio.wait_for(sub.queue.get(),
+                                                                  self.keepalive)
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue
                 if event is None:
                     return
-                yield sse(event, data)
-                if event == "move" and data["status"] == "finished":
+                yield payload
+                if last:
                     return
         finally:
             g.subscribers.discard(sub)
@@ -268,7 +300,7 @@ def drop(g: LiveGame, sub: Subscriber) -> None:
     sub.dropped = True
     g.subscribers.discard(sub)
     try:
-        sub.queue.put_nowait((None, None))
+        sub.queue.put_nowait((None, b"", True))
     except asyncio.QueueFull:
         pass  # its generator sees ``dropped`` when it next takes a message
 
@@ -288,6 +320,12 @@ def advance(g: LiveGame, seat: int, action: int | None) -> tuple[list, dict[str,
         g.rng = before
         raise
     return log, g.view()
+
+
+def advanced(g: LiveGame, seat: int, action: int | None) -> dict[str, Any]:
+    """(In a thread.) :func:`advance`, and the body of the ``move`` message it makes."""
+    log, view = advance(g, seat, action)
+    return game_body(g, view, log)
 
 
 def failure(g: LiveGame, seat: int, err: Exception) -> str:

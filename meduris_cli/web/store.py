@@ -65,8 +65,10 @@ thread too) holds a lock for its id (:meth:`Games.get`); no lock is shared by al
 the store's, held for one SQLite statement or transaction.
 
 **Words.** A log entry carries ``lines``: the entry in the player's words, one sentence per
-event, "you" for the human's seat (:mod:`.words`); the view's offering "nothing" says it costs
-nothing when the human has no VP (R19).
+event, "you" for the human's seat, and ``targets``: the places on the board its action
+changed, as the page's target keys (:mod:`.words`); the view's status line says "Your move"
+at the human's decision, and its offering "nothing" says it costs nothing when the human has
+no VP (R19).
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
 
 from .thinking import is_instant
-from .words import entry_lines, with_offer_words
+from .words import entry_lines, entry_targets, with_offer_words, with_your_status
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 OFFERED_BUDGETS = (50, 200, 800)  # the budgets the page offers for a kind that has one
@@ -367,15 +369,17 @@ class LiveGame:
         return f"seat {seat} ({self.labels[seat]})"
 
     def _entry(self, state: State, step: int, seat: int, action: int) -> dict[str, Any]:
-        """A log entry: who, the action's text, its events (the engine's sentences) and
-        ``lines``: the entry in the player's words, one sentence per event (:mod:`.words`)."""
+        """A log entry: who, the action's text, its events (the engine's sentences),
+        ``lines``: the entry in the player's words, one sentence per event, and ``targets``:
+        the places on the board the action changed (:mod:`.words`)."""
         events = state.last_events()
         text = action_to_string(action)
         kind = decode_action(action).kind if seat >= 0 else None
         label = self.labels[seat] if seat >= 0 and seat != self.config.seat else None
         return {"step": step, "seat": seat, "who": self.who(seat), "text": text,
                 "events": [e.describe() for e in events],
-                "lines": entry_lines(events, kind, seat, self.config.seat, label, text)}
+                "lines": entry_lines(events, kind, seat, self.config.seat, label, text),
+                "targets": entry_targets(action)}
 
     # -- playing -------------------------------------------------------------------------------
     def agent(self, seat: int) -> Agent:
@@ -457,10 +461,11 @@ class LiveGame:
     store_append: Any = None  # Store.append of the game's store (set by Games)
 
     def view(self) -> dict[str, Any]:
-        """The human's view; the screens are lifted at the end."""
+        """The human's view, in the human's words; the screens are lifted at the end."""
         with self.lock:
             viewer = None if self.state.is_terminal() else self.config.seat
-            return with_offer_words(state_view(self.state, viewer, self.labels))
+            view = state_view(self.state, viewer, self.labels)
+        return with_your_status(with_offer_words(view), self.config.seat)
 
     @property
     def finished(self) -> bool:

@@ -20,10 +20,12 @@ click never waits for a compilation. :meth:`Thinkers.decide` is a coroutine
 held across games: decisions of different games run side by side, as many at once as there
 are workers, the others queued in submission order.
 
-**Instant agents** (:data:`INSTANT`: random, greedy) are not sent to the pool: a decision
-costs well under a millisecond in-process, while a decision queued behind searching
-opponents' waits for a free worker (seconds under load; docs/web.md has the measurement). The
-server plays them in a thread (:mod:`.live`).
+**Instant agents** (:func:`is_instant`: random, greedy, and the two bots of the project's
+example plug-in package, ``first-legal`` and ``cautious``, when it is installed) are not sent
+to the pool: a decision costs well under a millisecond in-process, while a decision queued
+behind searching opponents' waits for a free worker (seconds under load; docs/web.md has the
+measurement). The server plays them in a thread (:mod:`.live`). Any other plug-in thinks in
+the pool: nothing says it is quick.
 
 :meth:`Thinkers.close` cancels the queued decisions and ends the workers (terminated, then
 reaped): no process outlives the server.
@@ -32,6 +34,7 @@ reaped): no process outlives the server.
 from __future__ import annotations
 
 import asyncio
+import functools
 import multiprocessing
 import os
 import shutil
@@ -43,6 +46,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 INSTANT = ("random", "greedy")  # opponents decided in the server process, never in the pool
+# the bots of examples/meduris-bot-example (entry points; a lowest-id player and a seeded
+# random one): instant too, but only as that package's (another's of the same name may think)
+EXAMPLE_PACKAGE = "meduris-bot-example"
+INSTANT_EXAMPLES = ("first-legal", "cautious")
 NICENESS = 10  # added to a worker's nice value: the server process wins the CPU
 WARM_TIMEOUT = 300.0  # seconds a worker may take to start and warm up
 
@@ -72,8 +79,16 @@ def decide(name: str, players: int, state_json: str, seat: int, seed: int) -> in
     return int(bot.act(obs, state))
 
 
+@functools.cache
 def is_instant(name: str) -> bool:
-    return name in INSTANT
+    """Whether the opponent ``name`` is decided in the server process (module docstring)."""
+    if name in INSTANT:
+        return True
+    if name not in INSTANT_EXAMPLES:
+        return False
+    from agents.registry import BY_NAME
+    row = BY_NAME.get(name)
+    return row is not None and row.package == EXAMPLE_PACKAGE
 
 
 def warm_up(warm: Iterable[tuple[str, int]]) -> None:

@@ -15,6 +15,13 @@ text beside them ("seat 1 (greedy): offer second" over "seat 1 offers the second
   with "(you)": never wrong grammar);
 * the acting opponent named by its agent on the entry's first line ("seat 1 (greedy) builds");
 * the action's text only when the action caused no event at all.
+
+An entry also says **where** it happened (:func:`entry_targets`): the places on the board the
+action changed, named as the page names its targets (``board.js``'s ``data-target``:
+``field:12``, ``plain:1``, ``supply:1``), which the page rings for the opponents' moves (never
+read from the sentences: the druid walking from a field, or a settlement counted through your
+hut, changes nothing there). The view's status line says "you" too (:func:`with_your_status`:
+"Your move: place worker (turn 5, die wool)").
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from meduris_env.engine.actions import decode_action
 from meduris_env.engine.events import Event
 
 # the verbs the engine's sentences (meduris_env.engine.events.SENTENCES) start with after
@@ -38,6 +46,14 @@ OWN_EVENT = {"place": ("worker_placed",), "take": ("take", "take_nothing"),
              "exchange": ("exchange",)}
 
 RULE = re.compile(r"( \(R\d+\))$")
+
+# per kind of action (a chance outcome's too): the places on the board it changed, as the
+# page's target keys. A moved worker is rung where it now stands; a returned material at the
+# supply it went back to (an opponent's own materials are behind its screen); an offering, a
+# roll of the die or the start player change no place on the board.
+PLACES = {"place": ("plain:{plain}",), "take": ("supply:{material}",),
+          "return": ("supply:{material}",), "move": ("plain:{to}",),
+          "hut": ("field:{field}",), "temple": ("field:{field}",), "chip": ("field:{field}",)}
 
 
 def in_your_words(sentence: str, you: int) -> str:
@@ -92,6 +108,31 @@ def entry_lines(events: Sequence[Event], kind: str | None, seat: int, you: int,
     if label and seat >= 0 and seat != you:
         lines[0] = re.sub(rf"^seat {seat}\b", f"seat {seat} ({label})", lines[0])
     return [in_your_words(s, you) for s in lines]
+
+
+def entry_targets(action: int) -> list[str]:
+    """The target keys of the places the action ``action`` (a player action or a chance
+    outcome) changed (:data:`PLACES`; an exchange: the supplies of the materials it gave and
+    took)."""
+    act = decode_action(action)
+    if act.kind == "exchange":
+        return [f"supply:{m}" for m in sorted({*act.give, act.material})]
+    return [key.format(**act._asdict()) for key in PLACES.get(act.kind, ())]
+
+
+def with_your_status(view: dict, you: int) -> dict:
+    """``view`` with the human's seat ``you`` as "you" in its status line: "Your move: place
+    worker (turn 5, die wool)" at your decision (the engine's line says "turn 5, die wool:
+    seat 0 (human) to decide: place worker"), "won by you" at the end. Changed in place."""
+    label = view["seats"][you]["label"]
+    name = f"seat {you}" if label == f"seat {you}" else f"seat {you} ({label})"
+    head, _, rest = view["status"].partition(": ")
+    due = f"{name} to decide: "
+    if rest.startswith(due):
+        view["status"] = f"Your move: {rest[len(due):]} ({head})"
+    else:
+        view["status"] = re.sub(rf"{re.escape(name)}(?!\d)", "you", view["status"])
+    return view
 
 
 NOTHING_FREE = "offer nothing (0 VP, you have none to lose, R19)"

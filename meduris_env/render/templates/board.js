@@ -10,11 +10,13 @@
  *         onRefuse(text)       something was clicked that is not a legal action now
  *         onHover(text)        the words of what is under the pointer, tapped or focused ("" when
  *                              nothing)
- *         marks                target keys ("field:12", "plain:2") to mark as just touched by
- *                              the opponents (an orange ring and a "!" badge)
+ *         marks                target keys ("field:12", "plain:2", "supply:1") to mark as just
+ *                              touched by the opponents (an orange ring; a "!" on a plain)
  *         layout               "wide" (1060 wide: ring left, plains and players right) or
  *                              "narrow" (420 wide, stacked, larger type and hit areas: phones);
  *                              default: "narrow" when the container is under 640 px wide
+ *         buttons              false: no buttons for the offering choices and the exchange
+ *                              (the page shows them itself, e.g. in a bar on a phone)
  *         focus                true: focus the first legal target once drawn (keyboard play)
  *       Without onAction the board is a picture only (the replay, or while opponents think).
  *   MedurisBoard.applyPatch(view, patch)  applies a view_patch ({"a.b.3": value}) in place.
@@ -26,8 +28,12 @@
  * Every legal target has class "legal", data-target (see view.py), tabindex 0, role "button"
  * and its action's words as aria-label and <title>; Enter or Space plays it (or opens its menu,
  * whose items take Enter/Space, arrows and Escape), arrow keys move between targets. A touch
- * tap selects a target and shows its words; a second tap plays it. Each target holds an
- * invisible hit area (class "hit") of at least 32 px on a 390 px wide phone. Materials and die
+ * tap selects a target and shows its words; a second tap plays it. In the narrow layout each
+ * target holds an invisible hit area (class "hit") that is its alone and takes a square of
+ * 36 units (32 px on a 390 px wide phone): the ring is then a stadium (two half circles joined
+ * by straight sides) long enough to give every field SPACING units of it, and a field's hit
+ * area is its cell of the ring, between the boundaries with its two neighbours (nothing else
+ * in a field takes a tap). Materials and die
  * faces carry their initials (Wd, Wl, Cu, St), buildings, workers and rune stones their
  * owner's seat number: nothing is told by colour alone.
  */
@@ -49,9 +55,31 @@
   const LAYOUTS = {
     wide: {W: 1060, H: 640, CX: 290, CY: 345, RING: 232, PX: 575, PDY: 0, HIT: 0, BTN: 26,
            TY: 424, font: {tiny: 10, small: 12, mid: 14, big: 16}, status: true},
-    narrow: {W: 420, CX: 210, CY: 232, RING: 168, PX: 6, PDY: 400, HIT: 37, BTN: 38,
-             TY: 0, font: {tiny: 13, small: 13, mid: 15, big: 17}, status: false},
+    // (CY and PDY follow from the ring's length: ringPath)
+    narrow: {W: 420, CX: 210, TOP: 64, RING: 150, SPACING: 44, INNER: 22, OUTER: 36, PX: 6,
+             HIT: 40, LV: 38, BTN: 38, TY: 0, font: {tiny: 13, small: 13, mid: 15, big: 17},
+             status: false},
   };
+  LAYOUTS.wide.LV = 33;  // units between the levels of a worker stack
+
+  // the ring of building fields, from the great river (at the top) clockwise: a circle of
+  // radius RING (wide), or (SPACING set: phones) a stadium of half circles of that radius
+  // joined by straight sides 2S long, S such that every field gets SPACING units of the ring
+  function ringPath(L, n) {
+    const R = L.RING;
+    const S = L.SPACING ? Math.max(0, (n * L.SPACING - 2 * Math.PI * R) / 4) : 0;
+    const P = 2 * Math.PI * R + 4 * S, q = Math.PI * R / 2, CX = L.CX, CY = L.CY;
+    // the point `off` units outwards from the ring at `t` units along it: [x, y]
+    function at(t, off) {
+      t = ((t % P) + P) % P;
+      if (t >= q && t < q + 2 * S) return [CX + R + off, CY - S + (t - q)];
+      if (t >= 3 * q + 2 * S && t < 3 * q + 4 * S) return [CX - R - off, CY + S - (t - 3 * q - 2 * S)];
+      const upper = t < q || t >= 3 * q + 4 * S;  // on the upper half circle, else the lower
+      const a = -Math.PI / 2 + (t - (upper ? (t < q ? 0 : 4 * S) : 2 * S)) / R;
+      return [CX + (R + off) * Math.cos(a), CY + (upper ? -S : S) + (R + off) * Math.sin(a)];
+    }
+    return {S: S, P: P, d: P / n, at: at, field: f => (f + 0.5) * P / n};
+  }
 
   function style(L) {
     const f = L.font;
@@ -65,7 +93,10 @@
       ".btn:hover rect.face{fill:#e3f4e8}.btn:focus-visible rect.face{stroke:#000;stroke-width:4}" +
       ".menu rect.item{fill:#fff;stroke:#bbb}.menu g:hover rect.item{fill:#e3f4e8}" +
       ".menu-item{outline:none}.menu-item:focus-visible rect.item{stroke:#000;stroke-width:3}" +
-      ".hit{fill:#fff;fill-opacity:0}.mark{fill:none;stroke:" + MARK + ";stroke-width:3;" +
+      ".hit{fill:#fff;fill-opacity:0}.deco{pointer-events:none}" +
+      // phones: a field takes a tap in its hit area (its cell of the ring) only
+      (L.HIT ? ".field>:not(.hit){pointer-events:none}" : "") +
+      ".mark{fill:none;stroke:" + MARK + ";stroke-width:3;" +
       "pointer-events:none}.badge{font-weight:700;fill:" + MARK + "}" +
       "[data-target]{cursor:pointer}.picture [data-target]{cursor:default}" +
       ".mat-initial{font-weight:600;pointer-events:none}" +
@@ -84,8 +115,8 @@
   function title(node, text) { el("title", {}, node, text); }
   function seatName(view, s) {
     const label = view.seats[s].label;
-    const you = view.viewer === s ? " (you)" : "";
-    return label === "seat " + s ? "seat " + s + you : "seat " + s + " " + label + you;
+    if (view.viewer === s) return "you (seat " + s + ")";
+    return label === "seat " + s ? "seat " + s : "seat " + s + " " + label;
   }
   function offerLabel(entry) {
     // "offer both wool and stone (+3 VP: the settlement's size, R19)" -> "both wool and stone (+3 VP)"
@@ -146,20 +177,15 @@
   };
 
   function drawRing(svg, c) {
-    const v = c.view, L = c.L, b = v.board, n = b.fields, mats = c.mats, f0 = L.font;
-    const {CX, CY, RING} = L;
-    // (on phones the discs nearly touch: room for a material's initials beside a building)
-    const r = Math.min(22, Math.floor(Math.PI * RING / n) - (L.HIT ? 0 : 3));
-    const xy = (f, radius) => {
-      const a = 2 * Math.PI * (f + 0.5) / n - Math.PI / 2;  // field 0 just right of the river
-      return [CX + radius * Math.cos(a), CY + radius * Math.sin(a)];
-    };
-    el("line", {x1: CX, y1: CY - RING - 42, x2: CX, y2: CY - RING + 42, stroke: "#4682c8",
-                "stroke-width": 6}, svg);
-    el("text", {x: CX, y: L.status ? CY - RING - 48 : CY - RING + 60, "text-anchor": "middle",
-                class: "tiny"}, svg, "great river");
+    const v = c.view, L = c.L, b = v.board, n = b.fields, mats = c.mats;
+    const ring = c.ring, top = ring.at(0, 0);
+    const r = Math.min(22, Math.floor(ring.d / 2) - 3);  // a gap between neighbouring discs
+    el("line", {x1: top[0], y1: top[1] - 42, x2: top[0], y2: top[1] + 42, stroke: "#4682c8",
+                "stroke-width": 6, class: "deco"}, svg);
+    el("text", {x: top[0], y: L.status ? top[1] - 48 : top[1] + 60, "text-anchor": "middle",
+                class: "tiny deco"}, svg, "great river");
     for (let f = 0; f < n; f++) {
-      const [x, y] = xy(f, RING);
+      const t = ring.field(f), [x, y] = ring.at(t, 0);
       const m = b.materials[f];
       const area = b.area_names[b.areas[f]] || "";
       const letter = String.fromCharCode(97 + b.areas[f]);
@@ -169,7 +195,7 @@
       if (occ) desc += ": " + (occ === 1 ? "hut" : "temple") + " of " + seatName(v, owner);
       else if (chip) desc += ": bonus chip " + v.names.chips[chip];
       const g = el("g", {class: "field", "data-field": f}, svg);
-      if (L.HIT) el("circle", {cx: x, cy: y, r: L.HIT / 2, class: "hit"}, g);
+      if (L.HIT) el("polygon", {points: fieldCell(ring, t, L), class: "hit"}, g);
       el("path", {d: "M" + x + " " + (y - r) + "A" + r + " " + r + " 0 0 0 " + x + " " + (y + r) + "Z",
                   fill: MAT[m[0]], stroke: INK}, g);
       el("path", {d: "M" + x + " " + (y - r) + "A" + r + " " + r + " 0 0 1 " + x + " " + (y + r) + "Z",
@@ -182,12 +208,24 @@
       }
       c.target(g, "field:" + f, desc, () => el("circle", {cx: x, cy: y, r: r + 5, class: "hl"}, g),
                () => { el("circle", {cx: x, cy: y, r: r + 8, class: "mark"}, g); });
-      const [ox, oy] = xy(f, RING + r + (L.HIT ? 12 : 13));
-      el("text", {x: ox, y: oy + 4, "text-anchor": "middle", class: "small"}, svg, String(f));
-      const [ix, iy] = xy(f, RING - r - 11);
-      el("text", {x: ix, y: iy + 4, "text-anchor": "middle", class: "tiny"}, svg, letter);
+      // the field's number outside the ring, its rune area inside (phones: in its hit area,
+      // taking no tap of their own)
+      const deco = L.HIT ? " deco" : "";
+      const [ox, oy] = ring.at(t, r + (L.HIT ? 12 : 13));
+      el("text", {x: ox, y: oy + 4, "text-anchor": "middle", class: "small" + deco}, svg, String(f));
+      const [ix, iy] = ring.at(t, -r - 11);
+      el("text", {x: ix, y: iy + 4, "text-anchor": "middle", class: "tiny" + deco}, svg, letter);
     }
     drawCentre(svg, c);
+  }
+
+  // a field's cell of the ring (its hit area on phones): from the boundary with the field
+  // before to the one with the field after, INNER units inwards to OUTER outwards
+  function fieldCell(ring, t, L) {
+    const out = [], k = 6;
+    for (let i = 0; i <= k; i++) out.push(ring.at(t + ring.d * (i / k - 0.5), L.OUTER));
+    for (let i = k; i >= 0; i--) out.push(ring.at(t + ring.d * (i / k - 0.5), -L.INNER));
+    return out.map(p => p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" ");
   }
 
   // what stands on a field: its two materials by their initials (left half, right half), never
@@ -263,7 +301,7 @@
       el("text", {x: x + PW / 2, y: 89, "text-anchor": "middle", class: "mid",
                   style: "fill:" + MAT_INK[p]}, g, mats[p]);
       for (let lv = 0; lv < 3; lv++) {
-        el("circle", {cx: x + PW / 2, cy: 196 - 33 * lv, r: 14, fill: "none", stroke: "#bbb",
+        el("circle", {cx: x + PW / 2, cy: 196 - L.LV * lv, r: 14, fill: "none", stroke: "#bbb",
                       "stroke-dasharray": "3 3"}, g);
       }
       c.target(g, "plain:" + p, "the " + mats[p] + " plain",
@@ -273,9 +311,11 @@
       for (let lv = 0; lv < 3; lv++) {
         const owner = v.stacks[p][lv];
         if (owner < 0) continue;
-        const cy = 196 - 33 * lv;
+        const cy = 196 - L.LV * lv;
         const w = el("g", {class: "worker", "data-owner": owner}, pg);
-        if (L.HIT) el("circle", {cx: x + PW / 2, cy: cy, r: 18, class: "hit"}, w);
+        // (phones: squares, the levels' touching: each worker's alone)
+        if (L.HIT) el("rect", {x: x + PW / 2 - 20, y: cy - L.LV / 2, width: 40, height: L.LV,
+                               class: "hit"}, w);
         el("circle", {cx: x + PW / 2, cy: cy, r: 14, fill: SEAT[owner], stroke: INK}, w);
         el("text", {x: x + PW / 2, y: cy + 5, "text-anchor": "middle", class: "small",
                     style: "fill:" + SEAT_INK[owner] + ";font-weight:700"}, w, String(owner));
@@ -289,7 +329,8 @@
       el("text", {x: x + PW / 2, y: 248, "text-anchor": "middle", class: "small",
                   style: "fill:" + MAT_INK[p]}, sg, "supply " + v.supply[p]);
       c.target(sg, "supply:" + p, v.supply[p] + " " + mats[p] + " in the supply",
-               () => el("rect", {x: x + 4, y: 226, width: PW - 8, height: 34, rx: 6, class: "hl"}, sg));
+               () => el("rect", {x: x + 4, y: 226, width: PW - 8, height: 34, rx: 6, class: "hl"}, sg),
+               () => el("rect", {x: x + 1, y: 223, width: PW - 2, height: 40, rx: 8, class: "mark"}, sg));
     }
     return pg;
   }
@@ -309,8 +350,8 @@
     } else el("text", {x: PX + 24, y: 303, "text-anchor": "middle", class: "big die-face"}, die,
               face === null ? "–" : face);
     title(die, face === null ? "the die is not rolled yet this turn" : "the die shows " + face + " (R7)");
-    el("text", {x: PX + 24, y: 336, "text-anchor": "middle", class: "tiny"}, pg,
-       face === null ? "die" : "die: " + face);
+    el("text", {x: L.HIT ? PX : PX + 24, y: 336, "text-anchor": L.HIT ? "start" : "middle",
+                class: "tiny"}, pg, face === null ? "die" : "die: " + face);  // (phones: in sight)
     const d = v.decision, lines = [];
     if (v.terminal) lines.push("game over: " + v.end_reason);
     else if (d) {
@@ -323,7 +364,7 @@
     if (v.final_circuit) lines.push("the druid's final circuit");
     lines.forEach((t, i) => el("text", {x: PX + 60, y: 288 + 17 * i, class: i ? "small" : "mid",
                                         id: i ? null : "board-decision"}, pg, t));
-    if (!c.interactive) return 0;
+    if (!c.interactive || c.opts.buttons === false) return 0;
     // offering choices (R19, R20) say their effect; exchange (R15) opens a menu
     const buttons = (v.legal || []).filter(a => a.kind === "offer")
       .map(a => [a.target, offerLabel(a), "btn offer"]);
@@ -413,9 +454,16 @@
 
   function render(container, view, opts) {
     opts = opts || {};
-    const name = opts.layout || ((container.clientWidth || 1060) < 640 ? "narrow" : "wide");
-    const L = LAYOUTS[name] || LAYOUTS.wide;
+    const name = LAYOUTS[opts.layout] ? opts.layout :
+      ((container.clientWidth || 1060) < 640 ? "narrow" : "wide");
+    const L = Object.assign({}, LAYOUTS[name]);
+    if (L.SPACING) {  // phones: the ring's length sets where its centre and the plains are
+      const S = ringPath(Object.assign({}, L, {CX: 0, CY: 0}), view.board.fields).S;
+      L.CY = L.TOP + L.RING + S;
+      L.PDY = L.CY + S + L.RING;
+    }
     const c = new Ctx(view, opts, L);
+    c.ring = ringPath(L, view.board.fields);
     const svg = el("svg", {class: c.interactive ? "board" : "board picture", role: "group",
                            "aria-label": "Meduris board: " + view.status});
     svg.dataset.turn = view.turn;
@@ -452,9 +500,15 @@
   }
 
   // --- clicks, taps and keys: act, open a menu, or say why not ---------------------------------
+  // the kind of pointer last pressed anywhere on the page (once per page, not per board): on a
+  // touch screen a tap shows a target's words itself, and the mouse events the browser makes
+  // up (also when the page scrolls under the last tap) must not show another's
+  const POINTER = {type: "mouse"};
+  document.addEventListener("pointerdown", ev => { POINTER.type = ev.pointerType || "mouse"; }, true);
+  document.addEventListener("keydown", () => { POINTER.type = "keyboard"; }, true);
   function wire(svg, c) {
     const v = c.view, opts = c.opts, L = c.L;
-    let menu = null, menuOwner = null, selected = null, pointer = "mouse";
+    let menu = null, menuOwner = null, selected = null;
     const words = node => node.getAttribute("data-words") || "";
     const hover = text => { if (typeof opts.onHover === "function") opts.onHover(text); };
     function closeMenu(refocus) {
@@ -509,7 +563,6 @@
       else if (acts.length > 1) openMenu(acts, node, byKey);
       else refuse(node, key);
     }
-    svg.addEventListener("pointerdown", ev => { pointer = ev.pointerType || "mouse"; });
     svg.addEventListener("click", ev => {
       const item = ev.target.closest("[data-action]");
       if (item) { play(Number(item.getAttribute("data-action"))); return; }
@@ -517,7 +570,7 @@
       closeMenu(false);
       if (!node) return;
       // touch: the first tap selects and shows the words, the second plays
-      if (pointer === "touch" && node.classList.contains("legal") && node !== selected &&
+      if (POINTER.type === "touch" && node.classList.contains("legal") && node !== selected &&
           (c.byTarget.get(node.getAttribute("data-target")) || []).length === 1) {
         if (selected) selected.classList.remove("selected");
         selected = node;
@@ -546,6 +599,9 @@
       }
     });
     svg.addEventListener("focusin", ev => {
+      // (a tap focuses its target too: its click says what it does, a moment later; words
+      // shown at once would move the page under the finger)
+      if (POINTER.type === "touch") return;
       const node = ev.target.closest("[data-words]");
       const item = ev.target.closest("[data-action]");
       if (item) hover(item.getAttribute("aria-label"));
@@ -553,7 +609,7 @@
     });
     if (typeof opts.onHover === "function") {
       svg.addEventListener("mouseover", ev => {
-        if (pointer === "touch") return;
+        if (POINTER.type === "touch") return;
         const node = ev.target.closest("[data-words], [data-action]");
         if (!node) { hover(""); return; }
         if (node.hasAttribute("data-action")) {
@@ -561,7 +617,7 @@
           hover(entry ? entry.words : "");
         } else hover(words(node));
       });
-      svg.addEventListener("mouseleave", () => { if (pointer !== "touch") hover(""); });
+      svg.addEventListener("mouseleave", () => { if (POINTER.type !== "touch") hover(""); });
     }
   }
 
