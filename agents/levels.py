@@ -1,15 +1,16 @@
 """Difficulty levels for people: five agents from a beginner's opponent to the strongest
-shipped one, each with its rating measured on the shipped 2-player ladder of the anchors
-(:data:`agents.ladder.SHIPPED`, Elo with ``random`` = 0), so that "level 3" means a known
-strength (``meduris play --level 3``, ``meduris agents``).
+shipped one, each with its rating measured on the shipped ladder of the anchors of the game's
+player count (:data:`agents.ladder.SHIPPED`, Elo with ``random`` = 0), so that "level 3" means
+a known strength (``meduris play --level 3``, ``meduris agents``).
 
-The levels are anchors of the ladder, chosen roughly evenly spaced in rating (about 500 Elo
-apart, the top one further): their ratings are read from the ladder's games by the same fit as
-``meduris ladder show`` (never typed in here), and a test checks that they increase with the
-level. The ratings are those of 2-player games; at 3 and 4 players the same agents play
+The levels are anchors of the ladder, chosen roughly evenly spaced in rating on the 2-player
+ladder (about 500 Elo apart, the top one further): their ratings are read from the ladder's
+games by the same fit as ``meduris ladder show`` (never typed in here), and a test checks that
+they increase with the level at 2, 3 and 4 players. At 3 and 4 players the same agents play
 (``ppo`` with the shipped model of that player count), except where a level names another
 (:attr:`Level.more`): the top level's ``search`` ships for 2 players only, so at 3 and 4 it is
-``az:200`` with that player count's model.
+``mcts:800``, the strongest anchor of those ladders (``az:200`` is not one of them: its
+strength there is not measured).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ LEVELS = (
     Level(2, "casual", "greedy"),
     Level(3, "club", "mcts:200"),
     Level(4, "strong", "ppo"),
-    Level(5, "expert", "search", more="az:200"),
+    Level(5, "expert", "search", more="mcts:800"),
 )
 
 
@@ -53,27 +54,27 @@ def level(number: object) -> Level:
     raise LevelError(f"level {number!r} does not exist; the levels are {names}")
 
 
-def ratings() -> dict[int, tuple[float, float, float]]:
-    """Each level's (Elo, low, high: its 95% interval) on the shipped 2-player ladder."""
+def ratings(players: int = 2) -> dict[int, tuple[float, float, float]]:
+    """Each level's (Elo, low, high: its 95% interval) on the shipped ladder of ``players``
+    (the agent it seats there)."""
     from .ladder import shipped_ratings
 
-    fit = shipped_ratings(2)
-    return {lv.number: (fit[lv.agent].elo, fit[lv.agent].low, fit[lv.agent].high)
-            for lv in LEVELS}
+    fit = shipped_ratings(players)
+    return {lv.number: (fit[lv.agent_for(players)].elo, fit[lv.agent_for(players)].low,
+                        fit[lv.agent_for(players)].high) for lv in LEVELS}
 
 
 def as_dict(lv: Level) -> dict:
-    """A level as JSON (``meduris agents --json``, the web server's ``/api/agents``)."""
+    """A level as JSON (``meduris agents --json``, the web server's ``/api/agents``): its agent
+    at 2 and at 3-4 players and its Elo on each player count's ladder."""
     return {"level": lv.number, "name": lv.name, "agent": lv.agent,
-            "agent_3_4": lv.agent_for(3), "elo_2p": round(ratings()[lv.number][0], 1)}
+            "agent_3_4": lv.agent_for(3),
+            **{f"elo_{n}p": round(ratings(n)[lv.number][0], 1) for n in (2, 3, 4)}}
 
 
 def describe(lv: Level, players: int = 2) -> str:
-    """``level 3 (club): mcts:200, rated 1003 Elo (95% 850..1150) on the 2-player ladder``; a
-    level seating another agent at ``players`` names both."""
-    elo, low, high = ratings()[lv.number]
-    rated = f"rated {elo:.0f} Elo (95% {low:.0f}..{high:.0f}) on the 2-player ladder"
-    seated = lv.agent_for(players)
-    if seated == lv.agent:
-        return f"level {lv.number} ({lv.name}): {seated}, {rated}"
-    return f"level {lv.number} ({lv.name}): {seated} (at 2 players {lv.agent}, {rated})"
+    """``level 3 (club): mcts:200, rated 1003 Elo (95% 587..1419) on the 2-player ladder``,
+    the agent and ladder of ``players``."""
+    elo, low, high = ratings(players)[lv.number]
+    return (f"level {lv.number} ({lv.name}): {lv.agent_for(players)}, rated {elo:.0f} Elo "
+            f"(95% {low:.0f}..{high:.0f}) on the {players}-player ladder")

@@ -16,20 +16,24 @@ from meduris_cli import main
 from meduris_env.records.record import GameRecord
 
 
-def test_the_five_levels_are_measured_on_the_ladder_and_increase():
-    got = ratings()
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_five_levels_are_measured_on_the_ladder_and_increase(players):
+    """At every player count each level's agent is an anchor of the shipped ladder of that
+    count, its rating read from the ladder's games by the ladder's own fit (never typed in),
+    increasing with the level."""
+    got = ratings(players)
     assert [lv.number for lv in LEVELS] == [1, 2, 3, 4, 5]
     elos = [got[lv.number][0] for lv in LEVELS]
     assert elos == sorted(elos) and len(set(elos)) == 5, elos
     assert elos[0] == 0.0  # level 1 is the ladder's reference, random
-    # read from the ladder's games by the ladder's own fit, never typed in
     with open_ladder(SHIPPED, read_only=True) as store:
-        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2).by_name()
+        fit = fit_ratings([(g.agents, g.ranks) for g in store.games(players)],
+                          players).by_name()
     for lv in LEVELS:
-        assert got[lv.number][0] == fit[lv.agent].elo
-    # roughly evenly spaced: no gap more than twice another
-    gaps = [b - a for a, b in zip(elos, elos[1:], strict=False)]
-    assert max(gaps) <= 2.5 * min(gaps), gaps
+        assert got[lv.number][0] == fit[lv.agent_for(players)].elo
+    if players == 2:  # roughly evenly spaced: no gap more than 2.5 times another
+        gaps = [b - a for a, b in zip(elos, elos[1:], strict=False)]
+        assert max(gaps) <= 2.5 * min(gaps), gaps
 
 
 def test_a_level_that_does_not_exist_is_one_line():
@@ -64,6 +68,8 @@ def test_meduris_agents_lists_the_levels(capsys):
     levels = json.loads(capsys.readouterr().out)["levels"]
     assert [(x["level"], x["agent"]) for x in levels] == [(lv.number, lv.agent) for lv in LEVELS]
     assert levels[-1]["elo_2p"] == round(ratings()[5][0], 1)
+    assert [x["elo_3p"] for x in levels] == [round(ratings(3)[n][0], 1) for n in range(1, 6)]
+    assert levels[-1]["agent_3_4"] == "mcts:800"
 
 
 def test_the_web_server_offers_the_levels(tmp_path):
@@ -78,23 +84,29 @@ def test_the_web_server_offers_the_levels(tmp_path):
     assert all(x["agent"].partition(":")[0] in names for x in offer["levels"])
 
 
-def test_the_top_level_is_the_shipped_search_and_az_200_at_3_and_4_players(tmp_path, capsys,
-                                                                            monkeypatch):
+def test_the_top_level_is_the_shipped_search_and_mcts_800_at_3_and_4_players(tmp_path, capsys,
+                                                                              monkeypatch):
     """Level 5 is the strongest shipped agent: the 2-player search (its file of 2 players), rated
     above every other anchor by the ladder's games; at 3 and 4 players, where no search ships,
-    the level seats az:200 and says so; the search itself refuses a 3-player game in one line."""
+    the level seats the strongest anchor of those ladders, mcts:800, with its rating there; the
+    search itself refuses a 3-player game in one line."""
     from agents.ladder import fit_ratings
     from agents.registry import make_agent
 
     top = level(5)
     assert (top.agent, top.agent_for(2), top.agent_for(3), top.agent_for(4)) == (
-        "search", "search", "az:200", "az:200")
+        "search", "search", "mcts:800", "mcts:800")
     with open_ladder(SHIPPED, read_only=True) as store:
         fit = fit_ratings([(g.agents, g.ranks) for g in store.games(2)], 2)
     assert fit.ratings[0].name == "search"  # the best of the anchors
+    with open_ladder(SHIPPED, read_only=True) as store:
+        for n in (3, 4):
+            best = fit_ratings([(g.agents, g.ranks) for g in store.games(n)], n).ratings[0]
+            assert best.name == "mcts:800", n
     out, agents = play_at(5, 3, tmp_path, capsys, monkeypatch)
-    assert out.startswith("opponents: level 5 (expert): az:200 (at 2 players search, rated ")
-    assert agents == ["human", "az:200", "az:200"]
+    assert out.startswith(f"opponents: level 5 (expert): mcts:800, rated {ratings(3)[5][0]:.0f} "
+                          "Elo (95% ") and "on the 3-player ladder" in out
+    assert agents == ["human", "mcts:800", "mcts:800"]
     with pytest.raises(Exception, match=r"search_2p\.pt is a 2-player policy: it cannot play a "
                                          r"3-player game"):
         make_agent("search").check_players(3)

@@ -268,8 +268,9 @@ def test_illegal_clicks_are_refused_with_a_visible_message(browser, server):
 
 def test_the_level_picker_seats_each_levels_agent_at_every_player_count(browser, server):
     """The level picker (issue 27's levels): each level sets every opponent to its agent, at 2
-    players level 5 the shipped search, at 3 and 4 players az:200 (the search ships for 2); a
-    game started from level 5 plays against the search."""
+    players level 5 the shipped search, at 3 and 4 players mcts:800 (the search ships for 2),
+    each option with the rating on the ladder of the chosen player count; a game started from
+    level 5 plays against the search."""
     page, problems = open_page(browser, server.url)
     levels = server.get_json("/api/agents")["levels"]
     assert [lv["level"] for lv in levels] == [1, 2, 3, 4, 5]
@@ -278,13 +279,15 @@ def test_the_level_picker_seats_each_levels_agent_at_every_player_count(browser,
         page.select_option("#level", str(lv["level"]))
         values = page.eval_on_selector_all("#opponents select", "els => els.map(e => e.value)")
         assert values == [lv["agent"]], (lv, values)
-    assert "search" in page.locator("#level option").nth(5).text_content()
+    assert page.locator("#level option").nth(5).text_content() == (
+        f"5 expert: search ({int(levels[4]['elo_2p'] + 0.5)} Elo, 2 players)")
     for players in (3, 4):
         page.select_option("#players", str(players))
         page.select_option("#level", "5")
         values = page.eval_on_selector_all("#opponents select", "els => els.map(e => e.value)")
-        assert values == ["az:200"] * (players - 1)
-        assert "az:200" in page.locator("#level option").nth(5).text_content()
+        assert values == ["mcts:800"] * (players - 1)
+        assert page.locator("#level option").nth(5).text_content() == (
+            f"5 expert: mcts:800 ({int(levels[4][f'elo_{players}p'] + 0.5)} Elo, {players} players)")
     page.select_option("#players", "2")
     page.select_option("#level", "5")
     page.fill("#seed", "3")

@@ -13,7 +13,7 @@ import json
 import sys
 
 from agents.games import GAME_NAMES
-from agents.levels import LEVELS, as_dict, describe
+from agents.levels import LEVELS, as_dict, describe, ratings
 from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
 
@@ -70,7 +70,9 @@ def run(args) -> int:
         print(json.dumps({"agents": [row(kind) for kind in KINDS], "levels": levels}, indent=2))
     else:
         print(table())
-        print("\nlevels for people (meduris play --level N; Elo on the shipped 2-player ladder):")
+        print("\nlevels for people (meduris play --level N; Elo on the shipped ladder of the "
+              "player count):")
         for lv in LEVELS:
-            print("  " + describe(lv) + (f"; at 3 and 4 players {lv.more}" if lv.more else ""))
+            at_3_4 = ", ".join(f"{n} players {ratings(n)[lv.number][0]:.0f}" for n in (3, 4))
+            print("  " + describe(lv) + f"; at 3 and 4 players {lv.agent_for(3)} ({at_3_4})")
     return 0
