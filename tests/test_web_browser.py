@@ -286,8 +286,9 @@ def test_the_level_picker_seats_each_levels_agent_at_every_player_count(browser,
         page.select_option("#level", "5")
         values = page.eval_on_selector_all("#opponents select", "els => els.map(e => e.value)")
         assert values == ["mcts:800"] * (players - 1)
+        elo = int(levels[4][f"elo_{players}p"] + 0.5)
         assert page.locator("#level option").nth(5).text_content() == (
-            f"5 expert: mcts:800 ({int(levels[4][f'elo_{players}p'] + 0.5)} Elo, {players} players)")
+            f"5 expert: mcts:800 ({elo} Elo, {players} players)")
     page.select_option("#players", "2")
     page.select_option("#level", "5")
     page.fill("#seed", "3")
