@@ -64,3 +64,24 @@ class Forfeit(GameAbandoned):
 
 class UnknownAgentError(MedurisError, ValueError):
     """An agent name that the registry cannot build, or a model file it cannot load."""
+
+
+def ordinal(n: int) -> str:
+    """``n`` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 21st ..."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def check_names(names: list[str], what: str, error: type[Exception], example: str
+                ) -> list[str]:
+    """The agent names of a comma-separated list (``what``: the flag or setting, for the
+    message), stripped; none at all, or an empty one (``random,,greedy``: the 2nd), is one line
+    of ``error`` naming its place and ending with ``example``."""
+    names = [n.strip() for n in names]
+    if not any(names):
+        raise error(f"{what} needs a comma-separated list of agent names, e.g. {example}")
+    for i, name in enumerate(names):
+        if not name:
+            raise error(f"{what}: the {ordinal(i + 1)} agent name is empty (of {len(names)}); "
+                        f"write names separated by single commas, e.g. {example}")
+    return names

@@ -24,7 +24,7 @@ from meduris_env import MedurisGame
 from meduris_env.engine.loop import Observer, play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import State
-from meduris_env.records.record import GameRecord
+from meduris_env.records.record import GameRecord, record_labels
 
 from .base import Agent, Forfeit, GameAbandoned
 from .games import spec_of
@@ -70,6 +70,9 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     spec = spec_of(game)
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
+    labels = labels or [a.name for a in agents]
+    if keep_record:  # a label a record cannot keep is refused now, not after the game
+        record_labels(labels)
     rng = random.Random(seed)
     for seat, agent in enumerate(agents):
         agent.reset(derive_seed(seed, seat + 1))
@@ -103,7 +106,6 @@ def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[st
     if forfeit_seat is not None:
         ranks = forfeit_ranks(ranks, forfeit_seat)
         meta = {**(meta or {}), "forfeit": forfeit, "forfeit_seat": forfeit_seat}
-    labels = labels or [a.name for a in agents]
     record = GameRecord.from_state(state, labels, seed, meta).to_dict() if keep_record else None
     result = GameResult(seed=seed, agents=labels, vp=[int(v) for v in state.scores()],
                         winners=[s for s in range(n) if ranks[s] == 1], ranks=ranks,

@@ -22,16 +22,20 @@ Files without one are policies as before. The value network may be **a mean of s
 err differently, and their mean judges a search's positions better than any of them
 (docs/training.md).
 
-**Checked at load**: every tensor of the file (the policy's and the value network's) is finite:
-a NaN or infinite weight is refused with one line naming the file (it would crash a game or, in
-search, play silently badly). **The player count** a policy was trained for is the
-architecture's ``players`` (2, 3 or 4; written by ``meduris train`` since issue 31). Older files
-have none: one named like the shipped ones (``ppo_<n>p.pt``) counts as trained for ``n`` players,
-any other as trained for an unknown count (``players`` None: playable in any game, with a
-one-line warning on stderr, once per file). :func:`check_players` refuses a policy in a game
-of another player count. **Outputs checked at load**: the networks are run once on fixed
-inputs (:func:`check_outputs`); NaN, inf or absurdly large logits or values (finite weights
-whose sums overflow) are refused in one line too.
+**Checked at load**: a file torch cannot load is refused in one line saying why in this
+project's words (not a torch file, an empty file, a damaged zip, objects other than weights:
+:func:`unloadable_reason`), never torch's internal message; every tensor of the file (the policy's
+and the value network's) is finite: a NaN or infinite weight is refused with one line naming
+the file (it would crash a game or, in search, play silently badly). **The player count** a
+policy was trained for is the architecture's ``players`` (2, 3 or 4; written by ``meduris
+train`` since issue 31). Older files have none: one named like the shipped ones
+(``ppo_<n>p.pt``) counts as trained for ``n`` players, any other as trained for an unknown
+count (``players`` None: playable in any game, with a one-line warning on stderr, once per
+file). :func:`check_players` refuses a policy in a game of another player count (and
+``meduris distill`` a student of another count than its ``--players``). **Outputs checked at
+load**: the networks are run once on fixed inputs (:func:`check_outputs`); NaN, inf or
+absurdly large logits or values (finite weights whose sums overflow) are refused in one line
+too.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from __future__ import annotations
 import copy
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -253,13 +258,33 @@ def save_policy(policy, arch: dict, path, value_network=None) -> None:
     atomic_replace(path, lambda tmp: torch.save(doc, tmp))
 
 
+def unloadable_reason(path, err: Exception) -> str:
+    """Why torch could not load the file at ``path`` (``err``: its exception), in the project's
+    words: torch's own texts name its internals (``list index out of range``, a miniz error,
+    terminal escapes), not the file."""
+    try:  # (torch's own OSErrors, "Invalid argument", are about a file cut short: read it)
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as read_err:
+        return f"cannot be read: {read_err.strerror or type(read_err).__name__}"
+    if not head:
+        return "an empty file"
+    if head != b"PK\x03\x04":  # every policy file is torch's zip format
+        return "not a torch file"
+    if "weights only" in str(err).lower():
+        return "it holds objects other than tensors and plain values: refused, not run"
+    return "a zip file, but not a whole torch file: damaged, cut short or another kind of zip"
+
+
 def _read_policy_file(path) -> dict:
     """The checked top level of a policy file (format and version)."""
     try:
-        doc = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # (torch warns in several lines about a pickle's
+            warnings.simplefilter("ignore", UserWarning)  # protocol before refusing it)
+            doc = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise PolicyFileError(f"{path} is not a weights-only policy file ({first})") from None
+        raise PolicyFileError(f"{path} is not a weights-only policy file "
+                              f"({unloadable_reason(path, err)})") from None
     if not isinstance(doc, dict) or doc.get("format") != POLICY_FORMAT:
         raise PolicyFileError(f"{path} is not a Meduris policy file (no format "
                               f"{POLICY_FORMAT!r}); policy files come from `meduris train`")

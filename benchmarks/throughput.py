@@ -307,7 +307,8 @@ def ismcts_positions(players: int, seed: int) -> list:
 
     out = []
     for k, turn in enumerate((2, 8, 16)):
-        state, rng = druids_env.DruidsGame(players).new_initial_state(), random.Random(seed + k)
+        state = druids_env.DruidsGame(players).new_initial_state()
+        rng = random.Random(derive_seed(seed, players, k))
         while not state.is_terminal() and (state.turn < turn or state.is_chance_node()
                                            or len(state.legal_actions()) < 2):
             legal = state.legal_actions()

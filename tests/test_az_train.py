@@ -109,6 +109,24 @@ def test_bad_settings_refused_in_one_line(tmp_path, capsys):
         assert not out.exists()
 
 
+def test_a_checkpoint_torch_cannot_load_is_named_in_the_projects_words(tmp_path):
+    """Not torch's own text ("list index out of range", a miniz error)."""
+    from train.az import CheckpointError, read_checkpoint
+
+    text, empty, cut = tmp_path / "text.pt", tmp_path / "empty.pt", tmp_path / "cut.pt"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    empty.write_bytes(b"")
+    torch.save({"format": "x", "t": torch.zeros(1000)}, cut)
+    cut.write_bytes(cut.read_bytes()[:300])
+    for path, reason in ((text, "not a torch file"), (empty, "an empty file"),
+                         (cut, "a zip file, but not a whole torch file")):
+        with pytest.raises(CheckpointError) as err:
+            read_checkpoint(path)
+        assert str(err.value).startswith(f"cannot load {path} as an az-train checkpoint "
+                                         f"({reason}"), str(err.value)
+        assert "index" not in str(err.value) and "miniz" not in str(err.value)
+
+
 def test_targets_are_improved_policies_and_returns():
     cfg = make_config({"players": 2, "games": 2, "simulations": 4, "max_considered": 4,
                        "threads": 1, "seed": 5})

@@ -42,6 +42,8 @@ EXPECTED = {
     "UsageError": ValueError,
     "PlayerCountError": ValueError,
     "DruidsError": ValueError,
+    "OpponentError": ValueError,
+    "ValueCheckError": ValueError,
 }
 
 

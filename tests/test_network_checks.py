@@ -141,3 +141,90 @@ def test_the_warning_is_once_per_file_and_absent_for_recorded_counts(tmp_path, c
     assert capsys.readouterr().err.count("records no player count") == 1
     make_agent(f"ppo:{shipped_model(2)}").check_players(2)
     assert capsys.readouterr().err == ""
+
+
+# --- files that are no policy files: the reason in the project's words (not torch's) ---------
+def not_policy_files(folder: Path) -> dict[str, tuple[Path, str]]:
+    import json
+    import zipfile
+
+    files = {}
+    text = folder / "notes.txt"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n" * 3)
+    files["text"] = (text, "not a torch file")
+    empty = folder / "empty.pt"
+    empty.write_bytes(b"")
+    files["empty"] = (empty, "an empty file")
+    bare_zip = folder / "bare.pt"
+    with zipfile.ZipFile(bare_zip, "w") as zf:
+        zf.writestr("readme.txt", "no data.pkl here")
+    files["zip without data"] = (bare_zip, "a zip file, but not a whole torch file: damaged, "
+                                           "cut short or another kind of zip")
+    cut = folder / "cut.pt"
+    cut.write_bytes(shipped_model(2).read_bytes()[:5000])
+    files["cut short"] = (cut, "a zip file, but not a whole torch file: damaged, cut short or "
+                               "another kind of zip")
+    doc = folder / "policy.json"
+    doc.write_text(json.dumps({"format": "meduris-policy", "version": 1}))
+    files["json"] = (doc, "not a torch file")
+    pickled = folder / "pickled.pt"
+    import pickle
+    pickled.write_bytes(pickle.dumps({"format": "meduris-policy"}, protocol=4))
+    files["pickle"] = (pickled, "not a torch file")
+    code = folder / "code.pt"
+    torch.save({"format": "meduris-policy", "payload": ValueError("x")}, code)
+    files["code"] = (code, "it holds objects other than tensors and plain values: refused, "
+                           "not run")
+    return files
+
+
+@pytest.mark.parametrize("kind", ["text", "empty", "zip without data", "cut short", "json",
+                                  "pickle", "code"])
+def test_a_file_that_is_no_policy_file_says_why_in_one_line(kind, tmp_path, capsys):
+    path, reason = not_policy_files(tmp_path)[kind]
+    with pytest.raises(PolicyFileError) as caught:
+        load_policy_file(path)
+    assert str(caught.value) == f"{path} is not a weights-only policy file ({reason})"
+    for name in (f"az:5:{path}", f"ppo:{path}"):
+        with pytest.raises(MedurisError) as caught:
+            make_agent(name)
+        assert str(caught.value).endswith(f"({reason})") and "\n" not in str(caught.value)
+    out = tmp_path / "o"
+    code = main(["tournament", "--agents", f"az:5:{path},random", "--games", "1",
+                 "--workers", "1", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"({reason})" in err, err
+    for torch_words in ("list index out of range", "miniz", "Weights only", "\x1b", "Errno"):
+        assert torch_words not in err
+    assert not out.exists()
+
+
+def test_etc_passwd_is_not_a_torch_file(capsys):
+    passwd = Path("/etc/passwd")
+    if not passwd.is_file():
+        pytest.skip("no /etc/passwd here")
+    with pytest.raises(MedurisError, match=r"/etc/passwd is not a weights-only policy file "
+                                           r"\(not a torch file\)"):
+        make_agent("az:5:/etc/passwd")
+
+
+# --- distill: the student's player count is checked before any work --------------------------
+@pytest.mark.parametrize("teacher", ["greedy", "az:5", "mcts:10"])
+@pytest.mark.parametrize("trained,players", [(4, 2), (2, 4), (4, 3)])
+def test_distill_refuses_a_student_of_another_player_count_before_any_game(
+        teacher, trained, players, tmp_path, capsys, monkeypatch):
+    import train.distill
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("teacher games were played")
+    monkeypatch.setattr(train.distill, "collect", no_games)
+    student = tmp_path / "student.pt"
+    student.write_bytes(shipped_model(trained).read_bytes())
+    out = tmp_path / "out.pt"
+    code = main(["distill", str(student), "--teacher", teacher, "--players", str(players),
+                 "--games", "2", "--workers", "1", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == (f"meduris: error: {student} is a {trained}-player policy: it "
+                                 f"cannot play a {players}-player game; use one trained for "
+                                 f"{players} players (e.g. agents/models/ppo_{players}p.pt)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["student.pt"]

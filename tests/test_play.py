@@ -97,7 +97,14 @@ def test_same_seed_and_input_give_the_same_game(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--players", "5"], "--players 5: Meduris is played by 2, 3 or 4"),
     (["--opponents", "gredy"], "unknown agent 'gredy' (did you mean 'greedy'?)"),
-    (["--opponents", "greedy,random"], "2 players means 1 opponents, but --opponents names 2"),
+    (["--opponents", "greedy,random"], "2 players means 1 opponent, but --opponents names 2"),
+    (["--players", "4", "--opponents", "greedy,random"], "4 players means 3 opponents, but "
+     "--opponents names 2"),
+    (["--players", "4", "--opponents", "random,,greedy"], "--opponents: the 2nd agent name is "
+     "empty (of 3); write names separated by single commas"),
+    (["--players", "3", "--opponents", ",random"], "--opponents: the 1st agent name is empty"),
+    (["--players", "3", "--opponents", "random, "], "--opponents: the 2nd agent name is empty"),
+    (["--opponents", ","], "--opponents needs a comma-separated list of agent names"),
     (["--players", "3", "--seat", "3"], "--seat 3: seats are 0..2"),
     (["--opponents", "mcts:fast"], "write mcts:<iterations>"),
 ])
@@ -105,6 +112,7 @@ def test_play_setup_errors_are_one_line(args, message, capsys, tmp_path):
     assert main(["play", *args, "--record", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("meduris: error: ") and message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # no record written
 
 
 def test_an_unwritable_record_path_is_refused_before_the_game(tmp_path):

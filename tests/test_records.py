@@ -324,3 +324,99 @@ def test_cli_replay_in_a_real_terminal_waits_for_keys(tmp_path):
         proc.kill()
         os.close(master)
     assert b"step 3/" in seen and b"Enter: next step" in seen
+
+
+# --- labels a terminal would obey; keys given twice ------------------------------------------
+ESCAPES = ["\x1b[2J\x1b[31m", "red\x1b]0;title\x07", "bell\x07", "tab\there", "nbsp\xa0x",
+           "\u202eevil", "del\x7f"]
+
+
+@pytest.mark.parametrize("label", ESCAPES, ids=repr)
+def test_a_record_label_that_is_not_printable_is_refused_when_read(label, tmp_path, capsys):
+    _, record = record_of(seed=3)
+    doc = record.to_dict()
+    doc["agents"][1] = label
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(RecordError) as err:
+        GameRecord.load(path)
+    text = str(err.value)
+    assert text.startswith("record: agents[1]: a label must be printable text (no control "
+                           "characters such as terminal escapes), got ") and text.isprintable()
+    assert main(["replay", str(path), "--all"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "\x1b" not in captured.err and "\x07" not in captured.err
+    assert captured.err.startswith("meduris: error: record: agents[1]: a label must be "
+                                   "printable")
+
+
+@pytest.mark.parametrize("label", ESCAPES, ids=repr)
+def test_a_record_is_not_written_with_a_label_that_is_not_printable(label, tmp_path):
+    game = MedurisGame(2)
+    state = game.new_initial_state()
+    with pytest.raises(RecordError, match=r"record: agents\[0\]: a label must be printable"):
+        GameRecord.from_state(state, [label, "random"])
+    agents = [make_agent("random"), make_agent("greedy")]
+    with pytest.raises(RecordError, match=r"agents\[1\]: a label must be printable"):
+        play_game(game, agents, 1, labels=["random", label], keep_record=True)
+    # without a record the labels are the caller's business, as before
+    assert play_game(game, agents, 1, labels=["random", label]).agents == ["random", label]
+
+
+def test_printable_labels_of_any_script_are_kept():
+    state = MedurisGame(2).new_initial_state()
+    labels = ["Zoë ✓ 名人", "mcts:200 (seat #2)"]
+    record = GameRecord.from_state(state, labels)
+    assert GameRecord.from_json(record.to_json()).agents == labels
+
+
+@pytest.mark.parametrize("where,dup,key", [
+    ("top", '"version":1,', "'version'"),
+    ("top", '"agents":["a","b"],', "'agents'"),
+    ("game", '"exchange":"auto",', "'exchange'"),
+    ("action", '"seat":0,', "'seat'"),
+])
+def test_a_key_given_twice_in_a_record_is_refused_naming_it(where, dup, key, tmp_path, capsys):
+    _, record = record_of(seed=4)
+    text = record.to_json()
+    anchor = {"top": '{"format":', "game": '"game":{', "action": '"actions":[{'}[where]
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, anchor + dup if where != "top" else '{' + dup + '"format":')
+    with pytest.raises(RecordError) as err:
+        GameRecord.from_json(text)
+    assert str(err.value) == (f"record: the key {key} is given twice in one object (not a file "
+                              "this project writes); keep one")
+    path = tmp_path / "dup.json"
+    path.write_text(text)
+    assert main(["replay", str(path), "--all"]) == 2
+    assert capsys.readouterr().err == f"meduris: error: {err.value}\n"
+    assert GameRecord.from_json(record.to_json()).agents == record.agents  # once each: read
+
+
+def test_a_key_given_twice_in_a_state_file_is_refused_naming_it():
+    from meduris_env import StateFileError, load_state
+
+    state = MedurisGame(3).new_initial_state()
+    text = state.to_json()
+    assert load_state(text) == state
+    for anchor, dup, name in (("{", '"format":"meduris-state",', "format"),
+                              ("{", '"version":1,', "version"),
+                              ('"game":{', '"exchange":"manual",', "exchange"),
+                              ('"arrays":{', '"turn":0,', "turn")):
+        assert anchor in text and dup.split(":")[0] in text
+        doubled = text.replace(anchor, anchor + dup, 1)
+        with pytest.raises(StateFileError) as err:
+            load_state(doubled)
+        assert str(err.value) == (f"state file: the key '{name}' is given twice in one object "
+                                  "(not a file this project writes); keep one")
+
+
+def test_a_record_made_directly_is_not_written_with_a_label_that_is_not_printable(tmp_path):
+    _, record = record_of(seed=3)
+    record.agents = ["greedy", "\x1b[31mred"]
+    with pytest.raises(RecordError, match=r"agents\[1\]: a label must be printable"):
+        record.save(tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()
+    record.agents = ["greedy", "x" * 1000]  # too long: cut, as from_state does, so it reads back
+    assert len(GameRecord.load(record.save(tmp_path / "r.json")).agents[1]) == 200

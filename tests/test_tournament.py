@@ -89,6 +89,11 @@ def test_wilson_interval_known_values():
     (["--games", "0"], "argument --games: 0 is outside 1..1000000"),
     (["--seed", "-3"], "argument --seed: -3 is outside 0..9223372036854775807"),
     (["--workers", "x"], "argument --workers: 'x' is not a whole number"),
+    (["--agents", "random,,greedy"], "--agents: the 2nd agent name is empty (of 3); write names "
+     "separated by single commas, e.g. random,greedy,mcts:200"),
+    (["--agents", ",random,greedy"], "--agents: the 1st agent name is empty (of 3)"),
+    (["--agents", "random,greedy, "], "--agents: the 3rd agent name is empty (of 3)"),
+    (["--agents", ",,"], "--agents needs a comma-separated list of agent names"),
 ])
 def test_cli_errors_are_one_line_naming_the_fix(args, message, capsys):
     try:
@@ -163,3 +168,44 @@ def test_the_leaderboard_stays_aligned_with_long_agent_names():
                 if i}) == 1  # the two rows end in the same column
     assert all(line.rstrip().endswith(("1.00         0", "ms/move  forfeits")) for line in table)
     assert lines[2].startswith(long + " ") and lines[3].startswith("greedy ")
+
+
+@pytest.mark.parametrize("agents,players,lineups", [(40, 4, "2,193,360"), (60, 4, "11,703,240"),
+                                                    (1001, 2, "1,001,000"),
+                                                    (20_000, 3, "7,998,800,040,000")])
+def test_more_lineups_than_games_allowed_are_refused_before_any_is_listed(
+        agents, players, lineups, tmp_path, capsys, monkeypatch):
+    """40 agents at 4 players make 2,193,360 lineups (each plays at least once): refused in one
+    line naming the fix, before the lineups are listed (60 agents would take 3 GB) and before
+    any agent is built or any file written."""
+    import itertools
+
+    import agents.tournament.schedule as schedule
+
+    def no_listing(*args):
+        raise AssertionError("the lineups were listed")
+    monkeypatch.setattr(itertools, "permutations", no_listing)
+    monkeypatch.setattr(schedule, "make_agent", no_listing)
+    out = tmp_path / "out"
+    code = main(["tournament", "--agents", ",".join(["random"] * agents), "--players",
+                 str(players), "--out", str(out), "--no-progress", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == (f"meduris: error: {agents} agents at {players} players make {lineups} "
+                   "lineups, more than the 1,000,000 games a tournament may play (each lineup "
+                   "plays at least once); give fewer agents (--agents) or fewer players "
+                   "(--players)\n")
+    assert not out.exists()
+    cfg = TournamentConfig(agents=["random"] * agents, players=players)
+    with pytest.raises(schedule.TournamentError, match="give fewer agents \\(agents\\) or "
+                                                       "fewer players \\(players\\)"):
+        schedule.check_config(cfg)
+
+
+def test_the_lineup_bound_is_the_games_flags_maximum():
+    from agents.tournament.schedule import MAX_GAMES, check_lineups
+    from meduris_cli.checks import MAX_GAMES as FLAG_MAX
+
+    assert MAX_GAMES == FLAG_MAX
+    assert check_lineups(32, 4) == 863_040 and check_lineups(1000, 2) == 999_000
+    assert check_lineups(3, 3) == 6

@@ -121,6 +121,43 @@ def test_config_errors_name_the_setting(tmp_path):
         load_config(yml, {})
 
 
+@pytest.mark.parametrize("text,setting,value", [
+    ("learning_rate: 3e-4\n", "learning_rate", 3e-4),
+    ("learning_rate: 3E-4\n", "learning_rate", 3e-4),
+    ("ent_coef: 1e-2\n", "ent_coef", 0.01),
+    ("gamma: 9.9e-1\n", "gamma", 0.99),
+    ("clip_range: 2e+0\n", "clip_range", 2.0),
+    ("shaping: .5e1\n", "shaping", 5.0),
+    ("learning_rate: 0.0003\n", "learning_rate", 0.0003),
+])
+def test_a_config_reads_exponent_floats_as_the_docs_write_them(tmp_path, text, setting, value):
+    """PyYAML (YAML 1.1) reads ``3e-4`` as text; the config reads it as YAML 1.2 does."""
+    yml = tmp_path / "c.yaml"
+    yml.write_text(text)
+    got = getattr(load_config(yml, {}), setting)
+    assert type(got) is float and got == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("learning_rate: '3e-4'\n", "learning_rate must be a finite number, got '3e-4' (str)"),
+    ("learning_rate: 3e-4x\n", "learning_rate must be a finite number, got '3e-4x' (str)"),
+    ("learning_rate: 3e400\n", "learning_rate must be a finite number, got inf"),
+    ("learning_rate: -3e-4\n", "learning_rate"),
+    ("steps: 1e6\n", "steps must be a whole number, got 1000000.0 (float)"),
+])
+def test_a_config_still_refuses_what_is_no_number_of_the_setting(tmp_path, capsys, text,
+                                                                 message):
+    yml = tmp_path / "c.yaml"
+    yml.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(yml, {})
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+    out = tmp_path / "run"
+    assert meduris("train", "--config", str(yml), "--out", str(out), "--no-progress") == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_shipped_model_plays_only_legal_moves(players):
     model = shipped_model(players)
@@ -772,6 +809,25 @@ def test_resume_from_the_wrong_file_names_the_right_one(tiny_resume_run, capsys)
         assert "has no model.json" not in err and f"play it as ppo:{resume}" not in err
         if playable:
             assert err.endswith(f"to play it: {playable}"), err
+
+
+def test_resume_from_a_folder_that_is_no_run_says_it_holds_no_checkpoint(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    policy_only = tmp_path / "policies"
+    policy_only.mkdir()
+    (policy_only / "policy.pt").write_bytes(b"")
+    for folder in (empty, policy_only, tmp_path):
+        before = sorted(p for p in tmp_path.rglob("*"))
+        err = resume_error(str(folder), capsys)
+        assert err == (f"meduris: error: {folder} is a folder that holds no checkpoint.zip: give "
+                       "a run's checkpoint.zip (meduris train writes one in its --out folder)")
+        assert sorted(p for p in tmp_path.rglob("*")) == before
+    for name in ("policy.pt", "model.zip", "checkpoint.json"):  # such files, but no checkpoint
+        (empty / name).write_bytes(b"")
+        err = resume_error(str(empty / name), capsys)
+        assert f"{empty} holds no checkpoint.zip to resume from" in err, err
+        assert "resume from " + str(empty / "checkpoint.zip") not in err
 
 
 @pytest.mark.parametrize("edit,needle", [

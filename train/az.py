@@ -718,10 +718,12 @@ def read_checkpoint(path) -> dict:
     """The checkpoint's document (``torch.load(weights_only=True)``: nothing runs)."""
     import torch
 
+    from agents.network import unloadable_reason
+
     try:
         doc = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch raises many kinds
-        raise _refused(path, err) from None
+    except Exception as err:  # torch raises many kinds; its words name its internals
+        raise _refused(path, unloadable_reason(path, err)) from None
     if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
         raise _refused(path, "no az-train checkpoint format")
     return doc

@@ -2,7 +2,9 @@
 
 Contract: every problem is one :class:`ConfigError` line naming the setting (values shown as a
 short excerpt, never the file's content). The file is read by :func:`read_config_file`: at
-most 1 MiB, no YAML aliases (the "billion laughs"), no duplicate keys. Every value passes the
+most 1 MiB, no YAML aliases (the "billion laughs"), merge keys or duplicate keys, at most 32
+levels deep, numbers of at most 4000 digits; ``3e-4`` is a float (YAML 1.2), as the docs write
+it. Every value passes the
 one type check :func:`checked_value` (integers strict: ``2048.7`` and ``true`` refused, numpy
 ints accepted), then its range.
 """
@@ -226,6 +228,12 @@ def _unknown_message(unknown: list, known: set) -> str:
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config is a screenful of settings
+MAX_CONFIG_DEPTH = 32  # levels of nesting (the deepest setting, opponents, needs 3)
+MAX_NUMBER_DIGITS = 4000  # digits of a number (Python refuses ints of more than 4300)
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+#: YAML 1.2's floats with an exponent and no point (``3e-4``, ``1E5``), which PyYAML (YAML 1.1)
+#: reads as strings; the forms with a point (``3.0e-4``, ``0.0003``) are YAML 1.1 floats already
+_EXPONENT_FLOAT = r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"
 
 
 def read_config_file(path: str | Path):
@@ -233,8 +241,10 @@ def read_config_file(path: str | Path):
     :data:`MAX_CONFIG_BYTES` (the one bounded reader,
     :func:`meduris_env.engine.jsonfile.read_bounded`: a folder, a device or a FIFO is refused
     before it is opened, and no more than the bound is ever read), no aliases (``*name``: the
-    "billion laughs" expansion), no duplicate keys, and a ConfigError naming only a line and
-    column for a file that is not YAML (never its content)."""
+    "billion laughs" expansion), no merge keys (``<<``), no duplicate keys, at most
+    :data:`MAX_CONFIG_DEPTH` levels of nesting and :data:`MAX_NUMBER_DIGITS` digits in a number,
+    and a ConfigError naming only a line and column for a file that is not YAML (never its
+    content). Numbers such as ``3e-4`` are floats (YAML 1.2's form, :data:`_EXPONENT_FLOAT`)."""
     import yaml
 
     path = Path(path)
@@ -247,46 +257,81 @@ def read_config_file(path: str | Path):
                           "training config such as train/configs/*.yaml") from None
     try:
         return yaml.load(text, Loader=_strict_loader())  # noqa: S506 (a SafeLoader)
-    except ConfigError as err:  # an alias or a duplicate key (the loader's, below)
+    except ConfigError as err:  # the loader's own refusals, below
         raise ConfigError(f"config {path}: {err}") from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = clip(err.problem or err.context or "")
         raise ConfigError(f"config {path} is not valid YAML ({where}{problem})") from None
-    except (yaml.YAMLError, RecursionError, ValueError) as err:  # deep, or a 5000-digit int
+    except RecursionError:  # (the loader's depth bound comes first; this is a safety net)
+        raise ConfigError(f"config {path}: nested too deeply (a config is a mapping of "
+                          "settings)") from None
+    except (yaml.YAMLError, ValueError) as err:
         raise ConfigError(f"config {path} is not valid YAML "
                           f"({clip(str(err))})") from None
 
 
+def _line(node) -> str:
+    return f"line {node.start_mark.line + 1}"
+
+
 def _strict_loader():
+    import re
+
     import yaml
 
     class Loader(yaml.SafeLoader):
-        """SafeLoader that refuses aliases and duplicate keys (each a ConfigError)."""
+        """SafeLoader that refuses aliases, merge keys, duplicate keys, deep nesting and
+        numbers of too many digits (each a ConfigError), and reads ``3e-4`` as a float."""
+
+        depth = 0
 
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
                 mark = self.peek_event().start_mark
                 raise ConfigError(f"line {mark.line + 1}: aliases (*name) are not "
                                   "allowed in a config; write the value out")
-            return super().compose_node(parent, index)
+            if self.depth >= MAX_CONFIG_DEPTH:
+                mark = self.peek_event().start_mark
+                raise ConfigError(f"line {mark.line + 1}: nested more than {MAX_CONFIG_DEPTH} "
+                                  "levels deep (a config is a mapping of settings)")
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
 
         def construct_mapping(self, node, deep=False):
             seen = set()
             for key_node, _ in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    raise ConfigError(f"{_line(key_node)}: merge keys (<<) are not supported "
+                                      "in a config; write the settings out")
                 key = self.construct_object(key_node, deep=True)
                 try:
                     duplicate = key in seen
                     seen.add(key)
                 except TypeError:
-                    raise ConfigError(f"line {key_node.start_mark.line + 1}: a key "
-                                      "must be a name") from None
+                    raise ConfigError(f"{_line(key_node)}: a key must be a name") from None
                 if duplicate:
-                    raise ConfigError(f"line {key_node.start_mark.line + 1}: "
-                                      f"{excerpt(key)} is given twice; keep one")
+                    raise ConfigError(f"{_line(key_node)}: {excerpt(key)} is given twice; "
+                                      "keep one")
             return super().construct_mapping(node, deep)
 
+        def construct_number(self, node):
+            digits = sum(c.isalnum() for c in self.construct_scalar(node))
+            if digits > MAX_NUMBER_DIGITS:
+                raise ConfigError(f"{_line(node)}: a number of {digits:,} digits, more than "
+                                  f"the {MAX_NUMBER_DIGITS} a setting may have")
+            if node.tag.endswith(":int"):
+                return self.construct_yaml_int(node)
+            return self.construct_yaml_float(node)
+
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        Loader.add_constructor(tag, Loader.construct_number)
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(_EXPONENT_FLOAT),
+                                 list("-+0123456789."))
     return Loader
 
 

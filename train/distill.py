@@ -235,14 +235,17 @@ def distill(policy_file: str | Path, out: str | Path, teacher: str = "az:200",
     """The whole recipe of the module docstring: the teacher games (:func:`collect`), the fit
     (:func:`fit`), and ``out`` written (the policy file ``policy_file`` distilled, with its value
     network). Returns the fit's report with ``teacher`` (its full name), ``games`` and
-    ``play_seconds``. An unknown teacher is refused before any game (UnknownAgentError); bad
-    files raise PolicyFileError, DistillError or OSError."""
+    ``play_seconds``. An unknown teacher is refused before any game (UnknownAgentError), and so
+    is a policy file trained for another player count than ``players`` (PolicyFileError, from
+    :func:`agents.network.check_players`); bad files raise PolicyFileError, DistillError or
+    OSError."""
     from agents import make_agent
     from agents.features import feature_set_of_size
-    from agents.network import load_policy_file, load_value_network, save_policy
+    from agents.network import check_players, load_policy_file, load_value_network, save_policy
 
     _check_targets(targets, TARGETS)
     policy, arch = load_policy_file(policy_file)
+    check_players(arch, policy_file, players)  # never relabel a 4-player network as 2-player
     value_network = load_value_network(policy_file)
     teacher = teacher_name(teacher, Path(policy_file).resolve())
     make_agent(teacher)  # an unknown teacher is refused here, before any game

@@ -143,21 +143,31 @@ def check_pair(path: Path, meta_path: Path, meta: dict) -> None:
 
 def not_a_checkpoint(path: Path) -> str | None:
     """Why ``path`` is not a checkpoint.zip to resume from, naming the file that is (and the
-    policy file to play), or None when it may be one."""
+    policy file to play) when there is one, or None when it may be one."""
     folder = path if path.is_dir() else path.parent
-    resume = f"resume from {folder / 'checkpoint.zip'}"
+    checkpoint = folder / "checkpoint.zip"
+    resume = (f"resume from {checkpoint}" if checkpoint.is_file() else
+              f"{folder} holds no checkpoint.zip to resume from (meduris train writes one in "
+              "its --out folder)")
+
+    def play(policy: Path) -> str:
+        return f"; to play it: ppo:{policy}" if policy.is_file() else ""
     if path.is_dir():
-        return f"{path} is a run folder: {resume}; to play it: ppo:{path / 'policy.pt'}"
+        if not checkpoint.is_file():
+            return (f"{path} is a folder that holds no checkpoint.zip: give a run's "
+                    "checkpoint.zip (meduris train writes one in its --out folder)")
+        return f"{path} is a run folder: {resume}{play(path / 'policy.pt')}"
     if path.name == "checkpoint.json":
         return f"{path} is the run state beside a checkpoint: {resume} (it reads this file)"
     if path.name == "model.zip":
-        return (f"{path} is a run's final model (no run state to go on with): {resume}, with "
-                f"a larger --steps; to play it: ppo:{folder / 'policy.pt'}")
+        more = ", with a larger --steps" if checkpoint.is_file() else ""
+        return (f"{path} is a run's final model (no run state to go on with): {resume}{more}"
+                f"{play(folder / 'policy.pt')}")
     if path.suffix == ".pt":
-        return f"{path} is a policy file, not a checkpoint: {resume}; to play it: ppo:{path}"
+        return f"{path} is a policy file, not a checkpoint: {resume}{play(path)}"
     if path.suffix != ".zip":
         return f"{path} is not a checkpoint: resume from a run's checkpoint.zip (e.g. " \
-               f"{folder / 'checkpoint.zip'})"
+               f"{checkpoint})"
     return None
 
 

@@ -3,7 +3,8 @@ entrants for the seats) played equally often, and each game's seed.
 
 Game ``i`` of a tournament with seed ``s`` has the seed ``derive_seed(s, i)`` and the lineup
 ``lineups[i % len(lineups)]`` (:func:`tasks`), so results do not depend on how the games are
-spread over workers.
+spread over workers. The lineups are counted (``math.perm``) before any is listed: more than
+:data:`MAX_GAMES` of them (40 agents at 4 players make 2,193,360) is refused in one line.
 
 :func:`check_config` words its errors with the configuration's field names (``players 5: ...``);
 the command line passes its flags' names instead (``--players 5: ...``,
@@ -21,7 +22,7 @@ from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.values import ValueCheckError
 
-from ..base import UnknownAgentError
+from ..base import UnknownAgentError, check_names
 from ..external import DEFAULT_MOVE_TIME, check_seconds
 from ..games import GAMES, check_game
 from ..registry import make_agent
@@ -51,6 +52,9 @@ class TournamentConfig:
     game: str = "meduris"  # a game of agents.games.GAMES (summary.json names it unless Meduris)
 
 
+#: the most games a tournament plays (the `--games` flag's maximum), so at most this many lineups
+MAX_GAMES = 1_000_000
+
 # how check_config names each setting in its errors: the configuration's fields
 FIELDS = {name: name for name in ("agents", "players", "games", "workers", "backend", "address",
                                   "save_records", "move_time", "game_time")}
@@ -74,14 +78,13 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     games rounded up to a multiple of the lineups)."""
     spec = GAMES[check_game(cfg.game, TournamentError)]
     spec.check_players(cfg.players, names["players"], TournamentError)
-    entrants = [n.strip() for n in cfg.agents]
-    if not entrants or any(not n for n in entrants):
-        raise TournamentError(f"{names['agents']} needs a comma-separated list of agent names, "
-                              "e.g. random,greedy,mcts:200")
+    entrants = check_names(list(cfg.agents), names["agents"], TournamentError,
+                           "random,greedy,mcts:200")
     if len(entrants) < cfg.players:
         raise TournamentError(
             f"{cfg.players} players need at least {cfg.players} agents, got {len(entrants)}; "
             f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
+    check_lineups(len(entrants), cfg.players, names)
     for name in dict.fromkeys(entrants):
         try:
             agent = make_agent(name, cfg.game)  # (loads its model: a missing file is refused)
@@ -104,6 +107,18 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     games = math.ceil(cfg.games / len(lineups)) * len(lineups)
     recorded_games(cfg.save_records, games, names["save_records"])
     return labels, lineups, games
+
+
+def check_lineups(entrants: int, players: int, names: dict[str, str] = FIELDS) -> int:
+    """The number of lineups (ordered choices of ``players`` of the ``entrants``), counted before
+    any is listed: more than :data:`MAX_GAMES` (each lineup plays at least once) is refused."""
+    count = math.perm(entrants, players)
+    if count > MAX_GAMES:
+        raise TournamentError(
+            f"{entrants} agents at {players} players make {count:,} lineups, more than the "
+            f"{MAX_GAMES:,} games a tournament may play (each lineup plays at least once); "
+            f"give fewer agents ({names['agents']}) or fewer players ({names['players']})")
+    return count
 
 
 def check_limits(move_time: float, game_time: float | None,

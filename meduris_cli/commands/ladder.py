@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.base import check_names
 from agents.games import GAME_NAMES
 from agents.ladder import (
     LADDERS,
@@ -192,8 +193,9 @@ def say(bar, line: str) -> None:
 def anchor_list(args) -> list[str]:
     if args.anchors is None:
         return list(ladder_of(args.game).anchors[args.players])
-    names = [n.strip() for n in args.anchors.split(",")]
-    if any(not n for n in names) or len(set(names)) != len(names):
+    names = check_names(args.anchors.split(","), "--anchors", LadderError,
+                        "random,greedy,mcts:50")
+    if len(set(names)) != len(names):
         raise LadderError(f"--anchors {args.anchors!r}: write distinct agent names separated "
                           "by commas, weakest first, e.g. random,greedy,mcts:50")
     if len(names) < args.players:

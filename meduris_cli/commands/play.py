@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TextIO
 
 from agents import UnknownAgentError, make_agent
+from agents.base import check_names
 from agents.external import DEFAULT_MOVE_TIME, set_limits
 from agents.games import GAME_NAMES, game_spec
 from agents.levels import describe, level
 from agents.play import play_human
 from meduris_env.engine.errors import MedurisError
+from meduris_env.envs.opponents import opponent_count
 from meduris_env.records.atomic import unwritable_reason
 
 from ..checks import SEED, add_time_flags
@@ -87,15 +89,14 @@ def opponent_specs(opponents: str, players: int, game: str = "meduris") -> list[
     """One agent name per opponent seat; a single name fills every opponent seat."""
     spec = game_spec(game)
     spec.check_players(players, "--players", PlayError)
-    names = [n.strip() for n in opponents.split(",")]
-    if any(not n for n in names):
-        raise PlayError("--opponents needs agent names separated by commas, e.g. "
-                        + DEFAULT_OPPONENTS[game])
+    names = check_names(opponents.split(","), "--opponents", PlayError,
+                        DEFAULT_OPPONENTS[game])
     if len(names) == 1:
         names *= players - 1
     if len(names) != players - 1:
-        raise PlayError(f"{players} players means {players - 1} opponents, but --opponents "
-                        f"names {len(names)}: give one name for all or one per opponent")
+        raise PlayError(f"{players} players means {opponent_count(players - 1)}, but "
+                        f"--opponents names {len(names)}: give one name for all or one per "
+                        "opponent")
     return names
 
 

@@ -34,7 +34,7 @@ from .constants import (
 from .errors import MedurisError
 from .layout import OFFSETS, STATE_SIZE
 from .state import State
-from .values import check_bool, check_int
+from .values import check_bool, check_choice, check_int
 
 DEFAULT_MAX_TURNS = 1000
 MAX_TURNS_LIMIT = 2**31 - 1  # the state array holds it as an int32
@@ -96,8 +96,7 @@ class MedurisGame:
         zero_sum: bool = True,
     ):
         num_players = check_players(num_players)
-        if exchange not in ("auto", "manual"):
-            raise ValueError(f"exchange must be 'auto' or 'manual' (R15), got {exchange!r}")
+        exchange = check_choice("exchange", exchange, ("auto", "manual"), " (R15)")
         self.max_turns = 0 if max_turns is None else check_int(
             "max_turns (0 or None: no limit)", max_turns, 0, MAX_TURNS_LIMIT)
         self.random_start_player = check_bool("random_start_player", random_start_player)

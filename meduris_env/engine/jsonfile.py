@@ -10,7 +10,9 @@ Contract: :func:`parse_json` turns text into Python values or raises the caller'
 * nesting: at most ``max_depth`` (default :data:`MAX_DEPTH`) levels of ``[``/``{``, found by a
   scan of the text before the parser recurses;
 * integers: within 64 bits (signed), refused while parsing (so ``10**100`` never reaches code
-  that converts it to a fixed-width integer); ``NaN``/``Infinity`` are refused too.
+  that converts it to a fixed-width integer); ``NaN``/``Infinity`` are refused too;
+* keys: no key twice in one object (``{"version": 1, "version": 2}``: which one counts would be
+  the parser's choice), refused naming the key.
 
 :func:`read_bounded` is the one reader of a file a user names (records, state and board files,
 training configs, checkpoints' settings): it refuses anything that is not a regular file (a
@@ -31,6 +33,8 @@ import re
 import stat
 from pathlib import Path
 from typing import Any
+
+from .values import excerpt
 
 MAX_BYTES = 64 * 1024 * 1024  # a long game's record is well under 1 MB
 MAX_DEPTH = 64  # the deepest the project writes is 5 (a state's 3-d arrays inside objects)
@@ -87,8 +91,20 @@ def parse_json(text: str | bytes, error: type[Exception], what: str,
     def refuse_constant(name: str) -> None:
         raise error(f"{what}: {name} is not a number JSON allows")
 
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+        doc = dict(pairs)
+        if len(doc) != len(pairs):  # (the common case costs one comparison)
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise error(f"{what}: the key {excerpt(key)} is given twice in one object "
+                                "(not a file this project writes); keep one")
+                seen.add(key)
+        return doc
+
     try:
-        return json.loads(text, parse_int=bounded_int, parse_constant=refuse_constant)
+        return json.loads(text, parse_int=bounded_int, parse_constant=refuse_constant,
+                          object_pairs_hook=unique_keys)
     except RecursionError:  # a bound above the scan's, or a parser recursing deeper than it
         raise error(f"{what}: nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError: its message names a line and column only

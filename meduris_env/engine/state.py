@@ -188,7 +188,8 @@ class State:
             raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
         a = int(action)
         if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
-            raise IllegalActionError(self._illegal_reason(a))
+            shown = a if a.bit_length() <= 64 else excerpt(a)
+            raise IllegalActionError(f"action {shown} is not an action id (0..{NUM_IDS - 1})")
         game = self.game
         ev, evc = _SCRATCH.events
         cur = K.apply(self._a, game.field_materials, game.field_areas, a, ev, evc)
@@ -321,8 +322,7 @@ class State:
         return [decode(-1, tuple(row)) for row in ev[:n].tolist()]
 
     def _illegal_reason(self, a: int) -> str:
-        desc = action_to_string(a) if 0 <= a < NUM_IDS else "no such action"
-        what = f"action {a} ({desc})"
+        what = f"action {a} ({action_to_string(a)})"  # (an id: apply_action checked the range)
         if self._cur == TERMINAL:
             return f"{what}: the game is over"
         if self._cur == CHANCE:

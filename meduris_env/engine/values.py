@@ -1,9 +1,11 @@
 """The one strict checker of user-given scalars: bools, ints and floats.
 
 Contract: every option, budget or seed a user can pass as a number or a flag goes through
-:func:`check_bool`, :func:`check_int` or :func:`check_float`, which return the value as a plain
-Python ``bool``/``int``/``float`` or raise :class:`ValueCheckError` with one line naming the
-parameter, what it must be and (a short excerpt of) what it got. Nothing is coerced silently:
+:func:`check_bool`, :func:`check_int` or :func:`check_float` (an option naming one of a few
+choices, such as ``exchange`` or ``reward``, through :func:`check_choice`), which return the
+value as a plain Python ``bool``/``int``/``float`` (or the choice) or raise
+:class:`ValueCheckError` with one line naming the parameter, what it must be and (a short
+excerpt of) what it got. Nothing is coerced silently:
 
 * a bool is ``True`` or ``False`` (``numpy.bool_`` too); ``'no'``, ``0``, ``1`` or ``None`` are
   refused (a string that reads as false would otherwise be taken as true);
@@ -31,8 +33,8 @@ import numpy as np
 
 from .errors import MedurisError
 
-__all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "parse_int",
-           "parse_float", "excerpt", "unwrap_action", "SEED_MAX"]
+__all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "check_choice",
+           "parse_int", "parse_float", "excerpt", "unwrap_action", "SEED_MAX"]
 
 #: the largest seed any interface takes: every environment, command, config and the web API accept
 #: a seed 0..SEED_MAX (one range everywhere; the batch engine keeps seeds in int64)
@@ -122,6 +124,16 @@ def check_float(name: str, value: object, low: float | None = None,
         raise ValueCheckError(f"{name} must be {_rule('a finite number', low, high)}, got "
                               f"{excerpt(value)}")
     return number
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...], note: str = "") -> str:
+    """``value`` if it is one of the strings ``choices``, else a ValueCheckError: ``{name} must
+    be 'a' or 'b'{note}, got ...`` (three or more: ``must be one of 'a', 'b', 'c'``)."""
+    if isinstance(value, str) and value in choices:
+        return value
+    quoted = [repr(c) for c in choices]
+    rule = " or ".join(quoted) if len(quoted) == 2 else "one of " + ", ".join(quoted)
+    raise ValueCheckError(f"{name} must be {rule}{note}, got {excerpt(value)}")
 
 
 def parse_int(name: str, text: str, low: int | None = None, high: int | None = None) -> int:

@@ -67,7 +67,7 @@ from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame, game_from
 from ..engine.loop import play, resolve_chance
 from ..engine.state import IllegalActionError, State
-from ..engine.values import SEED_MAX, check_int
+from ..engine.values import SEED_MAX, check_bool, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
@@ -99,7 +99,7 @@ class raw_env(TurnBasedAEC):
         self.reward_mode = check_reward_mode(reward)
         self.truncation_reward = check_truncation_reward(truncation_reward)
         self.max_cycles = check_max_cycles(max_cycles)
-        self.hidden_materials = bool(hidden_materials)
+        self.hidden_materials = check_bool("hidden_materials", hidden_materials)
         self.render_mode = check_render_mode(render_mode)
         self.setup(game)
         high = observation_high(self.game.max_turns)

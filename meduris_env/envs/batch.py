@@ -73,7 +73,7 @@ from ..engine.constants import MAX_PLAYERS, NUM_ACTIONS, TERMINAL
 from ..engine.game import MedurisGame, game_from
 from ..engine.layout import O_VP, STATE_SIZE
 from ..engine.state import IllegalActionError, State
-from ..engine.values import SEED_MAX, check_int
+from ..engine.values import SEED_MAX, check_bool, check_int
 from . import batch_kernels as k
 from .batch_kernels import ALL_SEATS, RANDOM_SEAT, Games
 from .observation import OBS_SIZE, encode_board
@@ -151,8 +151,8 @@ class MedurisBatch:
         self._settings = np.zeros(k.SETTINGS, dtype=np.int64)
         self._settings[k.SEED] = check_int("seed", seed, 0, SEED_MAX)
         self._settings[k.REWARD_MODE] = REWARD_MODES.index(self.reward_mode)
-        self._settings[k.HIDDEN] = bool(hidden_materials)
-        self._settings[k.AUTO_RESET] = bool(auto_reset)
+        self._settings[k.HIDDEN] = check_bool("hidden_materials", hidden_materials)
+        self._settings[k.AUTO_RESET] = check_bool("auto_reset", auto_reset)
         self._settings[k.LEARNER_MODE] = ALL_SEATS
         self._all = np.arange(b, dtype=np.int64)
         board = np.zeros(OBS_SIZE, dtype=np.float32)  # the board's slices, the same every step

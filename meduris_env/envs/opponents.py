@@ -15,14 +15,23 @@ objects, checked here before any game starts:
 ``observation`` is the opponent's own env observation (``{"observation", "action_mask"}``, or
 ``None`` for an object whose ``uses_observation`` is false) and ``state`` the live engine state
 (read it or ``clone()`` it, do not change it).
+
+Anything else is an :class:`OpponentError` (a ``MedurisError``, also a ``ValueError`` and a
+``TypeError``) in one line: a name other than ``'random'`` says to build the agent with
+``agents.make_agent``, which knows every name (and says what a misspelt one may mean); a
+slip of ``'random'`` itself gets a did-you-mean here (``'randm'``).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+from ..engine.errors import MedurisError
+from ..engine.values import excerpt
 
 if TYPE_CHECKING:
     from ..engine.game import MedurisGame
@@ -58,15 +67,33 @@ BatchOpponentSpec = Literal["random"] | BatchOpponent | Callable[[np.ndarray, np
                                                                    np.ndarray]
 
 
+def _did_you_mean(spec: str) -> str:
+    """`` (did you mean 'random'?)`` for a slip of the one name environments build."""
+    close = difflib.get_close_matches(spec.split(":", 1)[0][:40], ["random"], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class OpponentError(MedurisError, ValueError, TypeError):
+    """An opponent an environment cannot use: a name other than ``'random'`` (environments
+    build no agents by name), or neither an object of the protocol nor a callable."""
+
+
 def _check(spec: Any, protocol: type, what: str, forms: str, build: str) -> Any:
     if isinstance(spec, str):
         if spec == "random":
             return spec
-        raise ValueError(f"opponent {spec!r}: {what} takes {forms}, not names (only 'random' is "
-                         f"built in); build this one with {build}({spec!r})")
+        raise OpponentError(f"opponent {excerpt(spec)}{_did_you_mean(spec)}: {what} takes "
+                            f"{forms}, not names "
+                            f"(only 'random' is built in); build this one with "
+                            f"{build}({excerpt(spec)})")
     if isinstance(spec, protocol) or callable(spec):
         return spec
-    raise TypeError(f"an opponent is 'random', {forms} ({what}); got {spec!r}")
+    raise OpponentError(f"an opponent is 'random', {forms} ({what}); got {excerpt(spec)}")
+
+
+def opponent_count(count: int) -> str:
+    """``1 opponent``, ``2 opponents`` (for a message)."""
+    return f"{count} opponent{'' if count == 1 else 's'}"
 
 
 def check_opponent(spec: Any) -> OpponentSpec:

@@ -31,7 +31,7 @@ from numba import njit
 
 from ..engine.kernel import win_returns
 from ..engine.layout import O_NP, O_VP
-from ..engine.values import ValueCheckError, excerpt
+from ..engine.values import ValueCheckError, check_choice, excerpt
 
 REWARD_MODES = ("win", "score", "dense")
 TRUNCATION_REWARDS = ("none", "standings")
@@ -40,18 +40,18 @@ SCORE_SCALE = 50.0  # VP; a typical decisive margin, keeps "score"/"dense" rewar
 
 
 def check_reward_mode(reward: str) -> str:
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, "
-                         f"got {reward!r}")
-    return reward
+    """``reward`` if it is one of :data:`REWARD_MODES`, else a one-line ValueCheckError."""
+    return check_choice("reward", reward, REWARD_MODES)
 
 
 def check_truncation_reward(truncation_reward: str) -> str:
-    if truncation_reward not in TRUNCATION_REWARDS:
-        raise ValueCheckError(f"truncation_reward must be one of "
-                         f"{', '.join(map(repr, TRUNCATION_REWARDS))}, got "
-                         f"{excerpt(truncation_reward)}")
-    return truncation_reward
+    """``truncation_reward`` if it is one of :data:`TRUNCATION_REWARDS`, else a ValueCheckError
+    (``must be one of`` although there are two: the wording the tests and docs know)."""
+    if isinstance(truncation_reward, str) and truncation_reward in TRUNCATION_REWARDS:
+        return truncation_reward
+    raise ValueCheckError(f"truncation_reward must be one of "
+                          f"{', '.join(map(repr, TRUNCATION_REWARDS))}, got "
+                          f"{excerpt(truncation_reward)}")
 
 
 @njit(cache=True, nogil=True)

@@ -11,7 +11,10 @@ info conventions (``terminal_observation`` and ``TimeLimit.truncated`` for finis
 final ``scores``). The vector env runs with ``autoreset_mode=SAME_STEP`` (SB3's convention; a
 ``venv=`` in another mode is refused). ``reset_infos[i]`` is game ``i``'s reset info
 (``{"seat": s}``, the learning seat of its new episode) after ``reset()`` and after each automatic
-reset, as SB3's ``DummyVecEnv`` fills it. ``seed(s)`` applies at the next reset.
+reset, as SB3's ``DummyVecEnv`` fills it. ``seed(s)`` applies at the next reset. A ``venv`` that is
+not a :class:`~meduris_env.envs.vector.MedurisVectorEnv` (``MedurisSB3VecEnv(4)``: the games'
+number goes by name, ``num_envs=4``), or one given with the vector env's arguments as well, is a
+one-line :class:`~meduris_env.engine.values.ValueCheckError`.
 
 ``get_attr`` reads the vector env's attribute (the same for every game). ``set_attr`` and
 ``env_method`` reach the games where that means something, honouring ``indices``:
@@ -37,7 +40,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..engine.errors import MedurisError
-from ..engine.values import excerpt
+from ..engine.values import ValueCheckError, excerpt
 from .vector import AutoresetMode, AutoresetModeError, MedurisVectorEnv
 
 #: per-game methods for env_method: name -> f(vector env, game index, *args, **kwargs)
@@ -60,8 +63,15 @@ class MedurisSB3VecEnv(VecEnv):
     render_mode = None
 
     def __init__(self, venv: MedurisVectorEnv | None = None, **kwargs: Any):
+        if venv is not None and not isinstance(venv, MedurisVectorEnv):
+            count = isinstance(venv, (int, np.integer)) and not isinstance(venv, (bool, np.bool_))
+            hint = ("; give the number of games by name: MedurisSB3VecEnv(num_envs="
+                    f"{excerpt(int(venv))}, ...)" if count else "")
+            raise ValueCheckError(f"venv must be a MedurisVectorEnv or None, got "
+                                  f"{excerpt(venv)} ({type(venv).__name__}){hint}")
         if venv is not None and kwargs:
-            raise ValueError("give either venv= or the arguments of MedurisVectorEnv, not both")
+            raise ValueCheckError("give either venv= or the arguments of MedurisVectorEnv "
+                                  f"({', '.join(sorted(kwargs))}), not both")
         if venv is None:
             kwargs.setdefault("autoreset_mode", AutoresetMode.SAME_STEP)
             venv = MedurisVectorEnv(**kwargs)

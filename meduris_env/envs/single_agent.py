@@ -49,11 +49,24 @@ from gymnasium import spaces
 from ..engine.game import MedurisGame, game_from
 from ..engine.seeding import STREAM_OPPONENT, derive_seed
 from ..engine.state import State
-from ..engine.values import SEED_MAX, check_int, unwrap_action
+from ..engine.values import (
+    SEED_MAX,
+    ValueCheckError,
+    check_bool,
+    check_int,
+    excerpt,
+    unwrap_action,
+)
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .aec import MEDURIS_ENGINE
 from .observation import observation_high, observation_vector, observe_state
-from .opponents import OpponentSpec, check_opponent, opponent_label
+from .opponents import (
+    OpponentError,
+    OpponentSpec,
+    check_opponent,
+    opponent_count,
+    opponent_label,
+)
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
 from .spaces import LegalActionSpace
 from .turn_based import GameEngine
@@ -83,7 +96,7 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
         n = game.num_players
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+            raise ValueCheckError(f"seat must be 0..{n - 1} or 'random', got {excerpt(seat)}")
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
 
@@ -101,7 +114,8 @@ class TurnBasedSingleAgentEnv(gymnasium.Env):
         n = self.game.num_players
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != n - 1:
-                raise ValueError(f"{n} players need {n - 1} opponents, got {len(opponents)}")
+                raise OpponentError(f"{n} players need {opponent_count(n - 1)}, got "
+                                    f"{len(opponents)}")
             self.opponents = [self.check_opponent(o) for o in opponents]
         else:
             self.opponents = [self.check_opponent(opponents)] * (n - 1)
@@ -232,7 +246,7 @@ class MedurisSingleAgentEnv(TurnBasedSingleAgentEnv):
         self.choose_seat(game_from(game, **game_options), seat)
         self.reward_mode = check_reward_mode(reward)
         self.truncation_reward = check_truncation_reward(truncation_reward)
-        self.hidden_materials = bool(hidden_materials)
+        self.hidden_materials = check_bool("hidden_materials", hidden_materials)
         self.render_mode = check_render_mode(render_mode)
         self.setup(opponents, spaces.Box(0.0, observation_high(self.game.max_turns),
                                          dtype=np.float32))

@@ -28,7 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
-from ..engine.values import unwrap_action
+from ..engine.values import ValueCheckError, excerpt, unwrap_action
 from .spaces import LegalActionSpace
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
@@ -42,13 +42,15 @@ def check_max_cycles(max_cycles, integer_types: tuple = (int, np.integer)) -> in
     """``max_cycles`` if it is a positive int (of ``integer_types``) or None."""
     if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(
             max_cycles, integer_types) or max_cycles < 1):
-        raise ValueError(f"max_cycles must be a positive int or None, got {max_cycles!r}")
+        raise ValueCheckError(f"max_cycles must be a positive int or None, got "
+                              f"{excerpt(max_cycles)}")
     return max_cycles
 
 
 def check_illegal_action(illegal_action: str) -> str:
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
+    if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueCheckError(f"illegal_action must be 'raise' or 'terminate', got "
+                              f"{excerpt(illegal_action)}")
     return illegal_action
 
 

@@ -26,10 +26,16 @@ from ..engine.errors import MedurisError
 from ..engine.game import MedurisGame
 from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
 from ..engine.state import IllegalActionError
-from ..engine.values import SEED_MAX, check_int, excerpt
+from ..engine.values import SEED_MAX, ValueCheckError, check_int, excerpt
 from .batch import ALL_SEATS, RANDOM_SEAT, MedurisBatch
 from .observation import observation_high
-from .opponents import BatchOpponentSpec, Decisions, check_batch_opponent
+from .opponents import (
+    BatchOpponentSpec,
+    Decisions,
+    OpponentError,
+    check_batch_opponent,
+    opponent_count,
+)
 from .spaces import LegalMultiDiscrete, NoLegalActionError
 
 __all__ = ["AutoresetMode", "AutoresetModeError", "Decisions", "MedurisBatch",
@@ -126,7 +132,8 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
         elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < n:
             mode = int(seat)
         else:
-            raise ValueError(f"seat must be 0..{n - 1}, 'random' or 'all', got {seat!r}")
+            raise ValueCheckError(f"seat must be 0..{n - 1}, 'random' or 'all', got "
+                                  f"{excerpt(seat)}")
         self.self_play = mode == ALL_SEATS
         self.batch.set_learner(mode)
         self.num_envs = self.batch.num_games
@@ -160,14 +167,14 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
             w = np.asarray(weights, dtype=np.float64)
             if table is None or len(w) != len(table) or not len(w) or (w < 0).any() or \
                     not w.sum() > 0:
-                raise ValueError("a pool needs a list of opponents and as many non-negative "
-                                 "weights, not all 0")
+                raise OpponentError("a pool needs a list of opponents and as many non-negative "
+                                    "weights, not all 0")
             self._weights = np.cumsum(w / w.sum())
         else:
             if table is None:
                 table = [opponents] * (n - 1)
             elif len(table) != n - 1:
-                raise ValueError(f"{n} players need {n - 1} opponents, got {len(table)}")
+                raise OpponentError(f"{n} players need {opponent_count(n - 1)}, got {len(table)}")
             self._weights = None
         self._table = [check_batch_opponent(o) for o in table]
         self.opponents = self._table  # (the seat list, or the pool)

@@ -26,8 +26,10 @@ through its own protocol, a codec registered with :func:`register_game` by a hig
 ``event_to_dict(event)``, ``event_from_dict(row, index, error)`` and ``result(state)``.
 
 Files are read through :mod:`meduris_env.engine.jsonfile` (size, nesting depth and 64-bit
-integers bounded): a hostile file is a one-line RecordError, never a RecursionError or an
-OverflowError.
+integers bounded, no key given twice): a hostile file is a one-line RecordError, never a
+RecursionError or an OverflowError. The agent labels, which a replay prints, are printable text of
+one line (:func:`label_problem`: no terminal escapes), checked when a record is read and when one
+is made (:func:`record_labels`).
 """
 
 from __future__ import annotations
@@ -61,14 +63,18 @@ MAX_LABEL = 200
 
 
 def label_problem(label: Any) -> str | None:
-    """Why ``label`` cannot be a record's agent label, or None: text of one line of at most
-    :data:`MAX_LABEL` characters."""
+    """Why ``label`` cannot be a record's agent label, or None: printable text (no control
+    characters: a replay prints labels to a terminal, where ``\\x1b[2J`` would clear it) of one
+    line of at most :data:`MAX_LABEL` characters."""
     if not isinstance(label, str):
         return f"a label must be text, got {excerpt(label)}"
     if len(label) > MAX_LABEL:
         return f"a label has at most {MAX_LABEL} characters, got one of {len(label):,}"
     if any(c in label for c in "\n\r\x00"):
         return f"a label is one line, got {excerpt(label)}"
+    if not label.isprintable():
+        return ("a label must be printable text (no control characters such as terminal "
+                f"escapes), got {excerpt(label)}")
     return None
 
 
@@ -76,6 +82,19 @@ def short_label(label: str) -> str:
     """``label`` as a record keeps it: one line, cut to :data:`MAX_LABEL` characters."""
     label = " ".join(str(label).replace("\x00", " ").splitlines())
     return label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 3] + "..."
+
+
+def record_labels(labels: list[Any]) -> list[str]:
+    """``labels`` as a record keeps them (:func:`short_label`), or a RecordError naming the
+    first that is not printable (:func:`label_problem`): what a record is written with, so a
+    record written always reads back. :func:`agents.match.play_game` checks its labels so
+    before the game, not after it."""
+    kept = [short_label(a) for a in labels]
+    for seat, label in enumerate(kept):
+        problem = label_problem(label)
+        if problem:
+            raise RecordError(f"record: agents[{seat}]: {problem}")
+    return kept
 
 
 class RecordError(MedurisError, ValueError):
@@ -119,7 +138,7 @@ class GameRecord:
         agents = list(agents) if agents is not None else [f"seat {s}" for s in range(n)]
         if len(agents) != n:
             raise ValueError(f"{n} players need {n} agent labels, got {len(agents)}")
-        agents = [short_label(a) for a in agents]
+        agents = record_labels(agents)
         actions, seats = _actions_and_seats(state)
         return cls(game=game, actions=actions, seats=seats, agents=agents, seed=seed,
                    events=state.events(), result=result_of(state), meta=dict(meta or {}))
@@ -179,7 +198,7 @@ class GameRecord:
             "version": VERSION,
             "game": game,
             "seed": self.seed,
-            "agents": list(self.agents),
+            "agents": record_labels(self.agents),  # (a record is never written unreadable)
             "actions": [{"step": i, "seat": s, "action": a, "text": self.text_of(a)}
                         for i, (a, s) in enumerate(zip(self.actions, self.seats, strict=True))],
             "events": events,

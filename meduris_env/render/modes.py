@@ -4,13 +4,18 @@
 from __future__ import annotations
 
 from ..engine.text import render_text
+from ..engine.values import ValueCheckError, excerpt
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+    """``render_mode`` if it is one of :data:`RENDER_MODES` or None, else a one-line
+    ValueCheckError (a MedurisError, also a ValueError)."""
+    if render_mode is not None and (not isinstance(render_mode, str)
+                                    or render_mode not in RENDER_MODES):
+        raise ValueCheckError(f"render_mode must be one of {RENDER_MODES} or None, got "
+                              f"{excerpt(render_mode)}")
     return render_mode
 
 
