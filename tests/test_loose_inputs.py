@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents  # noqa: F401 (registers its agent kinds: the environments' did-you-mean)
 import meduris_env
 from meduris_env import (
     IllegalActionError,
@@ -222,3 +221,31 @@ def test_sb3_env_refuses_a_vector_env_and_its_arguments_together():
     assert one_line(err.value) == ("give either venv= or the arguments of MedurisVectorEnv "
                                    "(num_players, seed), not both")
     assert MedurisSB3VecEnv(venv).num_envs == 2
+
+
+# --- Druids' environments: the same error family ------------------------------------------------
+@pytest.mark.parametrize("options,message", [
+    ({"render_mode": "x"}, "render_mode must be 'human' or 'ansi' or None, got 'x'"),
+    ({"truncation_reward": "y" * 500}, "truncation_reward must be 'none' or 'standings', got "
+                                       "'yyyy"),
+    ({"render_seat": 9}, "render_seat must be 0..1 or None, got 9"),
+    ({"game": "druids"}, "game must be a DruidsGame, got 'druids'"),
+])
+def test_druids_environments_refuse_bad_options_as_meduris_errors(options, message):
+    import druids_env
+
+    with pytest.raises(ValueCheckError) as err:
+        druids_env.raw_env(**({"num_players": 2} if "game" not in options else {}), **options)
+    assert one_line(err.value).startswith(message) and len(str(err.value)) < 120
+
+
+@pytest.mark.parametrize("opponent,message", [
+    ("greedy", "opponent 'greedy': an environment takes 'random'"),
+    (5, "an opponent is 'random', an object with act(observation, state)"),
+])
+def test_druids_single_agent_env_refuses_an_opponent_as_an_opponent_error(opponent, message):
+    import druids_env
+
+    with pytest.raises(OpponentError) as err:
+        druids_env.DruidsSingleAgentEnv(num_players=2, opponents=opponent)
+    assert message in one_line(err.value)

@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from meduris_env.engine.values import ValueCheckError, excerpt
 from meduris_env.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
 
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
@@ -80,7 +81,8 @@ class raw_env(TurnBasedAEC):
         self.render_mode = check_render_mode(render_mode)
         n = game.num_players
         if render_seat is not None and render_seat not in range(n):
-            raise ValueError(f"render_seat must be 0..{n - 1} or None, got {render_seat!r}")
+            raise ValueCheckError(f"render_seat must be 0..{n - 1} or None, got "
+                                  f"{excerpt(render_seat)}")
         self.render_seat = render_seat
         self.setup(game)
         self.observation_spaces = {a: spaces.Dict({

@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from meduris_env.engine.values import SEED_MAX, check_int
+from meduris_env.engine.values import (
+    SEED_MAX,
+    ValueCheckError,
+    check_choice,
+    check_int,
+    excerpt,
+)
+from meduris_env.envs.opponents import OpponentError
 from meduris_env.envs.turn_based import GameEngine
 
 from ..engine import play, resolve_chance
@@ -38,9 +45,9 @@ def game_from(game: DruidsGame | None, num_players: int | None,
     """``game`` itself, or a :class:`DruidsGame` built from the options (not both)."""
     if game is not None:
         if not isinstance(game, DruidsGame):
-            raise TypeError(f"game must be a DruidsGame, got {game!r}")
+            raise ValueCheckError(f"game must be a DruidsGame, got {excerpt(game)}")
         if num_players is not None or options:
-            raise ValueError("pass either game= or the game's options, not both")
+            raise ValueCheckError("pass either game= or the game's options, not both")
         return game
     return DruidsGame(2 if num_players is None else num_players, max_turns=max_turns, **options)
 
@@ -70,8 +77,8 @@ def observe(state, seat: int) -> dict[str, np.ndarray]:
 
 
 def check_render_mode(mode: str | None) -> str | None:
-    if mode is not None and mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {mode!r}")
+    if mode is not None:
+        check_choice("render_mode", mode, RENDER_MODES, " or None")
     return mode
 
 
@@ -88,9 +95,7 @@ def render_view(state, seat: int, mode: str | None) -> str | None:
 
 
 def check_truncation_reward(value: str) -> str:
-    if value not in TRUNCATION_REWARDS:
-        raise ValueError(f"truncation_reward must be one of {TRUNCATION_REWARDS}, got {value!r}")
-    return value
+    return check_choice("truncation_reward", value, TRUNCATION_REWARDS)
 
 
 def final_rewards(state, truncation_reward: str) -> list[float]:
@@ -114,13 +119,14 @@ def check_opponent(spec: Any) -> Any:
     if isinstance(spec, str):
         if spec == "random":
             return spec
-        raise ValueError(f"opponent {spec!r}: an environment takes 'random', an object with "
-                         "act(observation, state) or a callable f(obs, mask), not names; build "
-                         "agents with the agents layer")
+        raise OpponentError(f"opponent {excerpt(spec)}: an environment takes 'random', an object "
+                            "with act(observation, state) or a callable f(obs, mask), not "
+                            "names; build agents with the agents layer "
+                            f"(agents.make_agent({excerpt(spec)}, 'druids'))")
     if callable(getattr(spec, "act", None)) or callable(spec):
         return spec
-    raise TypeError("an opponent is 'random', an object with act(observation, state) or a "
-                    f"callable f(obs, mask) -> action; got {spec!r}")
+    raise OpponentError("an opponent is 'random', an object with act(observation, state) or a "
+                        f"callable f(obs, mask) -> action; got {excerpt(spec)}")
 
 
 def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
