@@ -194,7 +194,7 @@ def ray_available() -> bool:
 def check_ray(address: str | None) -> None:
     """Before any work: Ray is installed, and a given cluster address answers."""
     if not ray_available():
-        raise RayError("--backend ray needs Ray: install the extra with "
+        raise RayError("backend 'ray' needs Ray: install the extra with "
                        "pip install -e '.[ray]' (make test builds .venv-ray with it)")
     problem = ray_address_problem(address)
     if problem:
@@ -232,8 +232,8 @@ def ray_address_problem(address: str | None, target: str | None = None) -> str |
     deadline = time.monotonic() + PROBE_SECONDS
     host, _, port = (target or address).rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        return f"--address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
-    fix = "start one with `ray start --head` there, or leave out --address to use a local Ray"
+        return f"address {address!r}: write host:port of the Ray head node, e.g. 127.0.0.1:6379"
+    fix = "start one with `ray start --head` there, or give no address to use a local Ray"
     try:
         conn = socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS)
     except OSError as err:
