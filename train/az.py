@@ -113,21 +113,16 @@ from numba import njit, prange
 
 from agents.games import GAMES
 from agents.gumbel_batch import InputsPool
-from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 from meduris_env.records.atomic import atomic_replace
 
-from .config import ConfigError
+from .config import CheckpointError, ConfigError
 from .progress import bar
 
 CHECKPOINT_FORMAT = "meduris-az-checkpoint"
 MAX_SIMULATIONS = 1024
-
-
-class CheckpointError(MedurisError, ValueError):
-    """A checkpoint that is missing or is not one of this trainer's (the message says why)."""
 
 
 @dataclass

@@ -26,6 +26,11 @@ class ConfigError(MedurisError, ValueError):
     """A configuration file or value that cannot be used (the message says which and why)."""
 
 
+class CheckpointError(MedurisError, ValueError):
+    """A checkpoint to resume from that is missing, cannot be loaded or is not the trainer's
+    (``meduris train``'s and ``meduris az-train``'s alike; the message says why)."""
+
+
 @dataclass
 class TrainConfig:
     game: str = "meduris"  # or "druids" (train.druids_league: a vector env, no batch engine)

@@ -43,21 +43,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agents.games import game_spec
-from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.jsonfile import parse_json, read_json_file
 from meduris_env.engine.values import excerpt
 from meduris_env.records.atomic import atomic_replace
 
-from .config import TrainConfig
+from .config import CheckpointError, TrainConfig
 from .games import training_part
 from .progress import bar
 from .warm_start import behaviour_cloning, collect_teacher_data
 
 BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
-
-
-class CheckpointError(MedurisError, ValueError):
-    """A checkpoint that is missing or cannot be loaded."""
 
 
 # --- files -----------------------------------------------------------------------------------
