@@ -123,9 +123,13 @@ def test_the_shipped_druids_ladder_fits_with_random_at_zero_and_every_anchor_rat
     elo = {r.name: r.elo for r in fit.ratings}
     assert elo["random"] == 0 and set(elo) == set(anchors) and not fit.unconnected
     assert all(r.anchor and (r.se > 0 or r.name == "random") for r in fit.ratings)
-    # as measured (docs/agents.md, the Druids ladder): the search climbs with its budget
-    budgets = ["greedy", "ismcts:10", "ismcts:50", "ismcts:200", "ismcts:800"]
+    # as measured (docs/agents.md, the Druids ladder): the search climbs with its budget up to
+    # 200 iterations; 800 plays level with 200 (72 games between them, 32-40: within 1.5 standard
+    # errors of an even score), so only that the two stay within 100 Elo is asserted
+    budgets = ["greedy", "ismcts:10", "ismcts:50", "ismcts:200"]
     assert [elo[a] for a in budgets] == sorted(elo[a] for a in budgets), elo
+    assert elo["ismcts:800"] > elo["ismcts:50"] and \
+        abs(elo["ismcts:800"] - elo["ismcts:200"]) < 100, elo
 
 
 def test_ladder_add_for_druids_starts_from_the_shipped_druids_anchors(tmp_path, capsys):
