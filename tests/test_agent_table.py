@@ -137,7 +137,7 @@ def test_meduris_agents_lists_the_table(capsys):
     table, _, levels = out.partition("\n\n")  # the kinds, then the levels for people
     lines = table.splitlines()
     assert levels.startswith("levels for people") and "level 5 (expert): search, rated" in levels
-    assert "at 3 and 4 players az:200" in levels
+    assert "at 3 and 4 players mcts:800 (3 players " in levels
     assert lines[0].split() == ["agent", "budget", "needs", "web", "summary"]
     assert [line.split("  ")[0] for line in lines[1:]] == [
         k.usage() for k in KINDS if k.serves("meduris")]

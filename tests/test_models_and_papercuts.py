@@ -198,8 +198,12 @@ def test_resume_from_a_policy_file_says_to_resume_from_a_checkpoint(tmp_path, ca
     code, _, err = run_cli(capsys, "train", "--resume", str(policy))
     line = one_line_error(err)
     assert code == 2
-    assert f"{tmp_path / 'checkpoint.zip'}" in line and f"ppo:{policy}" in line
-    assert "beside it" not in line
+    # no checkpoint.zip beside it: said so, not pointed at (a run's folder holds one)
+    assert f"{tmp_path} holds no checkpoint.zip to resume from" in line
+    assert f"ppo:{policy}" in line and "beside it" not in line
+    (tmp_path / "checkpoint.zip").write_bytes(b"PK")  # a run's folder: pointed at
+    code, _, err = run_cli(capsys, "train", "--resume", str(policy))
+    assert code == 2 and f"resume from {tmp_path / 'checkpoint.zip'}" in one_line_error(err)
 
 
 def test_the_ctrl_c_advice_names_the_real_run_folder(tmp_path):
