@@ -60,8 +60,7 @@ class GameSpec:
 
     def part(self, name: str) -> Any:
         """The game's own code for the shared tools' ``name`` (see the module docstring)."""
-        module, _, attribute = dict(self.parts)[name].partition(":")
-        return getattr(importlib.import_module(module), attribute)
+        return code_at(dict(self.parts)[name])
 
     def check_players(self, players: object, what: str = "players",
                       error: type[Exception] = PlayerCountError) -> int:
@@ -74,6 +73,13 @@ class GameSpec:
             raise error(f"{what} {excerpt(players)}: {self.name.capitalize()} is played by "
                         f"{', '.join(most)} or {last} ({self.players_rule})")
         return int(players)
+
+
+def code_at(where: str) -> Any:
+    """The object ``where`` (``"module:attribute"``) names, its module imported when asked:
+    the one reader of the games' tables' parts (these, and the trainer's, :mod:`train.games`)."""
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def make_meduris(players: int, exchange: str = "auto", max_turns: int | None = None):

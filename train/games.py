@@ -17,8 +17,9 @@ loads only when that game is trained; it lives with its game's trainer.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from agents.games import code_at
 
 #: game name -> {part: "module:attribute"} (the module docstring)
 TRAINING: dict[str, dict[str, str]] = {
@@ -32,5 +33,4 @@ TRAINING: dict[str, dict[str, str]] = {
 
 def training_part(game: str, name: str) -> Any:
     """The trainer's part ``name`` of ``game`` (see the module docstring)."""
-    module, _, attribute = TRAINING[game][name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    return code_at(TRAINING[game][name])
