@@ -246,16 +246,17 @@ def test_the_status_line_says_your_move_and_you(client):
 
 
 def test_every_trivial_kind_the_page_offers_moves_in_the_server_process():
-    """An offered kind of ours (built in, or of the project's example plug-in package) with
-    no budget and nothing to load (no model, no library) decides in well under a
-    millisecond: it is played in-process (thinking.is_instant), never queued in the thinking
-    pool behind the searches. Another package's plug-in is not known to be quick."""
+    """An offered kind of ours (built in, or of the project's example plug-in package, whose
+    bots declare ``instant = True``) with no budget and nothing to load (no model, no library)
+    decides in well under a millisecond: it is played in-process (thinking.is_instant), never
+    queued in the thinking pool behind the searches. A plug-in that says nothing is not known
+    to be quick."""
     from agents.registry import BY_NAME
-    from meduris_cli.web.thinking import EXAMPLE_PACKAGE, is_instant
+    from meduris_cli.web.thinking import is_instant
 
     ours = [BY_NAME[a["name"]] for a in store.available_agents()
             if BY_NAME[a["name"]].source == "built-in"
-            or BY_NAME[a["name"]].package == EXAMPLE_PACKAGE]
+            or BY_NAME[a["name"]].package == "meduris-bot-example"]
     trivial = [k.name for k in ours if k.budget is None and not k.needs]
     assert {"random", "greedy"} <= set(trivial)
     assert [n for n in trivial if not is_instant(n)] == []

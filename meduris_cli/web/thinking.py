@@ -20,12 +20,12 @@ click never waits for a compilation. :meth:`Thinkers.decide` is a coroutine
 held across games: decisions of different games run side by side, as many at once as there
 are workers, the others queued in submission order.
 
-**Instant agents** (:func:`is_instant`: random, greedy, and the two bots of the project's
-example plug-in package, ``first-legal`` and ``cautious``, when it is installed) are not sent
-to the pool: a decision costs well under a millisecond in-process, while a decision queued
-behind searching opponents' waits for a free worker (seconds under load; docs/web.md has the
-measurement). The server plays them in a thread (:mod:`.live`). Any other plug-in thinks in
-the pool: nothing says it is quick.
+**Instant agents** (:func:`is_instant`: random, greedy, and an installed entry-point plug-in
+whose object declares ``instant = True``, as the two bots of the project's example package,
+``first-legal`` and ``cautious``, do) are not sent to the pool: a decision costs well under a
+millisecond in-process, while a decision queued behind searching opponents' waits for a free
+worker (seconds under load; docs/web.md has the measurement). The server plays them in a
+thread (:mod:`.live`). Any other plug-in thinks in the pool: nothing says it is quick.
 
 :meth:`Thinkers.close` cancels the queued decisions and ends the workers (terminated, then
 reaped): no process outlives the server.
@@ -45,11 +45,7 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-INSTANT = ("random", "greedy")  # opponents decided in the server process, never in the pool
-# the bots of examples/meduris-bot-example (entry points; a lowest-id player and a seeded
-# random one): instant too, but only as that package's (another's of the same name may think)
-EXAMPLE_PACKAGE = "meduris-bot-example"
-INSTANT_EXAMPLES = ("first-legal", "cautious")
+INSTANT = ("random", "greedy")  # built-ins decided in the server process, never in the pool
 NICENESS = 10  # added to a worker's nice value: the server process wins the CPU
 WARM_TIMEOUT = 300.0  # seconds a worker may take to start and warm up
 
@@ -81,14 +77,21 @@ def decide(name: str, players: int, state_json: str, seat: int, seed: int) -> in
 
 @functools.cache
 def is_instant(name: str) -> bool:
-    """Whether the opponent ``name`` is decided in the server process (module docstring)."""
+    """Whether the opponent ``name`` is decided in the server process (module docstring): a
+    built-in of :data:`INSTANT`, or an entry point named bare (a parameter may make it slow)
+    whose object says ``instant = True``."""
     if name in INSTANT:
         return True
-    if name not in INSTANT_EXAMPLES:
-        return False
+    from agents.plugins import PluginError, resolve_entry_point
     from agents.registry import BY_NAME
     row = BY_NAME.get(name)
-    return row is not None and row.package == EXAMPLE_PACKAGE
+    if row is None or row.source != "entry point":
+        return False
+    try:
+        return getattr(resolve_entry_point(row.target, row.package, name), "instant",
+                       False) is True
+    except PluginError:  # (it thinks in the pool, which says why it cannot)
+        return False
 
 
 def warm_up(warm: Iterable[tuple[str, int]]) -> None:
