@@ -36,18 +36,28 @@ run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400``
     python benchmarks/training.py --curve runs/ab_plain runs/ab_shaped --evaluations \
         --plot docs/shaping_2p.png
     python benchmarks/training.py --az-curve runs/az_2p --plot docs/learning_curve_az_2p.png
+    python benchmarks/training.py --az-curve runs/az_3p --ppo-run runs/ppo_3p \
+        --plot docs/learning_curve_az_3p.png
     python benchmarks/training.py --search-curve docs/learning_curve_search_2p.csv \
         --plot docs/learning_curve_search_2p.png
 
-**Ladder Elo over wall time** (``--az-curve RUN``; 2 players): the Elo of every evaluation of a
-finished ``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy
-and ppo, on the shipped ladder's scale) over the run's wall time, beside the shipped 2-player
-PPO run's evaluations against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md)
-put on the same scale (:func:`agents.ladder.fit.rating_against` with ``mcts:400``'s shipped
-rating) and the shipped ratings of ``ppo`` and ``az:200`` as lines. With 3 and 4 players (no
-shipped ladder table, so no Elo): the policy's win rates against each anchor in every other
-seat (``ppo``: today's PPO policy) over the run's wall time, from its warm start (the PPO
-policy, the evaluation at 0 moves) on, beside the fair share.
+**Ladder Elo over wall time** (``--az-curve RUN``): the Elo of every evaluation of a finished
+``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy and
+ppo, and any ``eval_against``) on the ladder's scale of its player count, over the run's wall
+time. 2 players: the trainer's own Elo (:func:`agents.ladder.fit.rating_against` with the
+anchors held at the shipped ladder's ratings), beside the shipped 2-player PPO run's evaluations
+against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md) put on the same scale
+and the shipped ratings of ``ppo`` and ``az:200`` as lines. 3 and 4 players: the Elo of the
+first places against each lineup (:func:`lineup_elo`: greedy or the ``ppo`` column's policy in
+every other seat, an ``eval_against`` anchor beside greedy; Plackett-Luce's chance of the first
+place is Bradley-Terry against the lineup's summed strength) with the anchors held at the
+shipped 3- or 4-player ladder's ratings, the ladder's ``ppo`` and ``mcts:200`` as lines. A
+column counts only where the ladder rates its agents: the ``ppo`` column of a run whose
+``eval_ppo`` is a file (a rerun of a shipped recipe plays the PPO run it started from) counts
+once that file is on the ladder given by ``--ladder DB`` (``meduris ladder add
+ppo:FILE --players N --db DB``). ``--ppo-run RUN``: the PPO run the az-train run started from,
+its evaluations (greedy in every other seat, its ``best_against`` beside greedy) on the same
+scale over its own minutes, the az-train run's minutes after them.
 
 **The 2-player search's curve** (``--search-curve CSV``): ``make model-search-2p`` trains no
 policy the search uses; it makes value networks. The CSV holds tournaments of ``az-fast:430``
@@ -311,45 +321,69 @@ PPO_2P_EVALUATIONS = [(1_000_000, 4), (2_000_000, 61), (3_000_000, 66), (4_000_0
 PPO_2P_MINUTES_PER_MILLION = 34.4 / 6
 
 
-def az_curve(run: Path) -> list[dict]:
+def az_curve(run: Path, ratings: dict[str, float] | None = None) -> list[dict]:
     """The evaluations of an az-train run (its ``eval.csv``): moves, wall seconds, the win rate
     against each anchor (``rates``; ``vs_greedy`` and ``vs_ppo`` as keys of their own) and the
-    Elo (None where the row has none: 3 and 4 players)."""
+    Elo: the trainer's (2 players), else, given the ladder's ``ratings`` of the run's player
+    count (checkpoint.json), :func:`lineup_elo` of the rates (None where no column is rated)."""
     import csv
 
     prefix = "win_rate_vs_"
     with open(run / "eval.csv", newline="") as f:
-        return [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
+        rows = [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
                  "elo": float(r["elo"]) if r.get("elo") else None,
                  "vs_greedy": float(r["win_rate_vs_greedy"]),
                  "vs_ppo": float(r["win_rate_vs_ppo"]),
                  "rates": {k[len(prefix):]: float(v) for k, v in r.items()
                            if k.startswith(prefix) and v}}
                 for r in csv.DictReader(f)]
+    if ratings is not None:
+        config = json.loads((run / "checkpoint.json").read_text())["config"]
+        ppo = ppo_played(run)
+        for row in rows:
+            results = {ppo if name == "ppo" else name: (config["eval_games"], rate)
+                       for name, rate in row["rates"].items()}
+            row["elo"] = lineup_elo(results, config["players"], ratings, ("greedy", ppo))
+    return rows
 
 
-def plot_win_rates(rows: list[dict], players: int, path: Path, label: str) -> None:
-    """``--az-curve``'s picture of a 3- or 4-player run (module docstring): the policy's win
-    rate against each anchor in every other seat over the run's wall time; its first point,
-    at 0 moves, is the warm start: the PPO policy the run starts from."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dict[str, float],
+               alone: tuple[str, ...]) -> float | None:
+    """The Elo on the ladder's scale of a policy's evaluation with ``players``:
+    ``results[agent] = (games, win rate)``, against ``agent`` in every other seat where it is
+    one of ``alone`` (the batch engine's evaluations: greedy, the ``ppo`` column's policy), else
+    in one seat beside greedy in the others (the tournaments of
+    :func:`train.evaluate.evaluate_in_tournament`); the first places against those lineups
+    (:func:`agents.ladder.fit.rating_against`), counting only the columns whose agents
+    ``ratings`` rates; None where none is."""
+    from agents.ladder.fit import rating_against
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    minutes = [r["wall_seconds"] / 60 for r in rows]
-    for k, name in enumerate(dict.fromkeys(n for r in rows for n in r["rates"])):
-        points = [(m, r["rates"][name]) for m, r in zip(minutes, rows, strict=True)
-                  if name in r["rates"]]
-        seats = ",".join([name] * (players - 1))
-        ax.plot([m for m, _ in points], [w for _, w in points], marker="os^D"[k % 4],
-                color=f"C{k}", label=f"{label}: policy alone vs {seats}")
-    if rows and rows[0]["moves"] == 0:
-        ax.annotate("warm start (the PPO policy)", (minutes[0], rows[0]["vs_ppo"]),
-                    textcoords="offset points", xytext=(8, -14), fontsize="small")
-    win_rate_axes(ax, players, "az-train wall time (minutes, 2 cores)",
-                  f"Gumbel AlphaZero self-play from the PPO policy, {players} players")
-    save_figure(fig, ax, path)
+    lineups = {}
+    for agent, (games, rate) in results.items():
+        lineup = (agent,) * (players - 1) if agent in alone else \
+            (agent,) + ("greedy",) * (players - 2)
+        if games and all(name in ratings for name in lineup):
+            lineups[lineup] = (games, rate * games)
+    return rating_against(lineups, ratings) if lineups else None
+
+
+def ppo_run_curve(run: Path, ratings: dict[str, float]) -> tuple[list[dict], float]:
+    """The evaluations of the PPO run ``run`` (its checkpoint.json; phase ``ppo``, and the
+    untrained policy's at 0 steps) with their Elo (:func:`lineup_elo`: greedy in every other
+    seat, ``best_against`` beside greedy), and the run's wall seconds."""
+    meta = json.loads((run / "checkpoint.json").read_text())
+    config = meta["config"]
+    rows = []
+    for e in meta["evals"]:
+        if e["phase"] not in ("untrained", "ppo"):
+            continue
+        results = {"greedy": (config["eval_games"], e["win_rate_vs_greedy"])}
+        if "win_rate_vs_best_against" in e:
+            results[config["best_against"]] = (config["best_against_games"],
+                                               e["win_rate_vs_best_against"])
+        rows.append({"timesteps": e["timesteps"], "wall_seconds": e.get("wall_seconds", 0.0),
+                     "elo": lineup_elo(results, config["players"], ratings, ("greedy",))})
+    return rows, float(meta["wall_seconds"])
 
 
 def plot_elo(rows: list[dict], path: Path, label: str) -> None:
@@ -362,6 +396,36 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
     ax.plot([r["wall_seconds"] / 60 for r in rows], [r["elo"] for r in rows], marker="o",
             color="C0", label=f"{label}: policy alone (Elo from games vs greedy and ppo only)")
     ppo_beside(ax, "Gumbel AlphaZero self-play against PPO, 2 players")
+    save_figure(fig, ax, path)
+
+
+def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, players: int,
+                    ratings: dict[str, float], path: Path, label: str, counted: str) -> None:
+    """``--az-curve``'s picture of a 3- or 4-player run (module docstring): the policy's Elo
+    over wall time, after the PPO run's (``ppo``: its rows and wall seconds, or None), and the
+    ladder's ``ppo`` and ``mcts:200`` of the player count as lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    offset = 0.0
+    if ppo is not None:
+        ppo_rows, offset = ppo
+        points = [r for r in ppo_rows if r["elo"] is not None]
+        ax.plot([r["wall_seconds"] / 60 for r in points], [r["elo"] for r in points],
+                marker="s", linestyle="--", color="C1",
+                label="the PPO run it started from (vs greedy and mcts:200)")
+    az = [r for r in rows if r["elo"] is not None]
+    ax.plot([(offset + r["wall_seconds"]) / 60 for r in az], [r["elo"] for r in az],
+            marker="o", color="C0", label=f"{label}: policy alone (vs {counted})")
+    for k, name in enumerate(n for n in ("ppo", "mcts:200") if n in ratings):
+        ax.axhline(ratings[name], color=f"C{k + 2}", linestyle=":",
+                   label=f"{name} (the ladder's)")
+    ax.set_xlabel("training wall time (minutes, 2 cores)" + (", PPO then az-train"
+                                                            if ppo is not None else ""))
+    ax.set_ylabel(f"Elo on the {players}-player ladder (random = 0)")
+    ax.set_title(f"Gumbel AlphaZero self-play from the PPO policy, {players} players")
     save_figure(fig, ax, path)
 
 
@@ -453,8 +517,14 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--plot", type=Path, help="write the curve's picture here")
     ap.add_argument("--az-curve", type=Path, metavar="RUN",
-                    help="the ladder Elo of a finished 2-player az-train run over its wall "
-                         "time, beside PPO's (with --plot)")
+                    help="the ladder Elo of a finished az-train run over its wall time, "
+                         "beside PPO's (with --plot)")
+    ap.add_argument("--ppo-run", type=Path, metavar="RUN",
+                    help="with --az-curve: the PPO run it started from, its evaluations on the "
+                         "same scale before the az-train run's minutes")
+    ap.add_argument("--ladder", type=Path, metavar="DB",
+                    help="with --az-curve: the ladder file whose ratings (anchors held) give "
+                         "the Elo (default: the shipped ladder)")
     ap.add_argument("--search-curve", type=Path, metavar="CSV",
                     help="the ladder Elo of the 2-player search along its recipe, from "
                          "tournaments against az:200 (docs/learning_curve_search_2p.csv; "
@@ -482,6 +552,8 @@ def main(argv: list[str] | None = None):
     if args.with_evaluations and (args.evaluations or not args.curve):
         ap.error("--with-evaluations goes with --curve, when the snapshots' games are plotted "
                  "(played or --reuse), not with --evaluations")
+    if (args.ppo_run or args.ladder) and not args.az_curve:
+        ap.error("--ppo-run and --ladder go with --az-curve")
     if args.curve:
         return _curves(ap, args)
     if args.az_curve:
@@ -546,31 +618,74 @@ def _curves(ap: argparse.ArgumentParser, args) -> list[dict] | dict[str, list[di
 
 def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
     """``--az-curve``: the run's evaluations with an Elo, printed, plotted with ``--plot``."""
-    if not (args.az_curve / "eval.csv").is_file():
-        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} not found; give the folder of a "
+    run = args.az_curve
+    if not (run / "eval.csv").is_file():
+        ap.error(f"--az-curve: {run / 'eval.csv'} not found; give the folder of a "
                  "`meduris az-train` run")
     problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
     if problem:
         ap.error(problem)
-    rows = az_curve(args.az_curve)
-    players = 2 if any(r["elo"] is not None for r in rows) else run_players(args.az_curve)
+    rows = az_curve(run)
+    players = run_players(run) or (2 if any(r["elo"] is not None for r in rows) else None)
     if players is None:
-        ap.error(f"--az-curve: {args.az_curve / 'eval.csv'} holds no Elo and "
-                 f"{args.az_curve / 'checkpoint.json'} no player count; give the folder of a "
+        ap.error(f"--az-curve: {run / 'eval.csv'} holds no Elo and "
+                 f"{run / 'checkpoint.json'} no player count; give the folder of a "
                  "`meduris az-train` run")
-    if players == 2:
-        rows = [r for r in rows if r["elo"] is not None]
+    ratings = curve_ratings(ap, args.ladder, players)
+    ppo = None
+    try:
+        if args.ppo_run:
+            ppo = ppo_run_curve(args.ppo_run, ratings)
+        if players > 2 or args.ladder:
+            rows = az_curve(run, ratings)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        ap.error(f"--az-curve {run}" + (f" --ppo-run {args.ppo_run}" if args.ppo_run else "")
+                 + f": {err!r}; give the folders of a finished `meduris az-train` run and of "
+                 "the `meduris train` run it started from")
+    if not any(r["elo"] is not None for r in rows):
+        ap.error(f"--az-curve: no evaluation in {run / 'eval.csv'} is against an agent the "
+                 f"{players}-player ladder rates")
+    ppo_agent = ppo_played(run)
+    counted = ", ".join(n for n in rows[-1]["rates"]
+                        if (ppo_agent if n == "ppo" else n) in ratings)
     for r in rows:
         elo = f"  Elo {r['elo']:6.0f}" if r["elo"] is not None else ""
         print(f"{r['moves']:>10,} moves {r['wall_seconds'] / 60:6.1f} min{elo}  "
               + "  ".join(f"vs {name} {rate:.1%}" for name, rate in r["rates"].items()),
               flush=True)
+    print(f"(Elo from the games against {counted})", flush=True)
     if args.plot:
-        if players == 2:
-            plot_elo(rows, args.plot, args.az_curve.name)
+        if players == 2 and ppo is None:
+            plot_elo([r for r in rows if r["elo"] is not None], args.plot, run.name)
         else:
-            plot_win_rates(rows, players, args.plot, args.az_curve.name)
+            plot_lineup_elo(rows, ppo, players, ratings, args.plot, run.name, counted)
     return rows
+
+
+def curve_ratings(ap: argparse.ArgumentParser, ladder: Path | None,
+                  players: int) -> dict[str, float]:
+    """The ratings (Elo by name) of ``players`` that ``--az-curve`` puts a run on: the shipped
+    ladder's, or ``--ladder``'s (its anchors held, as ``meduris ladder show`` prints them, e.g.
+    after a ``ladder add`` of the run's ``eval_ppo`` file)."""
+    from agents.ladder import LadderError, ladder_fit, open_ladder, shipped_ratings
+
+    if ladder is None:
+        return {name: r.elo for name, r in shipped_ratings(players).items()}
+    try:
+        with open_ladder(ladder, read_only=True) as store:
+            return {name: r.elo for name, r in ladder_fit(store, players).by_name().items()}
+    except LadderError as err:
+        ap.error(f"--ladder {ladder}: {err}")
+
+
+def ppo_played(run: Path) -> str:
+    """The agent name of the policy the run's ``ppo`` column played (its ``eval_ppo``): ``ppo``
+    where it was the shipped one or the run's checkpoint.json says nothing."""
+    try:
+        eval_ppo = json.loads((run / "checkpoint.json").read_text())["config"]["eval_ppo"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "ppo"
+    return "ppo" if eval_ppo == "shipped" else f"ppo:{eval_ppo}"
 
 
 def run_players(run: Path) -> int | None:

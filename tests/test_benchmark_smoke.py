@@ -223,9 +223,9 @@ def test_druids_soak_benchmark_runs_the_checker_and_reports_no_violation(monkeyp
 
 
 def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys):
-    """--az-curve: an az-train run's evaluations with an Elo, printed and plotted beside PPO's;
-    a 3-player run (no Elo) as win rates from its warm start on; a folder without eval.csv,
-    or a run without Elo and without a player count, refused in one line."""
+    """--az-curve: a 2-player az-train run's evaluations with the trainer's Elo, printed and
+    plotted beside PPO's; a folder without eval.csv, or a run without Elo and without a player
+    count, refused in one line."""
     mod = load_benchmark("training")
     run = tmp_path / "az_2p"
     run.mkdir()
@@ -237,19 +237,76 @@ def test_training_benchmark_draws_an_az_run_on_the_ladder_scale(tmp_path, capsys
     assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Elo   1500" in capsys.readouterr().out
     (run / "eval.csv").write_text("moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,"
-                                  "wall_seconds\n0,0,0.8,0.31,,0.0\n1000,1,0.9,0.45,,60.0\n")
-    (run / "checkpoint.json").write_text('{"config": {"players": 3}}')
-    picture = tmp_path / "curve3.png"
-    rows = mod.main(["--az-curve", str(run), "--plot", str(picture)])
-    assert [(r["moves"], r["elo"], r["rates"]) for r in rows] == [
-        (0, None, {"greedy": 0.8, "ppo": 0.31}), (1000, None, {"greedy": 0.9, "ppo": 0.45})]
-    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "1.0 min  vs greedy 90.0%  vs ppo 45.0%" in capsys.readouterr().out
-    (run / "checkpoint.json").unlink()
+                                  "wall_seconds\n0,0,0.8,0.31,,0.0\n")
     for bad, needle in ((run, "no player count"), (tmp_path, "not found")):
         with pytest.raises(SystemExit):
             mod.main(["--az-curve", str(bad)])
         assert needle in capsys.readouterr().err
+
+
+def az_run(folder, players: int, eval_ppo: str, rows: str):
+    """An az-train run's folder: its eval.csv (``rows``: moves, greedy, ppo, wall seconds) and
+    checkpoint.json (evaluations of 100,000 games each, so the prior's draw weighs nothing)."""
+    folder.mkdir()
+    (folder / "eval.csv").write_text(
+        "moves,updates,win_rate_vs_greedy,win_rate_vs_ppo,elo,wall_seconds\n"
+        + "".join(f"{m},0,{g},{p},,{w}\n" for m, g, p, w in rows))
+    (folder / "checkpoint.json").write_text(json.dumps(
+        {"config": {"players": players, "eval_ppo": eval_ppo, "eval_games": 100_000}}))
+    return folder
+
+
+def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, capsys):
+    """--az-curve with 3 or 4 players: the Elo of the first places against each lineup on that
+    player count's shipped ladder (a third of the 3-player games against ppo,ppo: ppo's rating;
+    a quarter against three greedy: greedy's; a third against mcts:200 beside greedy: between
+    the two), the ppo column counted only where the ladder
+    rates the policy it played (a file: from greedy alone, until --ladder holds it), the PPO
+    run it started from on the same scale before it (--ppo-run), plotted; bad companions
+    refused in one line."""
+    from agents.ladder import shipped_ratings
+
+    mod = load_benchmark("training")
+    r3, r4 = shipped_ratings(3), shipped_ratings(4)
+    run = az_run(tmp_path / "az_3p", 3, "shipped",
+                 [(0, 0.5, 1 / 3, 0.0), (1000, 0.8, 0.45, 60.0)])
+    rows = mod.main(["--az-curve", str(run)])
+    assert r3["greedy"].elo < rows[0]["elo"] < r3["ppo"].elo < rows[1]["elo"]
+    assert "(Elo from the games against greedy, ppo)" in capsys.readouterr().out
+    elos = {n: r.elo for n, r in r3.items()}
+    assert mod.lineup_elo({"ppo": (100_000, 1 / 3)}, 3, elos, ("greedy", "ppo")) == \
+        pytest.approx(elos["ppo"], abs=1)
+    beside_greedy = [mod.lineup_elo({"mcts:200": (100_000, rate)}, 3, elos, ("greedy",))
+                     for rate in (1 / 3, 0.5)]  # (mcts:200 in one seat, greedy in the other)
+    assert elos["greedy"] < beside_greedy[0] < elos["mcts:200"] < beside_greedy[1]
+    filed = az_run(tmp_path / "az_4p", 4, "runs/ppo_4p/best.pt",
+                   [(0, 0.25, 0.9, 0.0), (1000, 0.25, 0.1, 60.0)])
+    rows = mod.main(["--az-curve", str(filed)])
+    assert [r["elo"] for r in rows] == pytest.approx([r4["greedy"].elo] * 2, abs=1)
+    assert "(Elo from the games against greedy)" in capsys.readouterr().out
+    ppo_run = tmp_path / "ppo_4p"
+    ppo_run.mkdir()
+    (ppo_run / "checkpoint.json").write_text(json.dumps({
+        "config": {"players": 4, "eval_games": 200, "best_against": "mcts:200",
+                   "best_against_games": 100}, "wall_seconds": 600.0,
+        "evals": [{"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": 0.2},
+                  {"timesteps": 10, "phase": "ppo", "win_rate_vs_greedy": 0.6,
+                   "win_rate_vs_best_against": 0.4, "wall_seconds": 300.0}]}))
+    picture = tmp_path / "curve4.png"
+    mod.main(["--az-curve", str(filed), "--ppo-run", str(ppo_run), "--plot", str(picture)])
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ppo_rows, wall = mod.ppo_run_curve(ppo_run, {n: r.elo for n, r in r4.items()})
+    assert wall == 600.0 and ppo_rows[0]["elo"] < r4["greedy"].elo < ppo_rows[1]["elo"]
+    capsys.readouterr()
+    for argv, needle in ((["--az-curve", str(filed), "--ladder", str(tmp_path / "none.sqlite")],
+                          "--ladder"),
+                         (["--az-curve", str(filed), "--ppo-run", str(tmp_path)], "--ppo-run"),
+                         (["--ppo-run", str(ppo_run)], "go with --az-curve")):
+        with pytest.raises(SystemExit):
+            mod.main(argv)
+        err = capsys.readouterr().err
+        last = err.strip().splitlines()[-1]  # (argparse's usage, then its one error line)
+        assert needle in last and err.count("error:") == 1 and "Traceback" not in err, err
 
 
 def test_training_benchmark_draws_the_search_recipe_on_the_ladder_scale(tmp_path, capsys):

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import psutil
 import pytest
 from helpers import run_cli
@@ -494,6 +495,28 @@ def test_rating_against_fixed_anchors_is_the_likelihoods_maximum():
     assert rates == sorted(rates) and len(set(rates)) == len(rates)
     with pytest.raises(LadderError, match="need ratings"):
         rating_against({"mcts:50": (10, 5)}, ratings)
+
+
+def test_rating_against_lineups_counts_first_places_as_plackett_luce_does():
+    """With 3 or 4 players (az-train's curves): the first places against a lineup are
+    Bradley-Terry against the lineup's summed strength, so a fair share against equals is
+    their rating, the estimate sets the likelihood's slope to zero, and an unrated member of a
+    lineup is refused in one line."""
+    from agents.ladder.fit import ELO, PRIOR_GAMES, rating_against
+
+    ratings = {"greedy": 317.0, "ppo": 661.0}
+    assert rating_against({("ppo", "ppo"): (10**7, 10**7 / 3)}, ratings) == \
+        pytest.approx(661.0, abs=0.1)
+    assert rating_against({("greedy",) * 3: (10**7, 10**7 / 4)}, ratings) == \
+        pytest.approx(317.0, abs=0.1)
+    games, wins = 150, 60
+    mixed = rating_against({("ppo", "greedy"): (games, wins)}, ratings) / ELO
+    strength = np.exp(np.array([661.0, 317.0]) / ELO).sum()
+    chance = np.exp(mixed) / (np.exp(mixed) + strength)
+    assert (games + PRIOR_GAMES) * chance == pytest.approx(wins + PRIOR_GAMES / 2, rel=1e-9)
+    assert rating_against({("ppo", "ppo"): (150, 60)}, ratings) > mixed * ELO
+    with pytest.raises(LadderError, match="need ratings"):
+        rating_against({("ppo", "mcts:50"): (10, 5)}, ratings)
 
 
 # --- a scale that stays put --------------------------------------------------------------------

@@ -771,7 +771,9 @@ EVAL_ANCHORS = ("greedy", "ppo")
 def anchor_elo(players: int, rates: dict[str, float], games: int) -> float | None:
     """The Elo of win rates ``rates`` (``games`` each) against those of its agents the shipped
     2-player ladder rates (:func:`agents.ladder.fit.rating_against`, Bradley-Terry); None for
-    3 and 4 players, whose win rates against a lineup are no pairwise results."""
+    3 and 4 players, whose runs keep choosing ``best.pt`` by the sum of their win rates (the
+    choice the shipped 4-player model was made by); ``benchmarks/training.py --az-curve``
+    puts their evaluations on the 3- and 4-player ladders' scale afterwards."""
     from agents.ladder.fit import rating_against, shipped_ratings
 
     if players != 2:

@@ -374,22 +374,32 @@ def shipped_ratings(players: int = 2) -> dict[str, Rating]:
     return fit_ratings([(g.agents, g.ranks) for g in games], players).by_name()
 
 
-def rating_against(results: dict[str, tuple[int, float]], ratings: dict[str, float]) -> float:
-    """The Elo of one agent from its 2-player results against agents whose ratings stay fixed
-    (``results[name] = (games, points)``, a shared win half a point; ``ratings[name]`` their
-    Elo): the Bradley-Terry maximum likelihood, with the :data:`PRIOR_GAMES` virtual drawn game
-    against each of them, so a clean sweep stays finite. It maximises the concave
-    log-likelihood (a training run's quick estimate on the ladder's scale: the rating
-    :func:`fit_on_anchors` gives an entrant with these results, without its interval), by
-    bisection: the log-likelihood is concave, its slope falls
-    from positive to negative across the bracket, whatever the results (Newton's steps can
-    overshoot to where a sweep's curvature is 0)."""
-    if not results or any(name not in ratings for name in results):
-        raise LadderError(f"results against {sorted(results)} need ratings of all of them "
+def rating_against(results: dict[str | tuple[str, ...], tuple[int, float]],
+                   ratings: dict[str, float]) -> float:
+    """The Elo of one agent from its results against agents whose ratings stay fixed
+    (``ratings[name]`` their Elo): ``results[name] = (games, points)`` for 2-player games, a
+    shared win half a point; with 3 or 4 players ``results[lineup] = (games, first places)``,
+    ``lineup`` the names in the other seats of each game (a shared first place half). The
+    Plackett-Luce chance of the first place is Bradley-Terry against one opponent whose strength
+    is the lineup's sum (``P(first) = e^t / (e^t + sum e^t_j)``), so it is one maximum
+    likelihood for every player count, with the :data:`PRIOR_GAMES` virtual drawn game against
+    each opponent or lineup, so a clean sweep stays finite. A training run's quick estimate on
+    the ladder's scale: with 2 players the rating :func:`fit_on_anchors` gives an entrant with
+    these results, without its interval; with more it counts the first places only, what a win
+    rate says. It maximises the concave log-likelihood by bisection: its slope falls from
+    positive to negative across the bracket, whatever the results (Newton's steps can overshoot
+    to where a sweep's curvature is 0)."""
+    lineups = {key: (key,) if isinstance(key, str) else tuple(key) for key in results}
+    names = {name for lineup in lineups.values() for name in lineup}
+    if not results or any(not lineup for lineup in lineups.values()) \
+            or any(name not in ratings for name in names):
+        raise LadderError(f"results against {sorted(names)} need ratings of all of them "
                           f"(known: {sorted(ratings)})")
     games = np.array([n + PRIOR_GAMES for n, _ in results.values()], dtype=np.float64)
     points = np.array([s + PRIOR_GAMES / 2 for _, s in results.values()], dtype=np.float64)
-    fixed = np.array([ratings[name] for name in results], dtype=np.float64) / ELO
+    # each lineup as one opponent: the log of its members' summed strengths
+    fixed = np.array([np.logaddexp.reduce([ratings[name] / ELO for name in lineups[key]])
+                      for key in results], dtype=np.float64)
     low, high = float(fixed.min()) - 40.0, float(fixed.max()) + 40.0
     for _ in range(200):
         theta = (low + high) / 2
