@@ -353,15 +353,21 @@ def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dic
     ``results[agent] = (games, win rate)``, against ``agent`` in every other seat where it is
     one of ``alone`` (the batch engine's evaluations: greedy, the ``ppo`` column's policy), else
     in one seat beside greedy in the others (the tournaments of
-    :func:`train.evaluate.evaluate_in_tournament`); the first places against those lineups
+    :func:`train.evaluate.evaluate_in_tournament`, their games rounded up to whole rotations of
+    the seats as the tournament plays them); the first places against those lineups
     (:func:`agents.ladder.fit.rating_against`), counting only the columns whose agents
     ``ratings`` rates; None where none is."""
+    import math
+
     from agents.ladder.fit import rating_against
 
+    rotation = math.factorial(players)  # a tournament's games: whole rotations of the seats
     lineups = {}
     for agent, (games, rate) in results.items():
         lineup = (agent,) * (players - 1) if agent in alone else \
             (agent,) + ("greedy",) * (players - 2)
+        if agent not in alone:
+            games = math.ceil(games / rotation) * rotation
         if games and all(name in ratings for name in lineup):
             lineups[lineup] = (games, rate * games)
     return rating_against(lineups, ratings) if lineups else None
