@@ -45,7 +45,9 @@ def test_the_layer_contract_holds_on_the_tree():
 
 LAYERS, FORBIDDEN, ACYCLIC = "layers:", "the environment package", "no import cycles"
 NO_CLI = "agents and train import nothing from the CLI"
-CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, ACYCLIC)
+DRUIDS = "the Druids engine imports only the shared engine modules of Meduris"
+NO_DRUIDS = "Meduris imports nothing from Druids"
+CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, DRUIDS, NO_DRUIDS, ACYCLIC)
 
 
 @pytest.mark.parametrize("module,planted,broken,named", [
@@ -67,6 +69,11 @@ CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, ACYCLIC)
     # a cycle between engine modules
     ("meduris_env/engine/constants.py", "from meduris_env.engine import kernel", {ACYCLIC},
      ".constants -> .kernel"),
+    # the Druids engine reaching into Meduris's own rules, and Meduris importing Druids
+    ("druids_env/engine/rules.py", "from meduris_env.engine.state import State", {DRUIDS},
+     "druids_env.engine.rules -> meduris_env.engine.state"),
+    ("meduris_env/openspiel.py", "import druids_env.engine.cards", {NO_DRUIDS},
+     "meduris_env.openspiel -> druids_env.engine.cards"),
 ])
 def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted, broken,
                                                         named):
