@@ -21,6 +21,7 @@ import os
 import queue
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -569,3 +570,60 @@ def test_a_game_whose_broken_pool_another_game_replaced_asks_the_new_one():
     g = LiveGame("0" * 16, live_module.GameConfig(2, 0, ("mcts:50",), 1))
     assert asyncio.run(hub.decide(g, 1)) == 7
     assert hub.broken is None  # nothing rebuilt twice
+
+
+def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
+    """Issue 30, thinking off the server: what serve's workers warm up is every opponent the
+    page offers that thinks in the pool (each kind, the levels' agents, at every player count it
+    is offered for; random and greedy are decided in the server), and a pool is returned only
+    once its workers have built them and compiled (or loaded) numba's kernels: a warmed worker
+    holds the agents and the search's rollout kernel has its signature, a cold one neither."""
+    from meduris_cli.web.app import warm_agents
+    from meduris_cli.web.thinking import Thinkers, is_instant
+
+    warm = warm_agents()
+    offered = {name for name, _ in warm}
+    assert {"mcts:200", "mcts:800", "ppo", "az:200", "search"} <= offered
+    assert not any(is_instant(name) for name in offered)
+    assert {p for name, p in warm if name == "ppo"} == {2, 3, 4}
+    assert {p for name, p in warm if name == "search"} == {2}  # a 2-player model only
+    probe = ("(sorted(__import__('meduris_cli.web.thinking', fromlist=['AGENTS']).AGENTS), "
+             "len(__import__('agents.heuristics', fromlist=['x']).rollout_values.signatures))")
+    seen = {}
+    for label, names in (("warm", [("mcts:50", 2), ("mcts:200", 2), ("ppo", 3)]),
+                         ("cold", [])):
+        pool = Thinkers(1, names)
+        try:  # (eval: a builtin, so the question reaches the worker without pickling code)
+            seen[label] = pool.executor.submit(eval, probe).result(timeout=60)
+        finally:
+            pool.close()
+    assert seen["warm"][0] == ["mcts:200", "mcts:50", "ppo"] and seen["warm"][1] >= 1
+    assert seen["cold"] == ([], 0)
+
+
+def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, capsys):
+    """serve without --thinkers starts one thinking worker per CPU (os.cpu_count) and says so;
+    with --thinkers N, N."""
+    import uvicorn
+    from helpers import run_cli
+
+    import meduris_cli.web.app as web_app
+
+    asked = []
+
+    class App:
+        class state:  # noqa: N801 (the attribute the command closes at the end)
+            class live:  # noqa: N801
+                close = staticmethod(lambda: None)
+
+    monkeypatch.setattr(web_app, "create_app", lambda db, **kw: asked.append(kw) or App)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    with socket.socket() as s:  # a port free now (serve checks it can listen there)
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    for extra, workers in (([], 7), (["--thinkers", "3"], 3)):
+        status, out, _ = run_cli(capsys, "serve", "--db", str(tmp_path / "g.sqlite"),
+                                 "--port", port, *extra)
+        assert status == 0 and f"{workers} thinking workers" in out
+        assert asked[-1]["thinkers"] == workers
