@@ -67,8 +67,11 @@ bench: install
 	$(PY) benchmarks/web.py
 
 # The demo's results go to their own folder, replaced on every run (so it works every time and
-# never touches the results of your own tournaments in results/)
-DEMO_FLAGS := --agents random,greedy,mcts:100,ppo --players 2 --games 180 --workers 2 --out results/demo --force
+# never touches the results of your own tournaments in results/); DEMO_GAMES and DEMO_OUT let the
+# test suite run `make demo` itself, twice, small (tests/test_models_and_papercuts.py)
+DEMO_GAMES ?= 180
+DEMO_OUT ?= results/demo
+DEMO_FLAGS := --agents random,greedy,mcts:100,ppo --players 2 --games $(DEMO_GAMES) --workers 2 --out $(DEMO_OUT) --force
 # the install plays a few games of the demo's agents: numba compiles (and caches) the kernels
 # then, not in the first minute of the first tournament
 WARM_FLAGS := --agents random,greedy,mcts:5,ppo --players 2 --games 12 --workers 2 --no-progress
