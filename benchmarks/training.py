@@ -409,7 +409,7 @@ def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, play
                     ratings: dict[str, float], path: Path, label: str, counted: str) -> None:
     """``--az-curve``'s picture of a 3- or 4-player run (module docstring): the policy's Elo
     over wall time, after the PPO run's (``ppo``: its rows and wall seconds, or None), and the
-    ladder's ``ppo`` and ``mcts:200`` of the player count as lines."""
+    ladder's ``ppo`` and ``mcts:200`` of the player count (``az:200`` with 2) as lines."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -421,11 +421,12 @@ def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, play
         points = [r for r in ppo_rows if r["elo"] is not None]
         ax.plot([r["wall_seconds"] / 60 for r in points], [r["elo"] for r in points],
                 marker="s", linestyle="--", color="C1",
-                label="the PPO run it started from (vs greedy and mcts:200)")
+                label="the PPO run it started from (its own evaluations)")
     az = [r for r in rows if r["elo"] is not None]
     ax.plot([(offset + r["wall_seconds"]) / 60 for r in az], [r["elo"] for r in az],
             marker="o", color="C0", label=f"{label}: policy alone (vs {counted})")
-    for k, name in enumerate(n for n in ("ppo", "mcts:200") if n in ratings):
+    lines = ("ppo", "az:200") if players == 2 else ("ppo", "mcts:200")
+    for k, name in enumerate(n for n in lines if n in ratings):
         ax.axhline(ratings[name], color=f"C{k + 2}", linestyle=":",
                    label=f"{name} (the ladder's)")
     ax.set_xlabel("training wall time (minutes, 2 cores)" + (", PPO then az-train"
