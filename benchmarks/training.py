@@ -376,7 +376,8 @@ def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dic
 def ppo_run_curve(run: Path, ratings: dict[str, float]) -> tuple[list[dict], float]:
     """The evaluations of the PPO run ``run`` (its checkpoint.json; phase ``ppo``, and the
     untrained policy's at 0 steps) with their Elo (:func:`lineup_elo`: greedy in every other
-    seat, ``best_against`` beside greedy), and the run's wall seconds."""
+    seat, ``best_against`` beside greedy; ``best``: the one kept as ``best.pt``), and the run's
+    wall seconds, its value network's games and fit included."""
     meta = json.loads((run / "checkpoint.json").read_text())
     config = meta["config"]
     rows = []
@@ -388,8 +389,11 @@ def ppo_run_curve(run: Path, ratings: dict[str, float]) -> tuple[list[dict], flo
             results[config["best_against"]] = (config["best_against_games"],
                                                e["win_rate_vs_best_against"])
         rows.append({"timesteps": e["timesteps"], "wall_seconds": e.get("wall_seconds", 0.0),
-                     "elo": lineup_elo(results, config["players"], ratings, ("greedy",))})
-    return rows, float(meta["wall_seconds"])
+                     "elo": lineup_elo(results, config["players"], ratings, ("greedy",)),
+                     "best": e["timesteps"] == meta.get("best", {}).get("timesteps")})
+    value = meta.get("value_network") or {}  # (its games and fit come after PPO's minutes)
+    return rows, float(meta["wall_seconds"]) + value.get("self_play_seconds", 0.0) \
+        + value.get("fit_seconds", 0.0)
 
 
 def plot_elo(rows: list[dict], path: Path, label: str) -> None:
@@ -406,9 +410,11 @@ def plot_elo(rows: list[dict], path: Path, label: str) -> None:
 
 
 def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, players: int,
-                    ratings: dict[str, float], path: Path, label: str, counted: str) -> None:
+                    ratings: dict[str, float], path: Path, label: str, counted: str,
+                    value_seconds: float = 0.0) -> None:
     """``--az-curve``'s picture of a 3- or 4-player run (module docstring): the policy's Elo
-    over wall time, after the PPO run's (``ppo``: its rows and wall seconds, or None), and the
+    over wall time (after ``value_seconds`` of the run's value network fitted first), after the
+    PPO run's (``ppo``: its rows and wall seconds, or None), and the
     ladder's ``ppo`` and ``mcts:200`` of the player count (``az:200`` with 2) as lines."""
     import matplotlib
     matplotlib.use("Agg")
@@ -422,6 +428,11 @@ def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, play
         ax.plot([r["wall_seconds"] / 60 for r in points], [r["elo"] for r in points],
                 marker="s", linestyle="--", color="C1",
                 label="the PPO run it started from (its own evaluations)")
+        best = [r for r in points if r.get("best")]
+        ax.plot([r["wall_seconds"] / 60 for r in best], [r["elo"] for r in best], marker="o",
+                markersize=12, fillstyle="none", linestyle="", color="C1",
+                label="its best.pt, the warm start")
+    offset += value_seconds
     az = [r for r in rows if r["elo"] is not None]
     ax.plot([(offset + r["wall_seconds"]) / 60 for r in az], [r["elo"] for r in az],
             marker="o", color="C0", label=f"{label}: policy alone (vs {counted})")
@@ -665,7 +676,8 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
         if players == 2 and ppo is None:
             plot_elo([r for r in rows if r["elo"] is not None], args.plot, run.name)
         else:
-            plot_lineup_elo(rows, ppo, players, ratings, args.plot, run.name, counted)
+            plot_lineup_elo(rows, ppo, players, ratings, args.plot, run.name, counted,
+                            value_fit_seconds(run))
     return rows
 
 
@@ -683,6 +695,16 @@ def curve_ratings(ap: argparse.ArgumentParser, ladder: Path | None,
             return {name: r.elo for name, r in ladder_fit(store, players).by_name().items()}
     except LadderError as err:
         ap.error(f"--ladder {ladder}: {err}")
+
+
+def value_fit_seconds(run: Path) -> float:
+    """The seconds an az-train run spent fitting its warm start's value network before its
+    first move (``--value-positions``; its checkpoint.json), 0 where none was fitted."""
+    try:
+        value = json.loads((run / "checkpoint.json").read_text()).get("value_network") or {}
+        return float(value.get("seconds", 0.0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
 
 
 def ppo_played(run: Path) -> str:

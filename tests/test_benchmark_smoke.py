@@ -289,6 +289,8 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     (ppo_run / "checkpoint.json").write_text(json.dumps({
         "config": {"players": 4, "eval_games": 200, "best_against": "mcts:200",
                    "best_against_games": 100}, "wall_seconds": 600.0,
+        "value_network": {"self_play_seconds": 30.0, "fit_seconds": 6.0},
+        "best": {"timesteps": 10},
         "evals": [{"timesteps": 0, "phase": "untrained", "win_rate_vs_greedy": 0.2},
                   {"timesteps": 10, "phase": "ppo", "win_rate_vs_greedy": 0.6,
                    "win_rate_vs_best_against": 0.4, "wall_seconds": 300.0}]}))
@@ -296,7 +298,8 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     mod.main(["--az-curve", str(filed), "--ppo-run", str(ppo_run), "--plot", str(picture)])
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     ppo_rows, wall = mod.ppo_run_curve(ppo_run, {n: r.elo for n, r in r4.items()})
-    assert wall == 600.0 and ppo_rows[0]["elo"] < r4["greedy"].elo < ppo_rows[1]["elo"]
+    assert wall == 636.0 and ppo_rows[0]["elo"] < r4["greedy"].elo < ppo_rows[1]["elo"]
+    assert [r["best"] for r in ppo_rows] == [False, True]  # (the warm start, ringed)
     capsys.readouterr()
     for argv, needle in ((["--az-curve", str(filed), "--ladder", str(tmp_path / "none.sqlite")],
                           "--ladder"),

@@ -131,6 +131,13 @@ SHELL: dict[str, tuple[str, str]] = {
     "--plot docs/learning_curve_2p.png": (FLAGS, "python benchmarks/training.py"),
     "python benchmarks/training.py --curve runs/p3 --against mcts:100 --plot curve.png":
         (FLAGS, "python benchmarks/training.py"),
+    # docs/training.md: the 3- and 4-player runs' curves in ladder Elo (a finished run's folders)
+    "python benchmarks/training.py --az-curve runs/az_3p --ppo-run runs/ppo_3p --ladder "
+    "runs/ladder.sqlite --plot docs/learning_curve_az_3p.png":
+        (FLAGS, "python benchmarks/training.py"),
+    "python benchmarks/training.py --az-curve runs/az_4p --ppo-run runs/ppo_4p --ladder "
+    "runs/ladder.sqlite --plot docs/learning_curve_az_4p.png":
+        (FLAGS, "python benchmarks/training.py"),
     "meduris value runs/p3/best.pt --out runs/p3/best_v.pt": (FLAGS, "meduris value"),
     "meduris distill runs/ppo_2p/best.pt --out runs/ppo_2p/distilled.pt":
         (FLAGS, "meduris distill"),
