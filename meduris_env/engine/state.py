@@ -33,7 +33,7 @@ import numpy as np
 
 from . import chance
 from . import kernel as K
-from .actions import action_to_string, decode_action
+from .actions import ACTIONS, action_to_string
 from .constants import (
     C_DIE,
     C_START,
@@ -165,7 +165,7 @@ class State:
         cmask = _SCRATCH.cmask
         K.chance_mask(self._a, cmask)
         ids = np.flatnonzero(cmask) + C_DIE
-        chips = [decode_action(a) for a in ids.tolist()]  # (field, chip kind) each
+        chips = [ACTIONS[a] for a in ids.tolist()]  # (field, chip kind) each: the decoder's table
         fields = {c.field for c in chips}
         left = self.chips_to_place  # indexed by chip kind - CHIP_VP
         total = int(left.sum())
@@ -183,9 +183,10 @@ class State:
             who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
                 self._cur, f"seat {self._cur}")
             raise IllegalActionError(f"seat {player} is not to move: {who} is")
-        action = unwrap_action(action)  # a 0-d integer array (SB3's predict) is an id too
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
+        if type(action) is not int:  # (a Python int, the usual id, needs no more checks)
+            action = unwrap_action(action)  # a 0-d integer array (SB3's predict) is an id too
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
         a = int(action)
         if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
             shown = a if a.bit_length() <= 64 else excerpt(a)
