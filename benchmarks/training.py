@@ -321,30 +321,33 @@ PPO_2P_EVALUATIONS = [(1_000_000, 4), (2_000_000, 61), (3_000_000, 66), (4_000_0
 PPO_2P_MINUTES_PER_MILLION = 34.4 / 6
 
 
-def az_curve(run: Path, ratings: dict[str, float] | None = None) -> list[dict]:
+def az_curve(run: Path) -> list[dict]:
     """The evaluations of an az-train run (its ``eval.csv``): moves, wall seconds, the win rate
     against each anchor (``rates``; ``vs_greedy`` and ``vs_ppo`` as keys of their own) and the
-    Elo: the trainer's (2 players), else, given the ladder's ``ratings`` of the run's player
-    count (checkpoint.json), :func:`lineup_elo` of the rates (None where no column is rated)."""
+    trainer's Elo (None where the row has none: 3 and 4 players)."""
     import csv
 
     prefix = "win_rate_vs_"
     with open(run / "eval.csv", newline="") as f:
-        rows = [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
+        return [{"moves": int(r["moves"]), "wall_seconds": float(r["wall_seconds"]),
                  "elo": float(r["elo"]) if r.get("elo") else None,
                  "vs_greedy": float(r["win_rate_vs_greedy"]),
                  "vs_ppo": float(r["win_rate_vs_ppo"]),
                  "rates": {k[len(prefix):]: float(v) for k, v in r.items()
                            if k.startswith(prefix) and v}}
                 for r in csv.DictReader(f)]
-    if ratings is not None:
-        config = json.loads((run / "checkpoint.json").read_text())["config"]
-        ppo = ppo_played(run)
-        for row in rows:
-            results = {ppo if name == "ppo" else name: (config["eval_games"], rate)
-                       for name, rate in row["rates"].items()}
-            row["elo"] = lineup_elo(results, config["players"], ratings, ("greedy", ppo))
-    return rows
+
+
+def add_lineup_elo(rows: list[dict], meta: dict, ratings: dict[str, float]) -> None:
+    """Each of :func:`az_curve`'s ``rows`` given the Elo of its rates on the ladder's
+    ``ratings`` of the run's player count (``meta``: its checkpoint.json), :func:`lineup_elo`
+    (None where no column is rated)."""
+    config = meta["config"]
+    ppo = ppo_played(meta)
+    for row in rows:
+        results = {ppo if name == "ppo" else name: (config["eval_games"], rate)
+                   for name, rate in row["rates"].items()}
+        row["elo"] = lineup_elo(results, config["players"], ratings, ("greedy", ppo))
 
 
 def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dict[str, float],
@@ -360,14 +363,14 @@ def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dic
     import math
 
     from agents.ladder.fit import rating_against
+    from agents.tournament.schedule import played_games
 
-    rotation = math.factorial(players)  # a tournament's games: whole rotations of the seats
     lineups = {}
     for agent, (games, rate) in results.items():
         lineup = (agent,) * (players - 1) if agent in alone else \
             (agent,) + ("greedy",) * (players - 2)
-        if agent not in alone:
-            games = math.ceil(games / rotation) * rotation
+        if agent not in alone:  # (its players entrants seated in every order)
+            games = played_games(games, math.factorial(players))
         if games and all(name in ratings for name in lineup):
             lineups[lineup] = (games, rate * games)
     return rating_against(lineups, ratings) if lineups else None
@@ -643,8 +646,8 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
     problem = args.plot and output_file_problem(args.plot, "--plot", force=True)
     if problem:
         ap.error(problem)
-    rows = az_curve(run)
-    players = run_players(run) or (2 if any(r["elo"] is not None for r in rows) else None)
+    rows, meta = az_curve(run), run_meta(run)
+    players = run_players(meta) or (2 if any(r["elo"] is not None for r in rows) else None)
     if players is None:
         ap.error(f"--az-curve: {run / 'eval.csv'} holds no Elo and "
                  f"{run / 'checkpoint.json'} no player count; give the folder of a "
@@ -655,7 +658,7 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
         if args.ppo_run:
             ppo = ppo_run_curve(args.ppo_run, ratings)
         if players > 2 or args.ladder:
-            rows = az_curve(run, ratings)
+            add_lineup_elo(rows, meta, ratings)
     except (OSError, ValueError, KeyError, TypeError) as err:
         ap.error(f"--az-curve {run}" + (f" --ppo-run {args.ppo_run}" if args.ppo_run else "")
                  + f": {err!r}; give the folders of a finished `meduris az-train` run and of "
@@ -663,7 +666,7 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
     if not any(r["elo"] is not None for r in rows):
         ap.error(f"--az-curve: no evaluation in {run / 'eval.csv'} is against an agent the "
                  f"{players}-player ladder rates")
-    ppo_agent = ppo_played(run)
+    ppo_agent = ppo_played(meta)
     counted = ", ".join(n for n in rows[-1]["rates"]
                         if (ppo_agent if n == "ppo" else n) in ratings)
     for r in rows:
@@ -677,7 +680,7 @@ def _az_curve(ap: argparse.ArgumentParser, args) -> list[dict]:
             plot_elo([r for r in rows if r["elo"] is not None], args.plot, run.name)
         else:
             plot_lineup_elo(rows, ppo, players, ratings, args.plot, run.name, counted,
-                            value_fit_seconds(run))
+                            value_fit_seconds(meta))
     return rows
 
 
@@ -697,32 +700,40 @@ def curve_ratings(ap: argparse.ArgumentParser, ladder: Path | None,
         ap.error(f"--ladder {ladder}: {err}")
 
 
-def value_fit_seconds(run: Path) -> float:
-    """The seconds an az-train run spent fitting its warm start's value network before its
-    first move (``--value-positions``; its checkpoint.json), 0 where none was fitted."""
+def run_meta(run: Path) -> dict:
+    """The run's checkpoint.json, read once ({} where there is no readable one)."""
     try:
-        value = json.loads((run / "checkpoint.json").read_text()).get("value_network") or {}
-        return float(value.get("seconds", 0.0))
-    except (OSError, ValueError, TypeError, AttributeError):
+        meta = json.loads((run / "checkpoint.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def value_fit_seconds(meta: dict) -> float:
+    """The seconds an az-train run (``meta``: its checkpoint.json) spent fitting its warm
+    start's value network before its first move (``--value-positions``), 0 where none was."""
+    try:
+        return float((meta.get("value_network") or {}).get("seconds", 0.0))
+    except (TypeError, ValueError, AttributeError):
         return 0.0
 
 
-def ppo_played(run: Path) -> str:
+def ppo_played(meta: dict) -> str:
     """The agent name of the policy the run's ``ppo`` column played (its ``eval_ppo``): ``ppo``
-    where it was the shipped one or the run's checkpoint.json says nothing."""
+    where it was the shipped one or the run's checkpoint.json (``meta``) says nothing."""
     try:
-        eval_ppo = json.loads((run / "checkpoint.json").read_text())["config"]["eval_ppo"]
-    except (OSError, ValueError, KeyError, TypeError):
+        eval_ppo = meta["config"]["eval_ppo"]
+    except (KeyError, TypeError):
         return "ppo"
     return "ppo" if eval_ppo == "shipped" else f"ppo:{eval_ppo}"
 
 
-def run_players(run: Path) -> int | None:
-    """The player count of the az-train run in ``run`` (its checkpoint.json), None where
-    there is no readable one."""
+def run_players(meta: dict) -> int | None:
+    """The player count of the az-train run whose checkpoint.json is ``meta``, None where it
+    gives none."""
     try:
-        players = json.loads((run / "checkpoint.json").read_text())["config"]["players"]
-    except (OSError, ValueError, KeyError, TypeError):
+        players = meta["config"]["players"]
+    except (KeyError, TypeError):
         return None
     return players if players in PLAYER_COUNTS else None
 

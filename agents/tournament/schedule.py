@@ -104,9 +104,15 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
                               f"{names['backend']} ray")
     labels = entrant_labels(entrants)
     lineups = list(itertools.permutations(range(len(entrants)), cfg.players))
-    games = math.ceil(cfg.games / len(lineups)) * len(lineups)
+    games = played_games(cfg.games, len(lineups))
     recorded_games(cfg.save_records, games, names["save_records"])
     return labels, lineups, games
+
+
+def played_games(games: int, lineups: int) -> int:
+    """The games a tournament asked for ``games`` plays: rounded up to a whole number of its
+    ``lineups``, so every lineup plays equally often."""
+    return math.ceil(games / lineups) * lineups
 
 
 def check_lineups(entrants: int, players: int, names: dict[str, str] = FIELDS) -> int:
