@@ -284,6 +284,24 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     rows = mod.main(["--az-curve", str(filed)])
     assert [r["elo"] for r in rows] == pytest.approx([r4["greedy"].elo] * 2, abs=1)
     assert "(Elo from the games against greedy)" in capsys.readouterr().out
+    from agents.ladder import SHIPPED, copy_anchors, ladder_fit, open_ladder
+    from agents.ladder.store import game_key
+    from agents.match import GameResult
+
+    db = tmp_path / "ladder.sqlite"  # --ladder: one where the run's ppo file is rated
+    entrant, lineup = "ppo:runs/ppo_4p/best.pt", ["ppo", "mcts:200", "greedy"]
+    with open_ladder(db) as store:
+        copy_anchors(SHIPPED, store, 4)
+        for i in range(8):
+            seats = [entrant, *lineup]
+            store.add(game_key(4, entrant, seats, i, 0), 4, entrant, GameResult(
+                seed=i, agents=seats, vp=[9, 3, 2, 1], winners=[0], ranks=[1, 2, 3, 4],
+                turns=10, decisions=40, end_reason="R22"))
+        rated = ladder_fit(store, 4).by_name()[entrant].elo
+    on_it = mod.main(["--az-curve", str(filed), "--ladder", str(db)])
+    assert "(Elo from the games against greedy, ppo)" in capsys.readouterr().out
+    assert rated > r4["ppo"].elo  # (it won all its games)
+    assert on_it[0]["elo"] > rows[0]["elo"] + 50  # 90 % against a rated strong lineup counts
     ppo_run = tmp_path / "ppo_4p"
     ppo_run.mkdir()
     (ppo_run / "checkpoint.json").write_text(json.dumps({
