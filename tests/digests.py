@@ -4,7 +4,8 @@ Each function plays something deterministic through the public API and returns a
 everything it produced (games.csv and the game records of a tournament, every buffer of a batch
 after every step, an environment's observations, rewards and flags). The digests in
 ``tests/data/game_digests.json`` were made by this module *before* the architecture pass
-(commit a42590d) and ``tests/test_same_games.py`` recomputes them on today's code. Rewrite the
+(commit a42590d; the Druids tournaments, the duels and the ladders before the game-neutral kit,
+commit b727441) and ``tests/test_same_games.py`` recomputes them on today's code. Rewrite the
 file only for a change that is meant to alter games (and say so in the commit); so far one:
 ``tournament_4p`` plays the shipped 4-player model (``ppo``, ``az``), replaced on 2026-11-25
 by az-train's, and was made again then (the previous model still gave the stored digest
@@ -15,6 +16,7 @@ exactly: the code's games had not changed)::
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -31,7 +33,18 @@ DATA = Path(__file__).resolve().parent / "data" / "game_digests.json"
 TOURNAMENTS = {
     "tournament_2p": (2, "greedy,mcts:30,ppo,az:20", 12, 2),
     "tournament_4p": (4, "greedy,mcts:15,ppo,az:10", 24, 1),
+    "tournament_druids_3p": (3, "random,greedy,ismcts:20", 12, 2, "druids"),
+    "tournament_druids_2p": (2, "greedy,ismcts:10,ppo", 12, 2, "druids"),
 }
+
+# the duels: (A, B, games, game); the ladders: (entrant, games, players, game)
+DUELS = {"duel_meduris": ("greedy", "mcts:10", 8, "meduris"),
+         "duel_druids": ("greedy", "ismcts:15", 8, "druids")}
+LADDERS = {"ladder_meduris": ("mcts:20", 8, 2, "meduris"),
+           "ladder_druids": ("ismcts:15", 8, 2, "druids")}
+# what a duel's JSON says of its games (not its wall time or how its settings are spelled)
+DUEL_RESULTS = ("a", "b", "result", "games", "pairs", "llr", "elo", "elo_95", "score",
+                "score_se", "pentanomial", "forfeits")
 
 
 # games.csv columns added after the digests were made, left out of the digest: the forfeit
@@ -56,7 +69,8 @@ def _sha(*chunks: bytes) -> str:
     return h.hexdigest()
 
 
-def tournament(players: int, agents: str, games: int, workers: int) -> dict:
+def tournament(players: int, agents: str, games: int, workers: int,
+               game: str = "meduris") -> dict:
     """``meduris tournament`` with every record saved: digests of games.csv and the records."""
     from meduris_cli.main import main
 
@@ -64,7 +78,8 @@ def tournament(players: int, agents: str, games: int, workers: int) -> dict:
         out = Path(tmp) / "out"
         code = main(["tournament", "--agents", agents, "--players", str(players), "--games",
                      str(games), "--seed", "7", "--workers", str(workers), "--out", str(out),
-                     "--save-records", "all", "--no-progress"])
+                     "--save-records", "all", "--no-progress",
+                     *(["--game", game] if game != "meduris" else [])])
         assert code == 0, code
         records = sorted((out / "records").glob("game-*.json"))
         return {"games_csv": _sha(games_csv_before((out / "games.csv").read_bytes())),
@@ -185,8 +200,51 @@ def scalar_envs() -> dict:
     return {"aec_4p_manual": h.hexdigest(), "single_agent_3p": h2.hexdigest()}
 
 
+def _cli_json(argv: list[str]):
+    """What ``meduris ARGV`` prints, read as JSON."""
+    from meduris_cli.main import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(argv)
+    assert code == 0, code
+    return json.loads(buf.getvalue())
+
+
+def duel(a: str, b: str, games: int, game: str) -> dict:
+    """``meduris duel`` to a fixed number of games: the digest of what it says of them."""
+    doc = _cli_json(["duel", a, b, "--max-games", str(games), "--seed", "3", "--workers", "2",
+                     "--json", "--no-progress", *(["--game", game] if game != "meduris" else [])])
+    kept = {k: doc[k] for k in DUEL_RESULTS}
+    return {"results": _sha(json.dumps(kept, sort_keys=True).encode())}
+
+
+def ladder(entrant: str, games: int, players: int, game: str) -> dict:
+    """``meduris ladder add`` on a new file, then ``show --json``: digests of the fitted
+    ratings and of the stored games (all but their times)."""
+    import sqlite3
+
+    from meduris_cli.main import main
+    flag = ["--game", game] if game != "meduris" else []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "ladder.sqlite")
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["ladder", "add", entrant, "--db", db, "--games", str(games),
+                         "--players", str(players), "--seed", "1", "--workers", "2",
+                         "--no-progress", *flag]) == 0
+        fit = _cli_json(["ladder", "show", "--db", db, "--json", *flag])
+        con = sqlite3.connect(db)
+        rows = con.execute("SELECT key, players, entrant, seed, agents, ranks, vp, turns, "
+                           "end_reason, forfeit, decisions FROM games ORDER BY key").fetchall()
+        con.close()
+    return {"fit": _sha(json.dumps(fit, sort_keys=True).encode()),
+            "games": _sha(json.dumps(rows).encode()), "game_count": len(rows)}
+
+
 def all_digests() -> dict:
     out = {name: tournament(*args) for name, args in TOURNAMENTS.items()}
+    out.update({name: duel(*args) for name, args in DUELS.items()})
+    out.update({name: ladder(*args) for name, args in LADDERS.items()})
     out["batch"] = batch_replay()
     out["vector_env"] = vector_env_league()
     out["training_env"] = training_env()

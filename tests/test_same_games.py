@@ -1,7 +1,9 @@
 """Behaviour kept when code moves: the same seeds give byte-identical tournaments (games.csv
 and every game record, 2 and 4 players, greedy / mcts / ppo / az), batch games, vector and
-training environments and the scalar environments as before the architecture pass. The
-digests were made by :mod:`digests` on the code before it (``tests/data/game_digests.json``)."""
+training environments and the scalar environments as before the architecture pass; Druids
+tournaments (games.csv and records), duels and ladders (stored games and fitted ratings) of both
+games as before the game-neutral kit (issue 44). The digests were made by :mod:`digests` on the
+code before those passes (``tests/data/game_digests.json``)."""
 
 import json
 
@@ -30,6 +32,16 @@ def test_the_training_env_with_snapshots_and_shaping_is_unchanged():
 
 def test_the_aec_and_single_agent_envs_are_unchanged():
     assert digests.scalar_envs() == STORED["scalar_envs"]
+
+
+@pytest.mark.parametrize("name", sorted(digests.DUELS))
+def test_a_duel_plays_the_same_games_and_says_the_same_as_before(name):
+    assert digests.duel(*digests.DUELS[name]) == STORED[name]
+
+
+@pytest.mark.parametrize("name", sorted(digests.LADDERS))
+def test_a_ladder_stores_the_same_games_and_fits_the_same_ratings_as_before(name):
+    assert digests.ladder(*digests.LADDERS[name]) == STORED[name]
 
 
 def test_the_digests_see_a_change():
