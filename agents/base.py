@@ -23,7 +23,8 @@ class Agent(ABC):
     uses_observation = False  # True: act() needs the observation vector (e.g. a policy network)
 
     def __init__(self, name: str = ""):
-        self.name = name  # (a plug-in's is set to the name it was built by, agents.plugins)
+        # (a plug-in's is set to the name it was built by: meduris_rl.agents.plugins.load)
+        self.name = name
         self.rng = random.Random(0)
 
     def reset(self, seed: int | None = None) -> None:
@@ -34,9 +35,9 @@ class Agent(ABC):
         """The action (an id of the 241-action space) for the seat to move in ``state``."""
 
     def game_over(self, result) -> None:
-        """Told once when a game it played in :func:`agents.match.play_game` has ended
-        (``result``: the :class:`~agents.match.GameResult`, forfeits included); nothing by
-        default (a subprocess agent passes it on to its bot)."""
+        """Told once when a game it played in :func:`meduris_rl.agents.arena.match.play_game` has
+        ended (``result``: the :class:`~meduris_rl.agents.arena.match.GameResult`, forfeits
+        included); nothing by default (a subprocess agent passes it on to its bot)."""
         return None
 
     def __repr__(self) -> str:
@@ -50,8 +51,9 @@ class GameAbandoned(Exception):
 class Forfeit(GameAbandoned):
     """Raised by an agent's ``act`` when it breaks the rules of play rather than quitting: a
     bot that crashed, hung past its time limit, answered malformed text or an illegal action
-    (:mod:`agents.external`). The game ends there and that seat loses it: it ranks last, the
-    others keep their R26 order of the position (:func:`agents.match.play_game`).
+    (:mod:`meduris_rl.agents.plugins.external`). The game ends there and that seat loses it: it
+    ranks last, the others keep their R26 order of the position
+    (:func:`meduris_rl.agents.arena.match.play_game`).
 
     A subclass of :class:`GameAbandoned`, so code that stops a game when a player quits also
     stops it on a forfeit; not a ``MedurisError``: it is an outcome of a game, not bad input.

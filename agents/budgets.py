@@ -1,8 +1,9 @@
 """The largest search budgets an agent may be given: the bounds both the names
-(:class:`agents.registry.Budget`) and the search agents' constructors (:mod:`agents.mcts`,
-:mod:`agents.az`) check, so a budget that never ends (``mcts:1e308s``) is refused wherever it
-comes from. ``meduris agents`` and docs/agents.md show them. It imports only the engine's
-value checkers, so both can import it without a cycle."""
+(:class:`meduris_rl.agents.registry.Budget`) and the search agents' constructors
+(:mod:`meduris_rl.agents.meduris.mcts`, :mod:`meduris_rl.agents.meduris.az`) check, so a budget that
+never ends (``mcts:1e308s``) is refused wherever it comes from. ``meduris agents`` and
+docs/agents.md show them. It imports only the engine's value checkers, so both can import it without
+a cycle."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The one table of games the shared tooling plays: a :class:`GameSpec` row per game.
 
-The tournament, duels, :func:`agents.match.play_game`, the agent table
-(:mod:`agents.registry`, whose rows name the games they serve) and ``meduris agents`` take the
-game as a parameter (``"meduris"``, the default everywhere, or ``"druids"``) and ask its row:
+The tournament, duels, :func:`meduris_rl.agents.arena.match.play_game`, the agent table
+(:mod:`meduris_rl.agents.registry`, whose rows name the games they serve) and ``meduris agents``
+take the game as a parameter (``"meduris"``, the default everywhere, or ``"druids"``) and ask its
+row:
 
 * ``make(players, exchange, max_turns)``: the game object (``MedurisGame``, ``DruidsGame``);
   ``exchange`` is Meduris's option (Druids takes only ``"auto"``);
@@ -14,9 +15,9 @@ game as a parameter (``"meduris"``, the default everywhere, or ``"druids"``) and
   when asked, so a game's modules load only when that game is played): ``greedy`` and ``ppo``
   (the agent classes of those kinds), ``features`` (the policy's input sets), ``actions``
   (its number of distinct actions), ``seat_view`` and ``game_fields`` (what a ``cmd:`` bot is
-  told, :mod:`agents.external`), ``human`` (the person's seat at the terminal,
-  :mod:`agents.play`). The trainer's parts are the training layer's own table
-  (:mod:`train.games`).
+  told, :mod:`meduris_rl.agents.plugins.external`), ``human`` (the person's seat at the terminal,
+  :mod:`meduris_rl.agents.arena.play`). The trainer's parts are the training layer's own table
+  (:mod:`meduris_rl.train.games`).
 
 A game's records replay through its own protocol: :func:`register_records` hands the records
 layer (which imports no game but Meduris) each other game's codec; it is called when this
@@ -77,7 +78,8 @@ class GameSpec:
 
 def code_at(where: str) -> Any:
     """The object ``where`` (``"module:attribute"``) names, its module imported when asked:
-    the one reader of the games' tables' parts (these, and the trainer's, :mod:`train.games`)."""
+    the one reader of the games' tables' parts (these, and the trainer's,
+    :mod:`meduris_rl.train.games`)."""
     module, _, attribute = where.partition(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -151,23 +153,23 @@ GAMES: dict[str, GameSpec] = {
     "meduris": GameSpec("meduris", "Meduris (Dorra & zur Linde, HABA 2016): the board game of the "
                         "project", PLAYER_COUNTS, "R1", make_meduris, observe_meduris, meduris_end,
                         ("random", "greedy", "mcts:200", "ppo"), "VP", (
-                            ("greedy", "agents.simple:GreedyAgent"),
-                            ("ppo", "agents.ppo:PPOAgent"),
-                            ("features", "agents.features:FEATURE_SETS"),
+                            ("greedy", "meduris_rl.agents.meduris.greedy:GreedyAgent"),
+                            ("ppo", "meduris_rl.agents.policies.ppo:PPOAgent"),
+                            ("features", "meduris_rl.agents.meduris.features:FEATURE_SETS"),
                             ("actions", "meduris_env.engine.constants:NUM_ACTIONS"),
-                            ("seat_view", "agents.games:meduris_seat_view"),
-                            ("game_fields", "agents.games:meduris_game_fields"),
-                            ("human", "agents.play:meduris_human"))),
+                            ("seat_view", "meduris_rl.agents.games:meduris_seat_view"),
+                            ("game_fields", "meduris_rl.agents.games:meduris_game_fields"),
+                            ("human", "meduris_rl.agents.arena.play:meduris_human"))),
     "druids": GameSpec("druids", "Druids (Colovini, 2004): a hidden-information card game "
                        "(docs/druids.md)", (2, 3, 4), "D2", make_druids, observe_druids,
                        druids_end, ("random", "greedy"), "amulets", (  # (D5: an amulet a point)
-                           ("greedy", "agents.druids_greedy:DruidsGreedyAgent"),
-                           ("ppo", "agents.druids_ppo:DruidsPPOAgent"),
-                           ("features", "agents.druids_features:FEATURE_SETS"),
+                           ("greedy", "meduris_rl.agents.druids.greedy:DruidsGreedyAgent"),
+                           ("ppo", "meduris_rl.agents.druids.ppo:DruidsPPOAgent"),
+                           ("features", "meduris_rl.agents.druids.features:FEATURE_SETS"),
                            ("actions", "druids_env.engine.actions:NUM_ACTIONS"),
-                           ("seat_view", "agents.games:druids_seat_view"),
-                           ("game_fields", "agents.games:druids_game_fields"),
-                           ("human", "agents.druids_human:druids_human"))),
+                           ("seat_view", "meduris_rl.agents.games:druids_seat_view"),
+                           ("game_fields", "meduris_rl.agents.games:druids_game_fields"),
+                           ("human", "meduris_rl.agents.druids.human:druids_human"))),
 }
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 

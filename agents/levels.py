@@ -1,7 +1,7 @@
 """Difficulty levels for people: five agents from a beginner's opponent to the strongest
 shipped one, each with its rating measured on the shipped ladder of the anchors of the game's
-player count (:data:`agents.ladder.SHIPPED`, Elo with ``random`` = 0), so that "level 3" means
-a known strength (``meduris play --level 3``, ``meduris agents``).
+player count (:data:`meduris_rl.agents.arena.ladder.SHIPPED`, Elo with ``random`` = 0), so that
+"level 3" means a known strength (``meduris play --level 3``, ``meduris agents``).
 
 The levels are anchors of the ladder, chosen roughly evenly spaced in rating on the 2-player
 ladder (about 500 Elo apart, the top one further): their ratings are read from the ladder's
@@ -57,7 +57,7 @@ def level(number: object) -> Level:
 def ratings(players: int = 2) -> dict[int, tuple[float, float, float]]:
     """Each level's (Elo, low, high: its 95% interval) on the shipped ladder of ``players``
     (the agent it seats there)."""
-    from .ladder import shipped_ratings
+    from meduris_rl.agents.arena.ladder import shipped_ratings
 
     fit = shipped_ratings(players)
     return {lv.number: (fit[lv.agent_for(players)].elo, fit[lv.agent_for(players)].low,

@@ -3,13 +3,14 @@
 A built-in agent's name is ``<kind>``, ``<kind>:<budget>``, ``<kind>:<file>`` or
 ``<kind>:<budget>:<file>`` (``random``, ``mcts:200`` iterations per move, ``mcts:0.5s`` seconds
 per move, ``ppo`` the shipped model, ``ppo:runs/a/policy.pt``, ``az:400:best.pt``); which of
-these a kind takes is in its row of :data:`KINDS`. Plug-in agents (:mod:`agents.plugins`,
-docs/bring_your_own_agent.md) have rows too:
+these a kind takes is in its row of :data:`KINDS`. Plug-in agents
+(:mod:`meduris_rl.agents.plugins.load`, docs/bring_your_own_agent.md) have rows too:
 
 * ``path/to/bots.py:Cautious[:<parameter>]``: a class, factory or function in a file (the
   text before the first colon contains ``/`` or ends in ``.py``), row ``file``;
 * ``my_pkg.bots:Cautious[:<parameter>]``: the same from an importable module, row ``module``;
-* ``cmd:<command line>``: a program in any language (:class:`agents.external.SubprocessAgent`,
+* ``cmd:<command line>``: a program in any language
+(:class:`meduris_rl.agents.plugins.external.SubprocessAgent`,
   the whole text after ``cmd:`` is its command), row ``cmd``;
 * ``<name>[:<parameter>]``: an agent an installed package registers in the entry-point group
   ``meduris.agents``, one row per entry point, found when this module is imported (a name
@@ -18,33 +19,33 @@ docs/bring_your_own_agent.md) have rows too:
 
 The ``<parameter>`` is one string handed to the class or factory (``:Cautious:3`` calls
 ``Cautious("3")``). Everything that reads agent names asks this table: :func:`make_agent`,
-:func:`agents.batch.make_batch_opponent`, the tournament, the web server's list of opponents
-(its ``web`` column: never a file, module or command; entry points are offered, being
+:func:`meduris_rl.agents.policies.batch.make_batch_opponent`, the tournament, the web server's list
+of opponents (its ``web`` column: never a file, module or command; entry points are offered, being
 registered when the server starts) and ``meduris agents`` (which prints it), so a new kind is
 one row here.
 
-Each row names the games it serves (``games``, the names of :data:`agents.games.GAMES`):
+Each row names the games it serves (``games``, the names of :data:`meduris_rl.agents.games.GAMES`):
 ``random`` serves every game; Meduris's other kinds serve Meduris only; ``greedy`` serves Meduris
-and Druids with a heuristic of each game's own (:mod:`agents.simple`,
-:mod:`agents.druids_greedy`). A name is parsed for a game (``AgentSpec.parse(name,
+and Druids with a heuristic of each game's own (:mod:`meduris_rl.agents.simple`,
+:mod:`meduris_rl.agents.druids.greedy`). A name is parsed for a game (``AgentSpec.parse(name,
 game="druids")``, default Meduris) and a kind that does not serve it is refused in one line.
 Rows serving no Meduris (a Druids-only kind) set ``web=False``: the web server plays Meduris.
 The plug-ins serve every game: the file, module and ``cmd:`` forms, and every entry point (its
 row is made without importing it). A Python plug-in (file, module or entry point) may say which
 games it plays with an attribute ``games`` on the object named (``games = ("druids",)`` on the
-class or function; a string or a list of names of :data:`agents.games.GAMES`; none: every game):
-the name is refused for another game in one line when it is parsed (:meth:`AgentSpec.games`).
+class or function; a string or a list of names of :data:`meduris_rl.agents.games.GAMES`; none: every
+game): the name is refused for another game in one line when it is parsed (:meth:`AgentSpec.games`).
 
 Contract:
 
 * :meth:`AgentSpec.parse` accepts exactly the names the agents accept, and refuses any other
-  with one line (:class:`~agents.base.UnknownAgentError`) naming the fix, with a "did you mean"
-  hint for a misspelt kind. For a built-in it reads no file: a missing model is the agent's
+  with one line (:class:`~meduris_rl.agents.base.UnknownAgentError`) naming the fix, with a "did you
+  mean" hint for a misspelt kind. For a built-in it reads no file: a missing model is the agent's
   own error when it is built (:meth:`AgentSpec.build`, :func:`make_agent`). For a file,
   module or entry-point plug-in it imports the plug-in (once per process) and finds the object
   named, so a missing file, a failed import, a missing attribute or something not callable is
-  one line (:class:`~agents.plugins.PluginError`) wherever names are checked, before any
-  game; a factory that raises is refused when the agent is first built (the tournament and
+  one line (:class:`~meduris_rl.agents.plugins.load.PluginError`) wherever names are checked, before
+  any game; a factory that raises is refused when the agent is first built (the tournament and
   ``meduris play`` build every agent once before the first game).
 * ``str(spec)`` is the canonical name, the given text without surrounding blanks; it is the
   agent's ``name`` (tournament labels, game records) and parses back to an equal spec.
@@ -60,11 +61,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, parse_int
-
-from . import plugins
-from .base import Agent, UnknownAgentError
-from .budgets import MAX_COUNT, MAX_SECONDS, MAX_TREE_ITERATIONS
-from .games import GAME_NAMES, check_game, game_spec
+from meduris_rl.agents.base import Agent, UnknownAgentError
+from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS, MAX_TREE_ITERATIONS
+from meduris_rl.agents.games import GAME_NAMES, check_game, game_spec
+from meduris_rl.agents.plugins import load as plugins
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,12 @@ class AgentKind:
     file: str | None = None  # what ``:<file>`` names, e.g. "policy.pt"; None: no file
     file_required: bool = False
     needs: tuple[str, ...] = ()  # of "torch", "model" (a network file), "ray", "open_spiel"
-    web: bool = True  # may the web server offer it (never with a file, see meduris_cli.web)
+    web: bool = True  # may the web server offer it (never with a file, see meduris_rl.cli.web)
     source: str = "built-in"  # or "file", "module", "cmd", "entry point" (a plug-in)
     target: str | None = None  # an entry point's module:attribute
     package: str | None = None  # the installed package an entry point comes from
     syntax: str | None = None  # how to write a plug-in form's names (instead of the name)
-    games: tuple[str, ...] = ("meduris",)  # the games it plays (agents.games.GAMES)
+    games: tuple[str, ...] = ("meduris",)  # the games it plays (meduris_rl.agents.games.GAMES)
     players: tuple[int, ...] = (2, 3, 4)  # the player counts it plays (its model's, if fixed)
     game_summaries: tuple[tuple[str, str], ...] = ()  # (game, summary) where it differs
     model: str = "ppo_{players}p.pt"  # its shipped network in agents/models/ (with "model")
@@ -139,7 +139,7 @@ class AgentKind:
         missing from a checkout), or None for a kind without one."""
         if "model" not in self.needs or self.file_required:
             return None
-        from .ppo import MODELS
+        from meduris_rl.agents.policies.ppo import MODELS
         return MODELS / self.model.format(players=players)
 
     def serves(self, game: str) -> bool:
@@ -163,7 +163,7 @@ class AgentKind:
 
 
 def _random(spec: AgentSpec) -> Agent:
-    from .simple import RandomAgent
+    from meduris_rl.agents.simple import RandomAgent
     return RandomAgent(str(spec))
 
 
@@ -172,7 +172,7 @@ def _greedy(spec: AgentSpec) -> Agent:
 
 
 def _mcts(spec: AgentSpec) -> Agent:
-    from .mcts import MCTSAgent
+    from meduris_rl.agents.meduris.mcts import MCTSAgent
     return MCTSAgent(str(spec), **spec.search_budget())
 
 
@@ -181,37 +181,37 @@ def _ppo(spec: AgentSpec) -> Agent:
 
 
 def _openspiel_mcts(spec: AgentSpec) -> Agent:
-    from .openspiel import OpenSpielMCTSAgent
+    from meduris_rl.agents.meduris.openspiel import OpenSpielMCTSAgent
     return OpenSpielMCTSAgent(str(spec), spec.budget)
 
 
 def _rllib(spec: AgentSpec) -> Agent:
-    from .rllib import RLlibAgent
+    from meduris_rl.agents.policies.rllib import RLlibAgent
     return RLlibAgent(str(spec), spec.parameter or "")  # (it names the fix for a missing one)
 
 
 def _az(spec: AgentSpec) -> Agent:
-    from .az import AZAgent
+    from meduris_rl.agents.meduris.az import AZAgent
     return AZAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
 def _az_fast(spec: AgentSpec) -> Agent:
-    from .az_fast import AZFastAgent
+    from meduris_rl.agents.meduris.az_fast import AZFastAgent
     return AZFastAgent(str(spec), **spec.search_budget(), path=spec.parameter)
 
 
 def _search(spec: AgentSpec) -> Agent:
-    from .az_fast import AZFastAgent
+    from meduris_rl.agents.meduris.az_fast import AZFastAgent
     return AZFastAgent(str(spec), **spec.search_budget(), path=str(spec.row.shipped_model(2)))
 
 
 def _ismcts(spec: AgentSpec) -> Agent:
-    from .druids_ismcts import DruidsISMCTSAgent
+    from meduris_rl.agents.druids.ismcts import DruidsISMCTSAgent
     return DruidsISMCTSAgent(str(spec), **spec.search_budget())
 
 
 def _gumbel(spec: AgentSpec) -> Agent:
-    from .gumbel_agent import GumbelAgent
+    from meduris_rl.agents.meduris.gumbel import GumbelAgent
     return GumbelAgent(str(spec), spec.budget, path=spec.parameter)
 
 
@@ -221,9 +221,10 @@ def _plugin(spec: AgentSpec) -> Agent:
 
 def _cmd(spec: AgentSpec) -> Agent:
     try:
-        from .external import SubprocessAgent
+        from meduris_rl.agents.plugins.external import SubprocessAgent
     except ImportError as err:
-        raise plugins.PluginError(f"agent {str(spec)!r}: cmd: agents need agents.external "
+        raise plugins.PluginError(f"agent {str(spec)!r}: cmd: agents need "
+                                  f"meduris_rl.agents.plugins.external "
                                   f"({plugins.one_line(err)})") from None
     return SubprocessAgent(str(spec), spec.target)
 
@@ -242,7 +243,7 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("greedy", "one-step lookahead on the hand-written evaluation", _greedy,
               batch="greedy", games=("meduris", "druids"), game_summaries=(
                   ("druids", "the documented Druids heuristic: collect where its servants take "
-                             "the most, feed its own places (agents/druids_greedy.py)"),)),
+                             "the most, feed its own places (agents/druids/greedy.py)"),)),
     AgentKind("mcts", "open-loop Monte Carlo tree search with heuristic rollouts", _mcts,
               budget=SEARCH),
     AgentKind("ppo", "the PPO policy network: the shipped model for the game's player count, "
@@ -253,7 +254,8 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("openspiel-mcts", "OpenSpiel's MCTSBot with random rollouts", _openspiel_mcts,
               budget=Budget("simulations", 100), needs=("open_spiel",)),
     # the web server never loads files, and an RLlib agent is nothing without its checkpoint
-    AgentKind("rllib", "an RLlib policy: the checkpoint folder of a train.rllib_ppo run", _rllib,
+    AgentKind("rllib", "an RLlib policy: the checkpoint folder of a "
+                       "meduris_rl.train.meduris.rllib_ppo run", _rllib,
               file="checkpoint", file_required=True, needs=("torch", "model", "ray"), web=False),
     AgentKind("az", "search guided by the ppo network (AlphaZero-style PUCT); a policy.pt "
               "after the budget for another network", _az, budget=SEARCH, file="policy.pt",
@@ -269,7 +271,7 @@ KINDS: tuple[AgentKind, ...] = (
               budget=Budget("iterations", 430, seconds=True, maximum=MAX_TREE_ITERATIONS),
               needs=("torch", "model"), players=(2,), model=SEARCH_MODEL),
     AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
-              "seat knows them, heuristic rollouts (agents/druids_ismcts.py)", _ismcts,
+              "seat knows them, heuristic rollouts (agents/druids/ismcts.py)", _ismcts,
               budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)
     AgentKind("gumbel", "Gumbel AlphaZero search guided by the ppo network (Sequential Halving "
               "at the root, deterministic); a policy.pt after the budget for another network",
@@ -294,7 +296,8 @@ PLUGIN_FORMS: tuple[AgentKind, ...] = (
 def entry_point_kinds(found: list[tuple[str, str, str]], taken: set[str]
                       ) -> tuple[tuple[AgentKind, ...], dict[str, str]]:
     """The rows of the entry points ``found`` ((name, module:attribute, package), see
-    :func:`agents.plugins.entry_points`), and why each one left out was ({name: reason})."""
+    :func:`meduris_rl.agents.plugins.load.entry_points`), and why each one left out was ({name:
+    reason})."""
     rows: list[AgentKind] = []
     ignored: dict[str, str] = {}
     for name, value, package in found:
@@ -345,7 +348,7 @@ class AgentSpec:
     #                               parameter string; None: none given
     text: str = ""  # the canonical name
     target: str | None = None  # a plug-in's <file or module>:<Name>; cmd's command line
-    game: str = "meduris"  # the game it plays (agents.games.GAMES)
+    game: str = "meduris"  # the game it plays (meduris_rl.agents.games.GAMES)
 
     @classmethod
     def parse(cls, text: object, game: str = "meduris") -> AgentSpec:

@@ -6,8 +6,8 @@ docs/bring_your_own_agent.md ("Duels"). Usage from the repo root::
 
 **Duplicate play against independent games** (always): ``--games`` games of A against B played
 in seat-swapped pairs with one seed per pair (as ``meduris duel`` plays them), and ``--games``
-games with the same seating but a seed per game (:func:`agents.duel.pair_tasks`: no seed in
-common with the pairs). From A's game scores (1 win, 0 loss, 1/2 shared):
+games with the same seating but a seed per game (:func:`meduris_rl.agents.arena.duel.pair_tasks`: no
+seed in common with the pairs). From A's game scores (1 win, 0 loss, 1/2 shared):
 
 * ``pair_se``: the standard error of A's mean score per game from the pairs,
   ``sd(pair means) / sqrt(pairs)``;
@@ -20,7 +20,8 @@ common with the pairs). From A's game scores (1 win, 0 loss, 1/2 shared):
 
 **Real duels** (``--duels``): ``meduris duel mcts:200 greedy`` and ``meduris duel greedy greedy``
 with the defaults (elo0 0, elo1 20, alpha = beta = 0.05, seed 0): under ``duels``, each one's
-result, games, pairs, LLR, Elo and its interval, wall time (:meth:`agents.duel.DuelResult.to_dict`).
+result, games, pairs, LLR, Elo and its interval, wall time
+(:meth:`meduris_rl.agents.arena.duel.DuelResult.to_dict`).
 
 Results are also written to ``results/benchmark_duel.json`` (atomically).
 """
@@ -40,8 +41,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from agents.duel import DuelConfig, pair_tasks, play_tasks, run_duel, score_of_a  # noqa: E402
 from meduris_env.records.atomic import atomic_write  # noqa: E402
+from meduris_rl.agents.arena.duel import DuelConfig, pair_tasks, play_tasks, run_duel, score_of_a  # noqa: E402
 
 REAL_DUELS = (("mcts:200", "greedy"), ("greedy", "greedy"))
 RESAMPLES = 2000

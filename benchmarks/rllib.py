@@ -1,6 +1,6 @@
 """RLlib training throughput: env steps/s of multi-agent PPO on RLlib's new API stack
-(``train/rllib_ppo.py``: action-masking RLModule, one shared policy, self-play) with 2 EnvRunner
-actors on a local Ray, 2 players, end to end (sampling and learning together, as
+(``train/meduris/rllib_ppo.py``: action-masking RLModule, one shared policy, self-play) with 2
+EnvRunner actors on a local Ray, 2 players, end to end (sampling and learning together, as
 ``benchmarks/training.py`` measures ``meduris train``).
 
 One warm-up iteration (actors, torch's first passes, numba's cached kernels), then
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
-from train.rllib_ppo import build_config, env_steps_sampled  # noqa: E402
+from meduris_rl.train.meduris.rllib_ppo import build_config, env_steps_sampled  # noqa: E402
 
 
 def _timer(result: dict, name: str) -> float:

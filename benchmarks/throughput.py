@@ -48,8 +48,8 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    game warms each run up.
 
 6. **Druids IS-MCTS iterations/s** (``ismcts_iterations_per_s``, and by player count in
-   ``ismcts_by_players``): ``agents.druids_ismcts.DruidsISMCTSAgent`` at 200 iterations per
-   decision on positions of random games at turns 2, 8 and 16 (seeded), searched in turn for
+   ``ismcts_by_players``): ``meduris_rl.agents.druids.ismcts.DruidsISMCTSAgent`` at 200 iterations
+   per decision on positions of random games at turns 2, 8 and 16 (seeded), searched in turn for
    ``--seconds / 3`` per player count; iterations (determinisation, descent, rollout and
    backup) divided by the time of the searches.
 
@@ -320,7 +320,7 @@ def ismcts_positions(players: int, seed: int) -> list:
 
 def measure_ismcts(seconds: float, seed: int) -> dict:
     """Item 6 of the module docstring."""
-    from agents.druids_ismcts import DruidsISMCTSAgent
+    from meduris_rl.agents.druids.ismcts import DruidsISMCTSAgent
 
     by_players = {}
     for players in DRUIDS_PLAYER_COUNTS:

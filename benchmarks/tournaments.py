@@ -1,9 +1,10 @@
 """The agent-strength tournaments the README reports, with the bars they must clear.
 
-Each row is one tournament run by :func:`agents.tournament.run_tournament` (the same code as
-``meduris tournament``): seats rotated over every lineup, seeds derived from ``--seed``. Printed
-side by side: the measured win rate of the agent under test with its 95% interval, the bar, the
-other agents' win rates, and the mean time per move. Usage from the repo root::
+Each row is one tournament run by :func:`meduris_rl.agents.arena.tournament.run_tournament` (the
+same code as ``meduris tournament``): seats rotated over every lineup, seeds derived from
+``--seed``. Printed side by side: the measured win rate of the agent under test with its 95%
+interval, the bar, the other agents' win rates, and the mean time per move. Usage from the repo
+root::
 
     python benchmarks/tournaments.py [--games 400] [--workers 2] [--seed 1] [--only NAME] [--json]
     .venv-ray/bin/python benchmarks/tournaments.py --backends [--games 400] [--json]
@@ -32,8 +33,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from agents.tournament import TournamentConfig, run_tournament  # noqa: E402
 from meduris_env.records.atomic import atomic_write  # noqa: E402
+from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
 
 SEARCH_2P = "az-fast:430:agents/models/search_2p.pt"
 # (name, agents, players, share of --games, agent under test, bar on its win rate or None)

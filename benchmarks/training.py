@@ -44,10 +44,10 @@ run that chose ``best.pt`` against another agent (``best_against``, ``mcts:400``
 **Ladder Elo over wall time** (``--az-curve RUN``): the Elo of every evaluation of a finished
 ``meduris az-train`` run (its ``eval.csv``: the policy alone against the anchors greedy and
 ppo, and any ``eval_against``) on the ladder's scale of its player count, over the run's wall
-time. 2 players: the trainer's own Elo (:func:`agents.ladder.fit.rating_against` with the
-anchors held at the shipped ladder's ratings), beside the shipped 2-player PPO run's evaluations
-against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md) put on the same scale
-and the shipped ratings of ``ppo`` and ``az:200`` as lines. 3 and 4 players: the Elo of the
+time. 2 players: the trainer's own Elo (:func:`meduris_rl.agents.arena.ladder.fit.rating_against`
+with the anchors held at the shipped ladder's ratings), beside the shipped 2-player PPO run's
+evaluations against ``mcts:400`` (100 games each, every 1 M steps, docs/training.md) put on the same
+scale and the shipped ratings of ``ppo`` and ``az:200`` as lines. 3 and 4 players: the Elo of the
 first places against each lineup (:func:`lineup_elo`: greedy or the ``ppo`` column's policy in
 every other seat, an ``eval_against`` anchor beside greedy; Plackett-Luce's chance of the first
 place is Bradley-Terry against the lineup's summed strength) with the anchors held at the
@@ -83,7 +83,7 @@ from meduris_env.records.atomic import (  # noqa: E402
     atomic_write,
     output_file_problem,
 )
-from train.config import load_config  # noqa: E402
+from meduris_rl.train.config import load_config  # noqa: E402
 
 
 def measure(players: int, rollouts: int, seed: int = 0) -> dict:
@@ -94,9 +94,9 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
-    from agents.network import init_as_greedy, policy_kwargs
-    from train.league import TrainingEnv
-    from train.run import network_of
+    from meduris_rl.agents.policies.network import init_as_greedy, policy_kwargs
+    from meduris_rl.train.meduris.league import TrainingEnv
+    from meduris_rl.train.run import network_of
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(REPO / "train" / "configs" / f"ppo_{players}p.yaml",
@@ -114,7 +114,7 @@ def measure(players: int, rollouts: int, seed: int = 0) -> dict:
         init_as_greedy(model)
     # the league as it is for most of a run: max_snapshots frozen copies of the learner beside
     # greedy and random (each a network whose forward passes the opponents' moves cost)
-    from agents.network import save_policy
+    from meduris_rl.agents.policies.network import save_policy
     with tempfile.TemporaryDirectory() as snaps:
         for k in range(cfg.max_snapshots if cfg.opponents.get("snapshots", 0) > 0 else 0):
             path = Path(snaps) / f"snapshot_{k}.pt"
@@ -136,7 +136,7 @@ def measure_az(moves: int, simulations: int, games: int, seed: int = 0,
     shipped network, one warm-up move of every game, then at least ``moves`` moves timed."""
     import torch
 
-    from train.az import AZConfig, SelfPlay, load_warm_start, numba_threads
+    from meduris_rl.train.meduris.az import AZConfig, SelfPlay, load_warm_start, numba_threads
 
     cfg = AZConfig(players=players, games=games, simulations=simulations, seed=seed,
                    buffer=max(256, games * 4), batch_size=256).validate()
@@ -158,9 +158,9 @@ def _reference_env(players: int, rank: int, seed: int):
     """One game per environment, the learner's seat drawn per episode, greedy at the other
     seats: what the SB3 documentation's recipe gives with ``MedurisSingleAgentEnv``."""
     def make():
-        from agents import make_agent
         from meduris_env import MedurisSingleAgentEnv
         from meduris_env.engine.seeding import STREAM_ENV, derive_seed
+        from meduris_rl.agents import make_agent
         env = MedurisSingleAgentEnv(num_players=players, seat="random", opponents=[
             make_agent("greedy") for _ in range(players - 1)])
         env.reset(seed=derive_seed(seed, STREAM_ENV, rank))
@@ -205,8 +205,8 @@ def curve(run: Path, greedy_games: int, other_games: int, workers: int, seed: in
           against: str = "mcts:100") -> list[dict]:
     """Win rates of every snapshot of ``run`` against greedy and ``against`` (rows with
     ``vs_greedy``, and ``against`` and ``vs_other`` when ``other_games``)."""
-    from agents.network import load_policy_file
-    from train.evaluate import evaluate, evaluate_in_tournament
+    from meduris_rl.agents.policies.network import load_policy_file
+    from meduris_rl.train.meduris.evaluate import evaluate, evaluate_in_tournament
 
     meta = json.loads((run / "checkpoint.json").read_text())
     players = meta["config"]["players"]
@@ -356,14 +356,14 @@ def lineup_elo(results: dict[str, tuple[int, float]], players: int, ratings: dic
     ``results[agent] = (games, win rate)``, against ``agent`` in every other seat where it is
     one of ``alone`` (the batch engine's evaluations: greedy, the ``ppo`` column's policy), else
     in one seat beside greedy in the others (the tournaments of
-    :func:`train.evaluate.evaluate_in_tournament`, their games rounded up to whole rotations of
-    the seats as the tournament plays them); the first places against those lineups
-    (:func:`agents.ladder.fit.rating_against`), counting only the columns whose agents
-    ``ratings`` rates; None where none is."""
+    :func:`meduris_rl.train.meduris.evaluate.evaluate_in_tournament`, their games rounded up to
+    whole rotations of the seats as the tournament plays them); the first places against those
+    lineups (:func:`meduris_rl.agents.arena.ladder.fit.rating_against`), counting only the columns
+    whose agents ``ratings`` rates; None where none is."""
     import math
 
-    from agents.ladder.fit import rating_against
-    from agents.tournament.schedule import played_games
+    from meduris_rl.agents.arena.ladder.fit import rating_against
+    from meduris_rl.agents.arena.tournament.schedule import played_games
 
     lineups = {}
     for agent, (games, rate) in results.items():
@@ -453,7 +453,7 @@ def plot_lineup_elo(rows: list[dict], ppo: tuple[list[dict], float] | None, play
 def ppo_beside(ax, title: str) -> None:
     """The shipped 2-player PPO run's evaluations on the ladder's scale, the shipped ``ppo``
     and ``az:200`` as lines, the axes' labels and ``title``."""
-    from agents.ladder.fit import rating_against
+    from meduris_rl.agents.arena.ladder.fit import rating_against
 
     ratings = shipped_elos()
     ppo = [(steps / 1e6 * PPO_2P_MINUTES_PER_MILLION,
@@ -470,7 +470,7 @@ def ppo_beside(ax, title: str) -> None:
 
 def shipped_elos() -> dict[str, float]:
     """The shipped 2-player ladder's ratings by anchor name."""
-    from agents.ladder.fit import shipped_ratings
+    from meduris_rl.agents.arena.ladder.fit import shipped_ratings
 
     return {name: r.elo for name, r in shipped_ratings(2).items()}
 
@@ -481,7 +481,7 @@ def search_curve(path: Path) -> list[dict]:
     each with its Elo on the shipped ladder's scale (``az:200`` held at its rating)."""
     import csv
 
-    from agents.ladder.fit import rating_against
+    from meduris_rl.agents.arena.ladder.fit import rating_against
 
     ratings = shipped_elos()
     with open(path, newline="") as f:
@@ -689,7 +689,7 @@ def curve_ratings(ap: argparse.ArgumentParser, ladder: Path | None,
     """The ratings (Elo by name) of ``players`` that ``--az-curve`` puts a run on: the shipped
     ladder's, or ``--ladder``'s (its anchors held, as ``meduris ladder show`` prints them, e.g.
     after a ``ladder add`` of the run's ``eval_ppo`` file)."""
-    from agents.ladder import LadderError, ladder_fit, open_ladder, shipped_ratings
+    from meduris_rl.agents.arena.ladder import LadderError, ladder_fit, open_ladder, shipped_ratings
 
     if ladder is None:
         return {name: r.elo for name, r in shipped_ratings(players).items()}

@@ -1,6 +1,7 @@
 """Druids in the project's game records (:mod:`meduris_env.records.record`): the codec that
 records and replays a Druids game through its own protocol. The records layer imports no game
-but Meduris; the agents layer hands it this codec (:func:`agents.games.register_records`).
+but Meduris; the agents layer hands it this codec
+(:func:`meduris_rl.agents.games.register_records`).
 
 A Druids record is a Meduris record in form (``format`` "meduris-record", version 1) whose
 ``game`` object names the game: ``{"name": "druids", "num_players", "circles", "max_turns"}``

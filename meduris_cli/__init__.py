@@ -1,5 +1,5 @@
 """The ``meduris`` command (the top layer: it may import everything, nothing imports it)."""
 
-from .main import main
+from meduris_rl.cli.main import main
 
 __all__ = ["main"]

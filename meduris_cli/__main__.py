@@ -1,5 +1,5 @@
 import sys
 
-from .main import main
+from meduris_rl.cli.main import main
 
 sys.exit(main())

@@ -49,11 +49,11 @@ SEED = int_in(0, SEED_MAX)  # the one seed range (meduris_env.engine.values)
 
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds above 0 and at most
-    :data:`agents.external.MAX_SECONDS` (one day), written in digits (``--move-time 0.5``;
-    ``1e308``, ``nan``, ``inf`` are refused), read by the shared checker
+    :data:`meduris_rl.agents.plugins.external.MAX_SECONDS` (one day), written in digits
+    (``--move-time 0.5``; ``1e308``, ``nan``, ``inf`` are refused), read by the shared checker
     (:func:`meduris_env.engine.values.parse_float`, then
-    :func:`agents.external.check_seconds`)."""
-    from agents.external import MAX_SECONDS, check_seconds
+    :func:`meduris_rl.agents.plugins.external.check_seconds`)."""
+    from meduris_rl.agents.plugins.external import MAX_SECONDS, check_seconds
     try:
         float(text)
     except ValueError:
@@ -68,8 +68,8 @@ def seconds(text: str) -> float:
 
 def add_time_flags(parser) -> None:
     """``--move-time`` and ``--game-time``: the limits of ``cmd:`` agents
-    (:mod:`agents.external`), for every command that plays them."""
-    from agents.external import DEFAULT_MOVE_TIME, MAX_SECONDS
+    (:mod:`meduris_rl.agents.plugins.external`), for every command that plays them."""
+    from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, MAX_SECONDS
     parser.add_argument("--move-time", type=seconds, default=DEFAULT_MOVE_TIME,
                         metavar="SECONDS", help="a cmd: agent (a program speaking the JSON-lines "
                         "protocol) forfeits a game when one of its moves takes longer (default "

@@ -1,10 +1,10 @@
-"""The ``meduris`` command: one subcommand per module of :mod:`meduris_cli.commands`, in the
+"""The ``meduris`` command: one subcommand per module of :mod:`meduris_rl.cli.commands`, in the
 order of its ``COMMANDS``.
 
 Errors the user can fix (unknown agent, impossible player count, unwritable folder) are
 :class:`~meduris_env.engine.errors.MedurisError`; :func:`main` catches them in one place and
 prints one line, ``meduris: error: ...``, with exit status 2 (argparse's own usage errors look
-the same, :class:`~meduris_cli.checks.ArgumentParser`). Ctrl-C exits with 130.
+the same, :class:`~meduris_rl.cli.checks.ArgumentParser`). Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import importlib
 import sys
 
 from meduris_env.engine.errors import MedurisError
-
-from .checks import ArgumentParser, HelpFormatter, short_message
-from .commands import COMMANDS
+from meduris_rl.cli.checks import ArgumentParser, HelpFormatter, short_message
+from meduris_rl.cli.commands import COMMANDS
 
 
 def _version() -> str:

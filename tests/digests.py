@@ -72,7 +72,7 @@ def _sha(*chunks: bytes) -> str:
 def tournament(players: int, agents: str, games: int, workers: int,
                game: str = "meduris") -> dict:
     """``meduris tournament`` with every record saved: digests of games.csv and the records."""
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -122,8 +122,8 @@ def vector_env_league() -> dict:
     """A 2-player vector env against a pool of random, batched greedy and the shipped policy
     (seat drawn per episode), 300 steps of random legal learner actions; and a 4-player
     self-play vector env."""
-    from agents.batch import make_batch_opponent
     from meduris_env import MedurisVectorEnv
+    from meduris_rl.agents.policies.batch import make_batch_opponent
 
     pool = ["random", make_batch_opponent("greedy", 2), make_batch_opponent("ppo", 2)]
     env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5,
@@ -150,9 +150,9 @@ def _vector_digest(env, seed: int, rng) -> str:
 def training_env() -> dict:
     """The training environment (features, league with a snapshot, reward shaping): 150 steps
     of random legal actions."""
-    from agents.ppo import shipped_model
-    from train.config import TrainConfig
-    from train.league import TrainingEnv
+    from meduris_rl.agents.policies.ppo import shipped_model
+    from meduris_rl.train.config import TrainConfig
+    from meduris_rl.train.meduris.league import TrainingEnv
 
     cfg = TrainConfig(players=2, envs=16, seed=4, shaping=1.0)
     venv = TrainingEnv(cfg)
@@ -172,8 +172,8 @@ def scalar_envs() -> dict:
     """The PettingZoo AEC env (4 players, manual exchange) and the single-agent env against
     greedy (3 players), random legal actions from their seeded spaces."""
     import meduris_env
-    from agents import make_agent
     from meduris_env import MedurisSingleAgentEnv
+    from meduris_rl.agents import make_agent
 
     env = meduris_env.env(num_players=4, exchange="manual", reward="dense")
     h = hashlib.sha256()
@@ -202,7 +202,7 @@ def scalar_envs() -> dict:
 
 def _cli_json(argv: list[str]):
     """What ``meduris ARGV`` prints, read as JSON."""
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -224,7 +224,7 @@ def ladder(entrant: str, games: int, players: int, game: str) -> dict:
     ratings and of the stored games (all but their times)."""
     import sqlite3
 
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
     flag = ["--game", game] if game != "meduris" else []
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "ladder.sqlite")

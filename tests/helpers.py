@@ -176,7 +176,7 @@ def load_benchmark(name: str):
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``meduris *argv`` in this process: (exit status, stdout, stderr)."""
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
 
     try:
         code = main(list(argv))

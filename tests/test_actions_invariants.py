@@ -127,7 +127,7 @@ RANGE_NAMES = {"A_PLACE", "A_TAKE", "A_RETURN", "A_YIELD", "A_HUT", "A_TEMPLE", 
                "A_EXCHANGE", "C_DIE", "C_CHIP", "C_START"}
 
 
-@pytest.mark.parametrize("path", ["meduris_env/render/view.py", "agents/human.py"])
+@pytest.mark.parametrize("path", ["meduris_env/render/view.py", "agents/meduris/human.py"])
 def test_the_view_and_the_terminal_decode_no_ranges_of_their_own(path):
     tree = ast.parse((REPO / path).read_text())
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

@@ -1,5 +1,5 @@
-"""The one table of agent kinds (:data:`agents.registry.KINDS`): names parse against it, every
-reader of agent names asks it (make_agent, make_batch_opponent, the tournament, the web
+"""The one table of agent kinds (:data:`meduris_rl.agents.registry.KINDS`): names parse against it,
+every reader of agent names asks it (make_agent, make_batch_opponent, the tournament, the web
 server), and ``meduris agents`` prints it."""
 
 import importlib.util
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from agents import UnknownAgentError, make_agent
-from agents.batch import BatchGreedy, BatchPolicy, make_batch_opponent
-from agents.registry import BY_NAME, KINDS, KNOWN, AgentSpec
-from meduris_cli import main
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.policies.batch import BatchGreedy, BatchPolicy, make_batch_opponent
+from meduris_rl.agents.registry import BY_NAME, KINDS, KNOWN, AgentSpec
+from meduris_rl.cli import main
 
 OPEN_SPIEL = importlib.util.find_spec("pyspiel") is not None
 
@@ -119,7 +119,7 @@ def test_batch_opponents_follow_the_batch_column():
 
 
 def test_the_web_server_offers_the_web_column_only():
-    from meduris_cli.web.store import WebError, available_agents, check_opponent
+    from meduris_rl.cli.web.store import WebError, available_agents, check_opponent
 
     offered = [a["name"] for a in available_agents()]
     expected = [k.name for k in KINDS if k.web and (OPEN_SPIEL or "open_spiel" not in k.needs)]

@@ -15,10 +15,10 @@ from helpers import (
     set_materials,
 )
 
-from agents import Agent, UnknownAgentError, make_agent
-from agents.heuristics import action_values
-from agents.match import play_game
 from meduris_env import MedurisGame
+from meduris_rl.agents import Agent, UnknownAgentError, make_agent
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.meduris.heuristics import action_values
 
 
 class LegalityChecker(Agent):

@@ -27,6 +27,33 @@ def sources(*roots: str, suffixes=(".py",)) -> list[Path]:
                   and ".venv" not in p.parts and "__pycache__" not in p.parts)
 
 
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+#: the import root's folders: installed name -> the repository's folder (pyproject.toml)
+MAPPED = PYPROJECT["tool"]["setuptools"]["package-dir"]
+
+
+def installed_path(folder_path: str) -> str:
+    """Where a repository file sits in the installed layout (``agents/base.py`` is
+    ``meduris_rl/agents/base.py``; the game packages and ``meduris_rl/`` are where they are)."""
+    for name, folder in MAPPED.items():
+        if folder_path.startswith(folder + "/"):
+            return name.replace(".", "/") + folder_path[len(folder):]
+    return folder_path
+
+
+def installed_layout(dest: Path) -> Path:
+    """The packages copied into ``dest`` as a wheel installs them: import-linter finds a
+    package's modules by walking its folder, and ``meduris_rl/`` in the repository holds the
+    root and the kit only (its other subpackages are folders of their own, mapped by
+    pyproject.toml), so the contracts are checked on this copy."""
+    ignore = shutil.ignore_patterns("__pycache__", "models", "data", "static", "configs")
+    for folder in ("meduris_rl", "meduris_env", "druids_env", *MAPPED.values()):
+        shutil.copytree(REPO / folder, dest / installed_path(folder + "/").rstrip("/"),
+                        ignore=ignore)
+    shutil.copy(REPO / "pyproject.toml", dest)
+    return dest
+
+
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
     """import-linter on the packages in ``cwd`` (which come first on the path)."""
     exe = Path(sys.executable).parent / "lint-imports"
@@ -35,12 +62,14 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 
 
 # --- layers ------------------------------------------------------------------------------------
-def test_the_layer_contract_holds_on_the_tree():
-    run = lint_imports(REPO)
+def test_the_layer_contract_holds_on_the_tree(tmp_path):
+    run = lint_imports(installed_layout(tmp_path))
     assert run.returncode == 0, run.stdout + run.stderr
-    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"][
-        "contracts"]
+    contracts = PYPROJECT["tool"]["importlinter"]["contracts"]
     assert len(contracts) >= 4 and f"{len(contracts)} kept, 0 broken" in run.stdout
+    # every module was seen (the contracts hold of all of them, not of an empty graph)
+    analyzed = int(re.search(r"Analyzed (\d+) files", run.stdout).group(1))
+    assert analyzed == len(sources("meduris_rl", "meduris_env", "druids_env", *MAPPED.values()))
 
 
 LAYERS, FORBIDDEN, ACYCLIC = "layers:", "the environment package", "no import cycles"
@@ -52,20 +81,22 @@ CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, DRUIDS, NO_DRUIDS, ACYCLIC)
 
 @pytest.mark.parametrize("module,planted,broken,named", [
     # engine -> agents: below the layers, and the environment package importing agents
-    ("meduris_env/engine/kernel.py", "import agents.registry", {LAYERS, FORBIDDEN},
-     "meduris_env.engine.kernel -> agents.registry"),
-    ("meduris_env/envs/single_agent.py", "from agents import make_agent", {LAYERS, FORBIDDEN},
-     "meduris_env.envs.single_agent -> agents"),
-    ("agents/ppo.py", "from train.config import TrainConfig", {LAYERS},
-     "agents.ppo -> train.config"),
-    ("train/run.py", "import meduris_cli", {LAYERS, NO_CLI}, "train.run -> meduris_cli"),
-    ("agents/play.py", "from meduris_cli.main import main", {LAYERS, NO_CLI},
-     "agents.play -> meduris_cli.main"),
+    ("meduris_env/engine/kernel.py", "import meduris_rl.agents.registry", {LAYERS, FORBIDDEN},
+     "meduris_env.engine.kernel -> meduris_rl.agents.registry"),
+    ("meduris_env/envs/single_agent.py", "from meduris_rl.agents import make_agent",
+     {LAYERS, FORBIDDEN}, "meduris_env.envs.single_agent -> meduris_rl.agents"),
+    ("agents/policies/ppo.py", "from meduris_rl.train.config import TrainConfig", {LAYERS},
+     "meduris_rl.agents.policies.ppo -> meduris_rl.train.config"),
+    ("train/run.py", "import meduris_rl.cli", {LAYERS, NO_CLI},
+     "meduris_rl.train.run -> meduris_rl.cli"),
+    ("agents/arena/play.py", "from meduris_rl.cli.main import main", {LAYERS, NO_CLI},
+     "meduris_rl.agents.arena.play -> meduris_rl.cli.main"),
     # a top-level module of the environment package, outside the layered subpackages
-    ("meduris_env/openspiel.py", "import agents.registry", {FORBIDDEN},
-     "meduris_env.openspiel -> agents.registry"),
-    # a cycle inside one layer (the old agents.ppo <-> agents.registry one)
-    ("agents/ppo.py", "from agents.registry import make_agent", {ACYCLIC}, ".ppo -> .registry"),
+    ("meduris_env/openspiel.py", "import meduris_rl.agents.registry", {FORBIDDEN},
+     "meduris_env.openspiel -> meduris_rl.agents.registry"),
+    # a cycle inside one layer (the old ppo <-> registry one, now between subpackages)
+    ("agents/policies/ppo.py", "from meduris_rl.agents.registry import make_agent", {ACYCLIC},
+     ".policies -> .registry"),
     # a cycle between engine modules
     ("meduris_env/engine/constants.py", "from meduris_env.engine import kernel", {ACYCLIC},
      ".constants -> .kernel"),
@@ -77,11 +108,8 @@ CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, DRUIDS, NO_DRUIDS, ACYCLIC)
 ])
 def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted, broken,
                                                         named):
-    for pkg in PACKAGES:
-        shutil.copytree(REPO / pkg, tmp_path / pkg,
-                        ignore=shutil.ignore_patterns("__pycache__", "models"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path)
-    target = tmp_path / module
+    installed_layout(tmp_path)
+    target = tmp_path / installed_path(module)
     target.write_text(target.read_text() + f"\n{planted}  # planted by the test\n")
     run = lint_imports(tmp_path)
     assert run.returncode != 0, run.stdout + run.stderr
@@ -353,8 +381,8 @@ NOT_GAME_LOOPS = {
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
     "meduris_env/envs/batch.py": "replays a batch game's history",
     "meduris_cli/web/store.py": "replays a stored game's actions",
-    "agents/mcts.py": "descends the search tree",
-    "agents/az.py": "descends the search tree",
+    "agents/meduris/mcts.py": "descends the search tree",
+    "agents/meduris/az.py": "descends the search tree",
     "benchmarks/throughput.py": "one driver for Meduris and OpenSpiel's backgammon alike",
 }
 

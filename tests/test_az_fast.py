@@ -1,15 +1,20 @@
-"""``az-fast`` (agents/az_fast.py): ``az``'s search with its tree in numba arrays. It must be the
-same search (the same tree bookkeeping, the same choices' distribution), one seed must give one
-game, and its budgets and tree limit must hold."""
+"""``az-fast`` (agents/meduris/az_fast.py): ``az``'s search with its tree in numba arrays. It must
+be the same search (the same tree bookkeeping, the same choices' distribution), one seed must give
+one game, and its budgets and tree limit must hold."""
 
 import random
 
 import numpy as np
 import pytest
 
-from agents import UnknownAgentError, make_agent
-from agents.az import LEAF_BATCH, AZAgent
-from agents.az_fast import (
+from meduris_env.engine import MedurisGame
+from meduris_env.engine.constants import NUM_ACTIONS
+from meduris_env.engine.loop import resolve_chance
+from meduris_env.envs.observation import observation_vector
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.budgets import MAX_TREE_ITERATIONS as MAX_ITERATIONS
+from meduris_rl.agents.meduris.az import LEAF_BATCH, AZAgent
+from meduris_rl.agents.meduris.az_fast import (
     ACTION,
     EVALUATED,
     PARENT,
@@ -18,14 +23,9 @@ from agents.az_fast import (
     AZFastAgent,
     Tree,
 )
-from agents.budgets import MAX_TREE_ITERATIONS as MAX_ITERATIONS
-from agents.network import NumpyForward, NumpyValue, input_layer
-from agents.ppo import PPOAgent, shipped_model
-from agents.registry import BY_NAME
-from meduris_env.engine import MedurisGame
-from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.envs.observation import observation_vector
+from meduris_rl.agents.policies.network import NumpyForward, NumpyValue, input_layer
+from meduris_rl.agents.policies.ppo import PPOAgent, shipped_model
+from meduris_rl.agents.registry import BY_NAME
 
 
 def positions(count: int, seed: int, players: int = 2) -> list:
@@ -124,7 +124,7 @@ def test_one_seed_gives_one_game_and_the_agent_plays_three_players():
 
 
 def test_a_time_budget_stops_when_the_tree_is_full(monkeypatch):
-    import agents.az_fast as az_fast
+    import meduris_rl.agents.meduris.az_fast as az_fast
 
     monkeypatch.setattr(az_fast, "MAX_NODES", 200)
     agent = make_agent("az-fast:600s")  # (would think for ten minutes)

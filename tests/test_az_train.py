@@ -1,4 +1,4 @@
-"""``meduris az-train`` (train/az.py, issue 29): tiny Gumbel AlphaZero runs for 2, 3 and 4
+"""``meduris az-train`` (train/meduris/az.py, issue 29): tiny Gumbel AlphaZero runs for 2, 3 and 4
 players write a policy the ``ppo`` agent plays; one seed, one result; bad settings refused in one
 line before any work; the stored targets are the search's improved policies and the games'
 returns; resume continues the run."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from meduris_cli.main import main
-from train.az import ReplayBuffer, SelfPlay, load_warm_start, make_config
+from meduris_rl.cli.main import main
+from meduris_rl.train.meduris.az import ReplayBuffer, SelfPlay, load_warm_start, make_config
 
 TINY = {2: 500, 3: 600, 4: 800}  # moves (2 games at once): enough for a game to finish
 
@@ -36,10 +36,10 @@ def tiny(out, players, moves=None, *extra):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players):
-    from agents.match import play_game
-    from agents.network import load_policy_file
-    from agents.registry import make_agent
     from meduris_env import MedurisGame
+    from meduris_rl.agents.arena.match import play_game
+    from meduris_rl.agents.policies.network import load_policy_file
+    from meduris_rl.agents.registry import make_agent
 
     out = tmp_path / "run"
     code, stdout, err = az(capsys, *tiny(out, players))
@@ -69,7 +69,7 @@ def test_tiny_run_writes_a_policy_the_ppo_agent_plays(tmp_path, capsys, players)
     result = play_game(MedurisGame(players), agents, seed=1)
     assert result.forfeit == "" and result.end_reason != "abandoned"
     # the file carries the value network the searches score leaves with, as trained
-    from agents.network import load_value_network
+    from meduris_rl.agents.policies.network import load_value_network
 
     value = load_value_network(out / "policy.pt")
     saved = torch.load(out / "checkpoint.pt", weights_only=True)["value"]
@@ -111,7 +111,7 @@ def test_bad_settings_refused_in_one_line(tmp_path, capsys):
 
 def test_a_checkpoint_torch_cannot_load_is_named_in_the_projects_words(tmp_path):
     """Not torch's own text ("list index out of range", a miniz error)."""
-    from train.az import CheckpointError, read_checkpoint
+    from meduris_rl.train.meduris.az import CheckpointError, read_checkpoint
 
     text, empty, cut = tmp_path / "text.pt", tmp_path / "empty.pt", tmp_path / "cut.pt"
     text.write_text("root:x:0:0:root:/root:/bin/bash\n")
@@ -144,7 +144,8 @@ def test_targets_are_improved_policies_and_returns():
         assert np.array_equal(buffer.z[rows], returns[buffer.seat[rows]].astype(np.float32))
         first += count
     assert buffer.size == first > 0 and set(np.unique(buffer.z)) <= {-1.0, 0.0, 1.0}
-    assert cfg.min_span == 1.0  # the trainer's default: noise is not stretched (agents.gumbel)
+    # the trainer's default: noise is not stretched (meduris_rl.agents.search.gumbel)
+    assert cfg.min_span == 1.0
     pi, mask = buffer.pi[:buffer.size], buffer.mask[:buffer.size]
     assert np.allclose(pi.sum(axis=1), 1.0, atol=1e-5) and not pi[~mask].any()
     assert (pi >= 0).all() and mask.any(axis=1).all()
@@ -191,7 +192,7 @@ def test_a_run_stopped_between_the_checkpoints_two_writes_resumes(tmp_path, caps
     """save_checkpoint replaces checkpoint.pt, then checkpoint.json: stopped between them, the
     newer .pt carries its own run state and the run resumes from it; a .pt of another run beside
     the json is still refused."""
-    from train.az import CheckpointError, checkpoint_state
+    from meduris_rl.train.meduris.az import CheckpointError, checkpoint_state
 
     out, other = tmp_path / "run", tmp_path / "other"
     for folder in (out, other):
@@ -218,8 +219,8 @@ def test_the_value_network_starts_from_the_warm_start_or_says_zero(tmp_path, bar
     """A warm start carrying a value network (the shipped 4-player file, az-train's own) starts
     from it; a file without one (a PPO run's best.pt) gets a fresh one that says 0 everywhere
     (the first searches keep the prior)."""
-    from agents.network import load_policy_file, load_value_network, save_policy
-    from agents.ppo import shipped_model
+    from meduris_rl.agents.policies.network import load_policy_file, load_value_network, save_policy
+    from meduris_rl.agents.policies.ppo import shipped_model
 
     start = shipped_model(4)
     if bare:
@@ -242,9 +243,9 @@ def test_the_value_network_starts_from_the_warm_start_or_says_zero(tmp_path, bar
 def test_the_sparse_forward_pass_is_the_networks():
     """The search's CPU forward pass (first layers summed over the inputs off their base value)
     gives torch's logits and values, with a trained-looking value network too."""
-    from agents.features import batch_features
     from meduris_env.envs.batch import MedurisBatch
-    from train.az import SparseEvaluator
+    from meduris_rl.agents.meduris.features import batch_features
+    from meduris_rl.train.meduris.az import SparseEvaluator
 
     net = load_warm_start(make_config({"players": 3}))
     torch.nn.init.normal_(list(net.value)[-2].weight, std=0.1)
@@ -272,7 +273,7 @@ def evaluate_high(pool):
 def test_greedy_share_seats_greedy_where_drawn():
     """--greedy-share 1: every episode has a seat played by greedy (its tie-breaks from the
     move's stream), the others by the search; 0: none."""
-    from agents.heuristics import greedy_action
+    from meduris_rl.agents.meduris.heuristics import greedy_action
 
     cfg = make_config({"games": 4, "simulations": 4, "max_considered": 4, "seed": 2,
                        "threads": 1, "greedy_share": 1.0})
@@ -331,17 +332,17 @@ def test_eval_ppo_plays_the_given_file_as_the_ppo_anchor(tmp_path, capsys, monke
     another player count is refused in one line before any work."""
     import shutil
 
-    import train.evaluate
-    from agents.ppo import shipped_model
-    from train.az import anchor_elo
+    import meduris_rl.train.meduris.evaluate
+    from meduris_rl.agents.policies.ppo import shipped_model
+    from meduris_rl.train.meduris.az import anchor_elo
 
-    played, original = [], train.evaluate.evaluate
+    played, original = [], meduris_rl.train.meduris.evaluate.evaluate
 
     def watched(policy, players, games, seed, opponent="greedy"):
         played.append(opponent)
         return original(policy, players, games, seed, opponent)
 
-    monkeypatch.setattr(train.evaluate, "evaluate", watched)
+    monkeypatch.setattr(meduris_rl.train.meduris.evaluate, "evaluate", watched)
     pinned = tmp_path / "ppo_run_best.pt"
     shutil.copy(shipped_model(2), pinned)
     out = tmp_path / "run"
@@ -364,8 +365,8 @@ def test_value_positions_fits_a_value_network_for_a_warm_start_without_one(tmp_p
     until 2026-11-25): --value-positions fits one to its own games before self-play (the
     report in checkpoint.json), and the search's values are then not the fresh network's
     zeros; a warm start that has one is left as it is."""
-    from agents.network import load_policy_file, load_value_network, save_policy
-    from agents.ppo import shipped_model
+    from meduris_rl.agents.policies.network import load_policy_file, load_value_network, save_policy
+    from meduris_rl.agents.policies.ppo import shipped_model
 
     policy, arch = load_policy_file(shipped_model(4))
     save_policy(policy, arch, tmp_path / "bare.pt")  # the policy alone
@@ -390,7 +391,7 @@ def test_best_pt_keeps_the_network_of_the_best_evaluation(tmp_path, capsys):
     """best.pt: the network of the evaluation with the highest score (3 players: no ladder
     Elo, so the sum of the win rates); checkpoint.json says which; it is policy.pt's network
     exactly when that evaluation is the last."""
-    from agents.network import load_policy_file
+    from meduris_rl.agents.policies.network import load_policy_file
 
     out = tmp_path / "run"
     args = tiny(out, 3, 600)
@@ -412,7 +413,8 @@ def test_best_pt_keeps_the_network_of_the_best_evaluation(tmp_path, capsys):
 
 def test_min_span_reaches_the_self_play_search():
     """The same games with mctx's stretch (1e-8) and the trainer's min_span 1: the same first
-    positions, other targets; with 1 the targets stay nearer the prior (agents.gumbel)."""
+    positions, other targets; with 1 the targets stay nearer the prior
+    (meduris_rl.agents.search.gumbel)."""
     targets = {}
     for span in (1e-8, 1.0):
         cfg = make_config({"players": 2, "games": 4, "simulations": 8, "max_considered": 4,
@@ -439,7 +441,7 @@ def test_evaluations_do_not_change_what_is_learnt(tmp_path, capsys):
     """The evaluations (the warm start's at 0 moves among them) draw from streams of their
     own: a run with them learns the same weights as one without, so a documented command gives
     its documented network whatever its --eval-games."""
-    from agents.network import load_policy_file
+    from meduris_rl.agents.policies.network import load_policy_file
 
     weights = []
     for games in (0, 4):
@@ -459,7 +461,7 @@ def test_evaluations_do_not_change_what_is_learnt(tmp_path, capsys):
 def test_the_device_is_cuda_when_torch_sees_one_and_is_named(monkeypatch):
     """Issue 29: the trainer uses CUDA when torch sees a device, and says which (its name);
     the CPU otherwise (the tested default: this machine has no GPU)."""
-    from train.az import device_words, pick_device
+    from meduris_rl.train.meduris.az import device_words, pick_device
 
     assert pick_device().type == "cpu" and device_words(pick_device()) == "cpu"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

@@ -19,7 +19,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import UnknownAgentError, make_agent
 from meduris_env import (
     BoardError,
     GameRecord,
@@ -31,6 +30,7 @@ from meduris_env import (
 )
 from meduris_env.engine.boards import load_board
 from meduris_env.engine.loop import resolve_chance
+from meduris_rl.agents import UnknownAgentError, make_agent
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = 220  # malformed files per loader (each hypothesis example is one)
@@ -163,7 +163,7 @@ CONFIG_KEYS = ["players", "steps", "envs", "threads", "seed", "n_steps", "batch_
                                            CONFIG_KEYS + ["out", "opponents"]).map(
         lambda k: f"{k}: 1\n".encode())))
 def test_training_configs(tmp_path_factory, data):
-    from train.config import ConfigError, load_config
+    from meduris_rl.train.config import ConfigError, load_config
     path = tmp_path_factory.mktemp("cfg") / "c.yaml"
     path.write_bytes(data)
     with pytest.raises(ConfigError) as err:
@@ -174,7 +174,7 @@ def test_training_configs(tmp_path_factory, data):
 @SETTINGS
 @given(st.binary(min_size=0, max_size=2000), st.booleans())
 def test_checkpoints_and_policy_files(tmp_path_factory, data, with_meta):
-    from train.run import CheckpointError, load_checkpoint
+    from meduris_rl.train.run import CheckpointError, load_checkpoint
     folder = tmp_path_factory.mktemp("ckpt")
     (folder / "checkpoint.zip").write_bytes(data)
     if with_meta:
@@ -205,7 +205,7 @@ def test_env_actions(action):
 
 # --- commands: exit 2, one line, files untouched --------------------------------------------------
 def _run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -258,8 +258,8 @@ def test_commands_refuse_bad_flags_in_one_line_and_touch_nothing(tmp_path, args,
 def test_serve_whose_thinking_workers_do_not_start_is_one_line(tmp_path, monkeypatch, capsys):
     """A worker whose warm-up fails (e.g. a shipped model that does not load) stops the server
     before it listens, in one line, not a traceback."""
-    from meduris_cli.main import main
-    from meduris_cli.web import app
+    from meduris_rl.cli.main import main
+    from meduris_rl.cli.web import app
 
     def refuse(*args, **kwargs):
         raise RuntimeError("the thinking workers did not start (ValueError: a broken model)")

@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 from helpers import check_invariants
 
-from agents.batch import BatchGreedy, make_batch_opponent
-from agents.heuristics import greedy_action
 from meduris_env import IllegalActionError, MedurisGame
 from meduris_env.engine.constants import A_EXCHANGE, NUM_ACTIONS, TERMINAL
 from meduris_env.envs.batch import MedurisBatch
@@ -21,6 +19,8 @@ from meduris_env.envs.observation import OBS_SIZE, observation_vector
 from meduris_env.envs.rewards import SCORE_SCALE, terminal_rewards
 from meduris_env.envs.spaces import LegalActionSpace
 from meduris_env.envs.vector import MedurisVectorEnv
+from meduris_rl.agents.meduris.heuristics import greedy_action
+from meduris_rl.agents.policies.batch import BatchGreedy, make_batch_opponent
 
 GAMES = 1000
 

@@ -123,8 +123,8 @@ def test_training_benchmark_reports_throughput_and_a_learning_curve(tmp_path, ca
             mod.main(bad)
         assert bad[0] in capsys.readouterr().err
 
-    from train.config import load_config
-    from train.run import train
+    from meduris_rl.train.config import load_config
+    from meduris_rl.train.run import train
     cfg = load_config(None, {"steps": 128, "envs": 16, "n_steps": 8, "batch_size": 64,
                              "n_epochs": 1, "snapshot_every": 64, "eval_every": 10**6,
                              "checkpoint_every": 10**6, "eval_games": 4, "net_arch": [16],
@@ -264,7 +264,7 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     rates the policy it played (a file: from greedy alone, until --ladder holds it), the PPO
     run it started from on the same scale before it (--ppo-run), plotted; bad companions
     refused in one line."""
-    from agents.ladder import shipped_ratings
+    from meduris_rl.agents.arena.ladder import shipped_ratings
 
     mod = load_benchmark("training")
     r3, r4 = shipped_ratings(3), shipped_ratings(4)
@@ -284,9 +284,9 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     rows = mod.main(["--az-curve", str(filed)])
     assert [r["elo"] for r in rows] == pytest.approx([r4["greedy"].elo] * 2, abs=1)
     assert "(Elo from the games against greedy)" in capsys.readouterr().out
-    from agents.ladder import SHIPPED, copy_anchors, ladder_fit, open_ladder
-    from agents.ladder.store import game_key
-    from agents.match import GameResult
+    from meduris_rl.agents.arena.ladder import SHIPPED, copy_anchors, ladder_fit, open_ladder
+    from meduris_rl.agents.arena.ladder.store import game_key
+    from meduris_rl.agents.arena.match import GameResult
 
     db = tmp_path / "ladder.sqlite"  # --ladder: one where the run's ppo file is rated
     entrant, lineup = "ppo:runs/ppo_4p/best.pt", ["ppo", "mcts:200", "greedy"]
@@ -335,7 +335,7 @@ def test_training_benchmark_draws_the_search_recipe_on_the_ladder_scale(tmp_path
     put on the shipped ladder's scale with az:200 held at its rating (an even score: its
     rating; more points: higher), printed and plotted; a CSV without its columns refused in
     one line."""
-    from agents.ladder import shipped_ratings
+    from meduris_rl.agents.arena.ladder import shipped_ratings
 
     mod = load_benchmark("training")
     csv = tmp_path / "curve.csv"

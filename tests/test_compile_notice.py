@@ -46,7 +46,7 @@ def test_an_installed_package_is_found_in_the_users_cache_folder(tmp_path):
 
 def test_a_tournament_says_it_compiles_once_when_the_cache_is_empty(tmp_path, monkeypatch,
                                                                       capsys):
-    from agents.tournament import TournamentConfig, run_tournament
+    from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
 
     def play(progress=True):
         capsys.readouterr()

@@ -67,14 +67,19 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris tournament --agents greedy,mcts:200 --games 4000 --backend ray --address "
     "HEAD_IP:6379 --workers 64": (FLAGS, "meduris tournament"),
     # docs/interop.md: RLlib, whose --help needs no Ray
-    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 50 --out runs/rllib_2p":
-        (FLAGS, "python -m train.rllib_ppo"),
-    ".venv-ray/bin/python -m train.rllib_ppo --players 4 --iterations 50 --out runs/rllib_4p "
-    "--per-seat": (FLAGS, "python -m train.rllib_ppo"),
-    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 100 --out runs/rllib_2p "
-    "--resume runs/rllib_2p/checkpoint": (FLAGS, "python -m train.rllib_ppo"),
-    ".venv-ray/bin/python -m train.rllib_ppo --players 2 --iterations 500 --out runs/rllib_2p "
-    "--address HEAD_IP:6379 --env-runners 32": (FLAGS, "python -m train.rllib_ppo"),
+    ".venv-ray/bin/python -m meduris_rl.train.meduris.rllib_ppo --players 2 --iterations 50 "
+    "--out runs/rllib_2p":
+        (FLAGS, "python -m meduris_rl.train.meduris.rllib_ppo"),
+    ".venv-ray/bin/python -m meduris_rl.train.meduris.rllib_ppo --players 4 --iterations 50 "
+    "--out runs/rllib_4p "
+    "--per-seat": (FLAGS, "python -m meduris_rl.train.meduris.rllib_ppo"),
+    ".venv-ray/bin/python -m meduris_rl.train.meduris.rllib_ppo --players 2 --iterations 100 "
+    "--out runs/rllib_2p "
+    "--resume runs/rllib_2p/checkpoint": (FLAGS, "python -m meduris_rl.train.meduris.rllib_ppo"),
+    ".venv-ray/bin/python -m meduris_rl.train.meduris.rllib_ppo --players 2 --iterations 500 "
+    "--out runs/rllib_2p "
+    "--address HEAD_IP:6379 --env-runners 32": (FLAGS, "python -m "
+                                                       "meduris_rl.train.meduris.rllib_ppo"),
     ".venv-ray/bin/meduris tournament --agents rllib:runs/rllib_2p/checkpoint,greedy,random":
         (SKIP, "plays an RLlib checkpoint that a training run writes: " + RAY),
     ".venv-ray/bin/meduris rllib-train --players 2 --out runs/rllib_2p":
@@ -388,7 +393,7 @@ def parse_problem(command: str) -> str | None:
     import contextlib
     import io
 
-    from meduris_cli.main import build_parser
+    from meduris_rl.cli.main import build_parser
 
     err = io.StringIO()
     try:

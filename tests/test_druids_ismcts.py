@@ -1,4 +1,4 @@
-"""Information-set MCTS for Druids (agents/druids_ismcts.py, issue 28): legal moves for 2, 3
+"""Information-set MCTS for Druids (agents/druids/ismcts.py, issue 28): legal moves for 2, 3
 and 4 players, the same seed gives the same moves, the search never reads what the searcher
 cannot know (D14), it beats random clearly, and its budgets are bounded."""
 
@@ -10,14 +10,14 @@ import time
 
 import pytest
 
-from agents.base import Agent
-from agents.druids_ismcts import DruidsISMCTSAgent, public_key
-from agents.registry import Budget
-from agents.simple import RandomAgent
 from druids_env import DruidsGame, check, information_state_string, resample_hidden
 from druids_env.engine.actions import A_PLAY_GEM, NUM_ACTIONS
 from meduris_env.engine.constants import CHANCE, TERMINAL
 from meduris_env.engine.values import ValueCheckError
+from meduris_rl.agents.base import Agent
+from meduris_rl.agents.druids.ismcts import DruidsISMCTSAgent, public_key
+from meduris_rl.agents.registry import Budget
+from meduris_rl.agents.simple import RandomAgent
 
 
 def play_game(game, agents: list[Agent], seed: int, *, until=None) -> object:
@@ -127,7 +127,7 @@ def test_the_search_reads_neither_which_draw_was_played_nor_the_hand_order():
     differing only there have the same views for the searcher, and the same canonical deal and
     search (found by an audit: the canonical deal kept the true draw times, so 43 of 805 such
     twins searched differently)."""
-    from agents.druids_ismcts import canonical
+    from meduris_rl.agents.druids.ismcts import canonical
 
     rng, twins, searched = random.Random(0), 0, 0
     for g in range(40):
@@ -219,7 +219,7 @@ def test_time_budget_is_a_ceiling_with_a_steady_clock(monkeypatch, costs):
     steady cost the decision never passes its budget (the old check, between iterations only,
     passed it with every decision: 0.7 ms iterations end a 50 ms budget at 50.4 ms) and uses
     most of it."""
-    import agents.druids_ismcts as mod
+    import meduris_rl.agents.druids.ismcts as mod
 
     clock = FakeClock(costs)
     monkeypatch.setattr(mod, "time", clock)

@@ -11,9 +11,10 @@ import torch
 from helpers import run_cli
 
 import druids_env as D
-from agents.druids_features import FEATURE_SETS, VALUE_SPREAD, features, greedy_inputs
-from agents.druids_greedy import DruidsGreedyAgent, action_values
-from agents.network import (
+from druids_env.engine.information import resample_hidden
+from meduris_rl.agents.druids.features import FEATURE_SETS, VALUE_SPREAD, features, greedy_inputs
+from meduris_rl.agents.druids.greedy import DruidsGreedyAgent, action_values
+from meduris_rl.agents.policies.network import (
     PolicyFileError,
     architecture,
     build_policy,
@@ -21,7 +22,6 @@ from agents.network import (
     load_policy_file,
     save_policy,
 )
-from druids_env.engine.information import resample_hidden
 
 
 def positions(players=2, games=6, seed=0):
@@ -168,7 +168,7 @@ def test_a_policy_of_one_game_is_refused_by_the_other_in_one_line(capsys, tmp_pa
                            "--games", "2", "--workers", "1", "--out", str(tmp_path / "m"))
     assert code != 0 and "is a Druids policy: it cannot play Meduris" in err
     assert len(err.strip().splitlines()) == 1
-    from agents.ppo import DEFAULT_MODEL
+    from meduris_rl.agents.policies.ppo import DEFAULT_MODEL
     code, _, err = run_cli(capsys, "tournament", "--game", "druids", "--agents",
                            f"ppo:{DEFAULT_MODEL},greedy", "--games", "2", "--workers", "1",
                            "--out", str(tmp_path / "d"))
@@ -180,9 +180,9 @@ def test_the_shipped_druids_model_plays_2_players_and_beats_greedy():
     """``ppo`` in Druids is agents/models/druids_ppo_2p.pt (issue 28: >= 60 % against greedy
     over 400 games, docs/druids.md); 20 seeded games here, seats alternating, as a regression
     check, and a 3-player game without a shipped model is one line."""
-    from agents import UnknownAgentError, make_agent
-    from agents.druids_ppo import shipped_model
-    from agents.match import play_game
+    from meduris_rl.agents import UnknownAgentError, make_agent
+    from meduris_rl.agents.arena.match import play_game
+    from meduris_rl.agents.druids.ppo import shipped_model
 
     _, arch = load_policy_file(shipped_model(2))
     assert arch["game"] == "druids" and arch["players"] == 2

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 
 import druids_env
-from agents.games import GAMES, check_game, spec_of
-from agents.match import play_game
-from agents.registry import AgentSpec, UnknownAgentError, make_agent
-from agents.tournament import TournamentConfig, run_tournament
 from druids_env import DruidsGame
-from meduris_cli.main import main
 from meduris_env import MedurisGame
 from meduris_env.engine import errors, loop
 from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.state import IllegalActionError as StateIllegal
 from meduris_env.records.record import GameRecord, RecordError
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
+from meduris_rl.agents.games import GAMES, check_game, spec_of
+from meduris_rl.agents.registry import AgentSpec, UnknownAgentError, make_agent
+from meduris_rl.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -158,7 +158,7 @@ def test_tournament_config_plays_druids_and_meduris_summaries_omit_the_game():
 def test_the_leaderboard_heads_the_score_column_with_the_games_score_word():
     """A Druids score counts amulets (D5), a Meduris score victory points: the leaderboard's
     score column says which, its rows aligned under the wider heading."""
-    from agents.tournament import leaderboard
+    from meduris_rl.agents.arena.tournament import leaderboard
 
     row = {"games": 4, "wins": 2.0, "win_rate": 0.5, "win_rate_ci95": [0.1, 0.9],
            "mean_vp": 40.0, "sd_vp": 3.0, "mean_turns": 22.0, "rating": 25.0,
@@ -224,13 +224,14 @@ def test_duel_cli_with_game_druids(capsys):
 
 def test_the_shared_tooling_asks_the_games_tables_not_the_game_name():
     """Issue 28: a game-specific part lives with its game; the shared modules ask the games'
-    tables (agents.games.GAMES' parts, train.games.TRAINING) instead of branching on a game's
-    name. No module of the shared tooling compares a game name with "druids"."""
+    tables (meduris_rl.agents.games.GAMES' parts, meduris_rl.train.games.TRAINING) instead of
+    branching on a game's name. No module of the shared tooling compares a game name with
+    "druids"."""
     import re
     from pathlib import Path
 
-    from agents.games import GAMES
-    from train.games import TRAINING, training_part
+    from meduris_rl.agents.games import GAMES
+    from meduris_rl.train.games import TRAINING, training_part
 
     root = Path(__file__).resolve().parents[1]
     branch = re.compile(r"""[=!]=\s*["']druids["']|["']druids["']\s*[=!]=""")

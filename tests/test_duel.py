@@ -1,7 +1,8 @@
-"""Duels (``meduris duel``, :mod:`agents.duel`) and their statistics (:mod:`agents.sprt`): the LLR
-against hand-computed and independently computed values, the SPRT's error rates by simulation,
-real duels that accept H1 and H0, determinism over workers, --json, the LLR in the progress
-bar, one-line errors, Ctrl-C, and plug-ins of every form played in two worker processes."""
+"""Duels (``meduris duel``, :mod:`meduris_rl.agents.arena.duel`) and their statistics
+(:mod:`meduris_rl.agents.arena.sprt`): the LLR against hand-computed and independently computed
+values, the SPRT's error rates by simulation, real duels that accept H1 and H0, determinism over
+workers, --json, the LLR in the progress bar, one-line errors, Ctrl-C, and plug-ins of every form
+played in two worker processes."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ import psutil
 import pytest
 from test_ladder import outside_folder, played_in
 
-from agents import sprt
-from agents.duel import DuelConfig, pair_tasks, run_duel
-from meduris_cli.main import main
+from meduris_rl.agents.arena import sprt
+from meduris_rl.agents.arena.duel import DuelConfig, pair_tasks, run_duel
+from meduris_rl.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -83,8 +83,8 @@ def test_every_project_exception_is_a_meduris_error():
 
 
 def test_only_the_cli_entry_prints_meduris_error():
-    """``meduris: error:`` is printed in one place (meduris_cli.main, and argparse's usage
-    errors in meduris_cli.checks): the commands raise, they do not print."""
+    """``meduris: error:`` is printed in one place (meduris_rl.cli.main, and argparse's usage
+    errors in meduris_rl.cli.checks): the commands raise, they do not print."""
     import ast
     from pathlib import Path
 
@@ -116,10 +116,10 @@ def test_the_base_lives_in_the_engine_and_is_exported():
 
 def _bad_inputs(tmp_path):
     """(what, a call that must raise a MedurisError) for one bad input of each kind."""
-    from agents import make_agent
-    from agents.network import load_policy_file
     from meduris_env import GameRecord, MedurisGame, load_board, load_state
-    from train.config import TrainConfig
+    from meduris_rl.agents import make_agent
+    from meduris_rl.agents.policies.network import load_policy_file
+    from meduris_rl.train.config import TrainConfig
 
     board = json.loads(json.dumps(load_board("2-3").source))
     board["fields"][3]["materials"] = ["wood", "gold"]

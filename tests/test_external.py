@@ -1,4 +1,4 @@
-"""Agents in any language (``cmd:``, :mod:`agents.external`) and forfeits.
+"""Agents in any language (``cmd:``, :mod:`meduris_rl.agents.plugins.external`) and forfeits.
 
 The example bots (Python and JavaScript, examples/) play 20 games each with only legal moves;
 test bots (tests/data/bots/faulty_bot.py) that crash, hang past --move-time, use up
@@ -31,19 +31,19 @@ from pathlib import Path
 
 import pytest
 
-from agents.base import Agent, Forfeit
-from agents.external import SubprocessAgent, close_agents, decide_message
-from agents.games import observe_druids
-from agents.match import forfeit_ranks, play_game
-from agents.registry import make_agent
 from druids_env import DruidsGame, resample_hidden
 from druids_env.engine.cards import gem_name, is_gem
 from druids_env.engine.information import PUBLIC_FIELDS
-from meduris_cli.main import main
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.records.record import GameRecord
+from meduris_rl.agents.arena.match import forfeit_ranks, play_game
+from meduris_rl.agents.base import Agent, Forfeit
+from meduris_rl.agents.games import observe_druids
+from meduris_rl.agents.plugins.external import SubprocessAgent, close_agents, decide_message
+from meduris_rl.agents.registry import make_agent
+from meduris_rl.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -204,7 +204,7 @@ def test_the_game_time_limits_a_whole_game(tmp_path, mark):
 def test_ctrl_c_leaves_no_bot_behind(tmp_path, mark):
     """SIGINT to the whole process group (what Ctrl-C does) mid-tournament on a pool."""
     run = subprocess.Popen(
-        [PY, "-m", "meduris_cli", "tournament", "--agents",
+        [PY, "-m", "meduris_rl.cli", "tournament", "--agents",
          f"cmd:{PY} examples/random_bot.py,random", "--games", "2000", "--workers", "2",
          "--out", str(tmp_path), "--no-progress"], cwd=REPO, start_new_session=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -228,7 +228,7 @@ def test_a_bot_dies_with_its_killed_parent(mark):
     """SIGKILL leaves no time to clean up: the kernel kills the bot (PR_SET_PDEATHSIG), which
     is asleep in a decision (so the end of its input would not end it)."""
     script = ("import sys, time\n"
-              "from agents.external import SubprocessAgent\n"
+              "from meduris_rl.agents.plugins.external import SubprocessAgent\n"
               f"bot = SubprocessAgent('b', {FAULTY[4:] + ' hang'!r})\n"
               "bot.start()\n"
               "bot.channel.send({'type': 'decide', 'legal': [[0, 'x']]}, time.monotonic() + 5, "
@@ -250,7 +250,7 @@ def test_play_limits_a_cmd_opponent_with_move_time_and_game_time(tmp_path, mark)
     record = tmp_path / "hang.json"
     t0 = time.monotonic()
     run = subprocess.run(
-        [PY, "-m", "meduris_cli", "play", "--opponents", f"{FAULTY} hang", "--seat", "1",
+        [PY, "-m", "meduris_rl.cli", "play", "--opponents", f"{FAULTY} hang", "--seat", "1",
          "--seed", "5", "--move-time", "0.5", "--record", str(record)],
         input="quit\n", capture_output=True, text=True, timeout=120, cwd=REPO)
     assert run.returncode == 0, run.stderr
@@ -262,7 +262,7 @@ def test_play_limits_a_cmd_opponent_with_move_time_and_game_time(tmp_path, mark)
     assert meta["forfeit_seat"] == 0
     slow = tmp_path / "slow.json"
     run = subprocess.run(
-        [PY, "-m", "meduris_cli", "play", "--opponents", f"{FAULTY} slow", "--seat", "1",
+        [PY, "-m", "meduris_rl.cli", "play", "--opponents", f"{FAULTY} slow", "--seat", "1",
          "--seed", "5", "--game-time", "0.35", "--record", str(slow)],
         input="1\n" * 400, capture_output=True, text=True, timeout=120, cwd=REPO)
     assert run.returncode == 0, run.stderr
@@ -524,8 +524,8 @@ def test_a_time_limit_beyond_a_day_or_not_finite_is_one_line(command, flag, tmp_
 def test_the_python_api_checks_the_limits(key, value):
     """SubprocessAgent(...), its set_limits and the module's set_limits refuse the same values
     (a ValueCheckError, one line naming the limit); a day is the most."""
-    from agents.external import MAX_SECONDS, set_limits
     from meduris_env.engine.values import ValueCheckError
+    from meduris_rl.agents.plugins.external import MAX_SECONDS, set_limits
     with pytest.raises(ValueCheckError, match=key) as caught:
         SubprocessAgent("b", BOT, **{key: value})
     assert "\n" not in str(caught.value)

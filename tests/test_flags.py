@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from meduris_cli.main import build_parser, main
+from meduris_rl.cli.main import build_parser, main
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def meduris(*args, cwd=None, stdin=""):
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd or REPO,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=cwd or REPO,
                           capture_output=True, text=True, input=stdin, timeout=600)
 
 
@@ -109,7 +109,7 @@ def test_every_ladder_flag_has_a_case_here(command):
 @pytest.mark.parametrize("command", sorted(TESTED) + [f"ladder {c}" for c in sorted(LADDER)])
 def test_help_shows_every_default(command):
     """Every option that has a default shows it in --help (train's are its configuration's)."""
-    from train.config import TrainConfig
+    from meduris_rl.train.config import TrainConfig
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     parser = (ladder_parsers()[command.split()[1]] if command.startswith("ladder ") else
@@ -241,7 +241,7 @@ def test_train_flags(tmp_path, capsys):
     assert {k: cfg[k] for k in expect} == expect  # flags win over the file, the file fills in
     assert "evaluation at 48 steps" in run.stderr and "PPO steps" not in run.stderr
     assert f"play it: meduris tournament --agents ppo:{out}/policy.pt,greedy" in run.stdout
-    from agents.network import load_value_network
+    from meduris_rl.agents.policies.network import load_value_network
     run_state = json.loads((out / "checkpoint.json").read_text())
     assert run_state["value_network"]["epochs"] == 2  # --value-epochs reached the fit
     assert run_state["value_network"]["positions"] == 150 and "value network for best.pt" in \
@@ -275,7 +275,7 @@ def test_train_flags(tmp_path, capsys):
 
 
 def test_agents_flags():
-    from agents.registry import KINDS
+    from meduris_rl.agents.registry import KINDS
 
     text = meduris("agents")
     assert text.returncode == 0 and text.stdout.splitlines()[0].startswith("agent")
@@ -289,7 +289,7 @@ def test_serve_flags(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     db = tmp_path / "games.sqlite"
-    server = subprocess.Popen([sys.executable, "-m", "meduris_cli", "serve", "--host",
+    server = subprocess.Popen([sys.executable, "-m", "meduris_rl.cli", "serve", "--host",
                                "127.0.0.1", "--port", str(port), "--db", str(db)], cwd=REPO,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -312,7 +312,7 @@ def test_serve_flags(tmp_path):
 
 
 def test_ladder_show_png_and_force(tmp_path, capsys):
-    from agents.ladder import SHIPPED
+    from meduris_rl.agents.arena.ladder import SHIPPED
 
     png = tmp_path / "ladder.png"
     args = ["ladder", "show", "--db", str(SHIPPED), "--png", str(png)]

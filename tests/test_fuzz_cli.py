@@ -1,6 +1,6 @@
 """A hypothesis fuzz test of the CLI's agent names and numeric flags (issue 31).
 
-``meduris_cli.main.main(argv)`` is called in this process for ``tournament --agents <names>``
+``meduris_rl.cli.main.main(argv)`` is called in this process for ``tournament --agents <names>``
 and for the numeric flags of ``tournament``, ``duel``, ``ladder add`` and ``play``, with
 strings built from the real grammar's pieces: the kinds of the agent table, colons, numbers
 (``nan``, ``inf``, ``1e308``, ``-0``, 64-bit edges, 100- and 5,000-digit ints, with and without the
@@ -29,8 +29,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agents.registry import KINDS
-from meduris_cli.main import main
+from meduris_rl.agents.registry import KINDS
+from meduris_rl.cli.main import main
 
 EXAMPLES = 75  # per test; 4 tests: 300 examples in all
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
@@ -87,10 +87,10 @@ def run_cli(argv: list[str], capsys) -> None:
     docstring."""
     capsys.readouterr()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("meduris_cli.commands.tournament.run_tournament", reached)
-        mp.setattr("meduris_cli.commands.duel.run_duel", reached)
-        mp.setattr("meduris_cli.commands.ladder.play_and_fit", reached)
-        mp.setattr("meduris_cli.commands.play.play_human", reached)
+        mp.setattr("meduris_rl.cli.commands.tournament.run_tournament", reached)
+        mp.setattr("meduris_rl.cli.commands.duel.run_duel", reached)
+        mp.setattr("meduris_rl.cli.commands.ladder.play_and_fit", reached)
+        mp.setattr("meduris_rl.cli.commands.play.play_human", reached)
         try:
             code = main(argv)
         except Reached:

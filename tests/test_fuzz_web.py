@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meduris_cli.web.app import create_app
+from meduris_rl.cli.web.app import create_app
 
 with warnings.catch_warnings():  # starlette would rather have httpx2; httpx works
     warnings.simplefilter("ignore")

@@ -1,4 +1,4 @@
-"""The Gumbel root-search mathematics (agents/gumbel.py) against mctx's definitions, and the
+"""The Gumbel root-search mathematics (agents/search/gumbel.py) against mctx's definitions, and the
 reference search on a toy game and on Meduris (issue 29)."""
 
 import random
@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 from helpers import GumbelToy
 
-from agents.gumbel import (
+from meduris_env import MedurisGame
+from meduris_env.engine.loop import resolve_chance
+from meduris_rl.agents.search.gumbel import (
     completed_q,
     considered_visits_table,
     final_action,
@@ -18,8 +20,6 @@ from agents.gumbel import (
     mixed_value,
     root_action_selection,
 )
-from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
 
 # --- the table of considered visits -------------------------------------------------------------
 # Worked by hand from mctx's get_sequence_of_considered_visits (L = ceil(log2 k); each phase of c

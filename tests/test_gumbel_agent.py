@@ -1,4 +1,4 @@
-"""The ``gumbel`` agent (agents/gumbel_agent.py, issue 29): Gumbel AlphaZero search at play time
+"""The ``gumbel`` agent (agents/meduris/gumbel.py, issue 29): Gumbel AlphaZero search at play time
 on the batched search and the position pool, guided by a policy file's networks."""
 
 import random
@@ -6,13 +6,13 @@ import random
 import numpy as np
 import pytest
 
-from agents import UnknownAgentError, make_agent
-from agents.gumbel_agent import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, GumbelAgent
-from agents.match import play_game
-from agents.registry import BY_NAME, AgentSpec
 from meduris_env import MedurisGame
 from meduris_env.engine.loop import resolve_chance
 from meduris_env.engine.values import ValueCheckError
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.meduris.gumbel import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, GumbelAgent
+from meduris_rl.agents.registry import BY_NAME, AgentSpec
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -1,5 +1,5 @@
-"""The batched Gumbel search (agents/gumbel_batch.py, issue 29) against the reference search of
-agents/gumbel.py: its numba per-node formulas give numpy's numbers, one tree alone is the
+"""The batched Gumbel search (agents/search/gumbel_batch.py, issue 29) against the reference search
+of agents/search/gumbel.py: its numba per-node formulas give numpy's numbers, one tree alone is the
 reference search, B trees together are each tree alone, and it plays Meduris legally.
 
 ``ScalarPool`` implements the position-pool interface (expand / observe / mover / returns) on
@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 from helpers import GumbelToy
 
-from agents.gumbel import (
+from meduris_env import MedurisGame
+from meduris_env.engine.loop import resolve_chance
+from meduris_env.envs.observation import observe_state
+from meduris_rl.agents.search.gumbel import (
     completed_q,
     considered_visits_table,
     gumbel_search,
@@ -21,7 +24,7 @@ from agents.gumbel import (
     masked_logits,
     root_action_selection,
 )
-from agents.gumbel_batch import (
+from meduris_rl.agents.search.gumbel_batch import (
     batched_gumbel_search,
     interior_pick,
     interior_policy,
@@ -31,9 +34,6 @@ from agents.gumbel_batch import (
     root_pick,
     set_priors,
 )
-from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.envs.observation import observe_state
 
 NUM_ACTIONS = 241
 

@@ -19,7 +19,7 @@ import pytest
 from meduris_env import GameRecord, MedurisGame, RecordError, StateFileError, load_state
 from meduris_env.engine.jsonfile import parse_json
 from meduris_env.engine.loop import resolve_chance
-from train.config import MAX_CONFIG_BYTES, ConfigError, load_config
+from meduris_rl.train.config import MAX_CONFIG_BYTES, ConfigError, load_config
 
 
 def _laughs(levels: int = 10) -> str:
@@ -178,7 +178,7 @@ def test_the_bounds_leave_every_valid_file_as_it_was():
 
 
 def _meduris(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -216,9 +216,9 @@ def test_cli_replay_refuses_deep_and_huge_records_in_one_line(tmp_path, name):
 
 
 def test_every_other_json_the_project_reads_refuses_deep_nesting(tmp_path):
-    from agents.external import Forfeit, check_hello, decode_answer
     from meduris_env import BoardError
     from meduris_env.engine.boards import load_board
+    from meduris_rl.agents.plugins.external import Forfeit, check_hello, decode_answer
 
     deep = tmp_path / "board.json"
     deep.write_text(DEEP)
@@ -236,7 +236,7 @@ def test_every_other_json_the_project_reads_refuses_deep_nesting(tmp_path):
 
 
 def test_a_deeply_nested_checkpoint_json_is_a_checkpoint_error(tmp_path):
-    from train.run import CheckpointError, checkpoint_state
+    from meduris_rl.train.run import CheckpointError, checkpoint_state
 
     (tmp_path / "checkpoint.zip").write_bytes(b"PK")
     (tmp_path / "checkpoint.json").write_text(DEEP)
@@ -353,7 +353,7 @@ def test_a_record_with_a_huge_or_multi_line_label_is_refused_in_one_line(tmp_pat
 def test_a_huge_game_id_is_not_echoed_by_the_web_server(tmp_path):
     import warnings
 
-    from meduris_cli.web.app import create_app
+    from meduris_rl.cli.web.app import create_app
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def start(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "meduris_cli", *args], cwd=REPO,
+    return subprocess.Popen([sys.executable, "-m", "meduris_rl.cli", *args], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 

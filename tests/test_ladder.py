@@ -1,7 +1,7 @@
-"""The rating ladder (``meduris ladder``, :mod:`agents.ladder`): the maximum-likelihood fit
-recovers known ratings with random = 0, the gauntlet follows its estimate, ``show`` is
-reproducible from the stored games, the anchors' ratings increase with the MCTS budget on a
-small real run, a SIGKILLed ``ladder add`` resumes with no game lost or duplicated, and bad
+"""The rating ladder (``meduris ladder``, :mod:`meduris_rl.agents.arena.ladder`): the
+maximum-likelihood fit recovers known ratings with random = 0, the gauntlet follows its estimate,
+``show`` is reproducible from the stored games, the anchors' ratings increase with the MCTS budget
+on a small real run, a SIGKILLed ``ladder add`` resumes with no game lost or duplicated, and bad
 input is one line. Plug-ins of every form (entry point, a file outside the project, a module)
 are placed by two worker processes; a ``cmd:`` bot over ``--move-time`` or ``--game-time``
 forfeits; adding an agent never moves the anchors (``--free-anchors``: the joint fit does)."""
@@ -23,7 +23,7 @@ import psutil
 import pytest
 from helpers import run_cli
 
-from agents.ladder import (
+from meduris_rl.agents.arena.ladder import (
     LADDERS,
     SHIPPED,
     fit_ratings,
@@ -31,10 +31,10 @@ from agents.ladder import (
     play_anchors,
     play_gauntlet,
 )
-from agents.ladder.fit import orderings
-from agents.ladder.gauntlet import gauntlet_rounds
-from agents.ladder.store import ANCHORS, LadderError, game_key
-from agents.match import GameResult
+from meduris_rl.agents.arena.ladder.fit import orderings
+from meduris_rl.agents.arena.ladder.gauntlet import gauntlet_rounds
+from meduris_rl.agents.arena.ladder.store import ANCHORS, LadderError, game_key
+from meduris_rl.agents.arena.match import GameResult
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["random", "mcts:5", "mcts:50"]  # small real anchors (random < mcts:5 < mcts:50)
@@ -219,7 +219,7 @@ def test_sigkill_during_ladder_add_then_a_rerun_loses_and_duplicates_no_game(sma
     killed, calm = tmp_path / "killed.sqlite", tmp_path / "calm.sqlite"
     shutil.copy(small_ladder, killed)
     shutil.copy(small_ladder, calm)
-    args = [sys.executable, "-m", "meduris_cli", "ladder", "add", "greedy", "--games", "12",
+    args = [sys.executable, "-m", "meduris_rl.cli", "ladder", "add", "greedy", "--games", "12",
             "--db", str(killed), "--workers", "2", "--no-progress", "--seed", "5"]
     proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -481,7 +481,7 @@ def test_a_db_that_is_another_sqlite_file_or_not_sqlite_is_refused_and_left_alon
 def test_rating_against_fixed_anchors_is_the_likelihoods_maximum():
     """az-train's quick Elo: level results give the anchor's rating, sweeps stay finite (the
     virtual draw), conflicting sweeps land between the anchors, more points rate higher."""
-    from agents.ladder.fit import ELO, PRIOR_GAMES, rating_against
+    from meduris_rl.agents.arena.ladder.fit import ELO, PRIOR_GAMES, rating_against
 
     ratings = {"greedy": 478.0, "ppo": 1447.0}
     assert rating_against({"greedy": (100, 50)}, ratings) == pytest.approx(478.0, abs=1e-6)
@@ -502,7 +502,7 @@ def test_rating_against_lineups_counts_first_places_as_plackett_luce_does():
     Bradley-Terry against the lineup's summed strength, so a fair share against equals is
     their rating, the estimate sets the likelihood's slope to zero, and an unrated member of a
     lineup is refused in one line."""
-    from agents.ladder.fit import ELO, PRIOR_GAMES, rating_against
+    from meduris_rl.agents.arena.ladder.fit import ELO, PRIOR_GAMES, rating_against
 
     ratings = {"greedy": 317.0, "ppo": 661.0}
     assert rating_against({("ppo", "ppo"): (10**7, 10**7 / 3)}, ratings) == \
@@ -557,7 +557,7 @@ def test_an_entrant_rated_with_the_anchors_held_carries_their_uncertainty():
     """The held fit of a 2-player entrant is ``rating_against`` the anchors' ratings; its
     interval adds the anchors' uncertainty (the delta method) to its own; the anchors are
     exactly the fit of their own games, with 3 players too."""
-    from agents.ladder.fit import ELO, PRIOR_GAMES, fit_on_anchors, rating_against
+    from meduris_rl.agents.arena.ladder.fit import ELO, PRIOR_GAMES, fit_on_anchors, rating_against
 
     true = {"random": 0.0, "a": 300.0, "b": 600.0}
     anchor_games = synthetic(true, 2, 400, seed=3)
@@ -590,7 +590,7 @@ def test_an_entrant_far_above_zero_that_sweeps_its_anchors_is_placed_not_a_crash
     1,223) that wins 15 of 16: Newton's method from 0 met a curvature of 0 there (a singular
     Hessian: ``ladder add`` of the shipped 2-player search crashed in round 3). It starts near
     the anchors it met and caps its steps, and lands where ``rating_against`` says."""
-    from agents.ladder.fit import fit_on_anchors, rating_against
+    from meduris_rl.agents.arena.ladder.fit import fit_on_anchors, rating_against
 
     true = {"random": 0.0, "a": 700.0, "b": 1400.0, "c": 2100.0}
     anchor_games = synthetic(true, 2, 600, seed=5)
@@ -611,8 +611,8 @@ def test_the_shipped_ladder_rates_the_3_and_4_player_anchors(players):
     """The shipped file holds a table per player count: every anchor of LADDERS rated from its
     windows' games (random = 0, greedy above it, the searches above greedy); az-train's Elo
     stays 2-player (a win rate against a lineup is no pairwise result)."""
-    from agents.ladder.fit import shipped_ratings
-    from train.az import anchor_elo
+    from meduris_rl.agents.arena.ladder.fit import shipped_ratings
+    from meduris_rl.train.meduris.az import anchor_elo
 
     with open_ladder(SHIPPED, read_only=True) as store:
         games = store.games(players, ANCHORS)

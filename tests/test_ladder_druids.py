@@ -1,9 +1,10 @@
-"""The Druids ladder (``meduris ladder --game druids``, :mod:`agents.ladder.anchors`): the same
-commands and modules as Meduris's with the game as a parameter. A tiny Druids ladder on a
-temporary file is made, added to, shown, listed and pruned; a ladder of one game is refused for
-the other both ways (old Meduris files, with no game recorded, count as Meduris); the shipped
-Druids anchors' file fits with random = 0 and every anchor rated; an agent that does not play
-Druids (D1-D14: ``mcts`` is Meduris's search) is one line before any game."""
+"""The Druids ladder (``meduris ladder --game druids``,
+:mod:`meduris_rl.agents.arena.ladder.anchors`): the same commands and modules as Meduris's with the
+game as a parameter. A tiny Druids ladder on a temporary file is made, added to, shown, listed and
+pruned; a ladder of one game is refused for the other both ways (old Meduris files, with no game
+recorded, count as Meduris); the shipped Druids anchors' file fits with random = 0 and every anchor
+rated; an agent that does not play Druids (D1-D14: ``mcts`` is Meduris's search) is one line before
+any game."""
 
 import json
 import shutil
@@ -12,8 +13,8 @@ import sqlite3
 import pytest
 from helpers import run_cli
 
-from agents.ladder import LADDERS, SHIPPED, fit_ratings, open_ladder
-from agents.ladder.store import ANCHORS
+from meduris_rl.agents.arena.ladder import LADDERS, SHIPPED, fit_ratings, open_ladder
+from meduris_rl.agents.arena.ladder.store import ANCHORS
 
 DRUIDS = LADDERS["druids"]
 TINY = "random,greedy,ismcts:4"  # cheap real anchors, weakest first
@@ -22,7 +23,7 @@ TINY = "random,greedy,ismcts:4"  # cheap real anchors, weakest first
 @pytest.fixture(scope="module")
 def druids_ladder(tmp_path_factory):
     """The anchors random, greedy, ismcts:4: 2 games per pair of neighbours, 2 players."""
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
     db = tmp_path_factory.mktemp("druids") / "d.sqlite"
     assert main(["ladder", "anchors", "--game", "druids", "--anchors", TINY, "--games", "2",
                  "--db", str(db), "--workers", "1", "--no-progress"]) == 0

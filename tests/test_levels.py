@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from agents.ladder import SHIPPED, fit_ratings, open_ladder
-from agents.levels import LEVELS, LevelError, describe, level, ratings
-from meduris_cli import main
 from meduris_env.records.record import GameRecord
+from meduris_rl.agents.arena.ladder import SHIPPED, fit_ratings, open_ladder
+from meduris_rl.agents.levels import LEVELS, LevelError, describe, level, ratings
+from meduris_rl.cli import main
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -75,7 +75,7 @@ def test_meduris_agents_lists_the_levels(capsys):
 def test_the_web_server_offers_the_levels(tmp_path):
     from fastapi.testclient import TestClient
 
-    from meduris_cli.web.app import create_app
+    from meduris_rl.cli.web.app import create_app
 
     with TestClient(create_app(tmp_path / "games.sqlite")) as client:
         offer = client.get("/api/agents").json()
@@ -90,8 +90,8 @@ def test_the_top_level_is_the_shipped_search_and_mcts_800_at_3_and_4_players(tmp
     above every other anchor by the ladder's games; at 3 and 4 players, where no search ships,
     the level seats the strongest anchor of those ladders, mcts:800, with its rating there; the
     search itself refuses a 3-player game in one line."""
-    from agents.ladder import fit_ratings
-    from agents.registry import make_agent
+    from meduris_rl.agents.arena.ladder import fit_ratings
+    from meduris_rl.agents.registry import make_agent
 
     top = level(5)
     assert (top.agent, top.agent_for(2), top.agent_for(3), top.agent_for(4)) == (
@@ -117,7 +117,7 @@ def test_the_web_server_offers_the_search_for_two_players_only(tmp_path):
     player count its file is of; a 3-player game asking for it is refused (400) saying why."""
     from fastapi.testclient import TestClient
 
-    from meduris_cli.web.app import create_app
+    from meduris_rl.cli.web.app import create_app
 
     with TestClient(create_app(tmp_path / "games.sqlite")) as client:
         offer = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}

@@ -135,7 +135,7 @@ def test_check_choice_words_two_and_more_choices():
     (lambda: MedurisVectorEnv(2, 2, opponents="gredy"), "opponent 'gredy': a vector "
      "environment takes"),
     (lambda: MedurisVectorEnv(2, 2, opponents="greedy"), "build this one with "
-     "agents.batch.make_batch_opponent('greedy')"),
+     "meduris_rl.agents.policies.batch.make_batch_opponent('greedy')"),
     (lambda: MedurisVectorEnv(2, 2, opponents=["random"] * 2), "2 players need 1 opponent, "
      "got 2"),
     (lambda: MedurisVectorEnv(2, 4, opponents=["random"]), "4 players need 3 opponents, got 1"),

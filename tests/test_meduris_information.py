@@ -26,11 +26,11 @@ import pyspiel
 import pytest
 
 import meduris_env.openspiel  # noqa: F401  (registers python_meduris)
-from agents.registry import make_agent
 from meduris_env import MedurisGame
 from meduris_env.engine.constants import C_DIE
 from meduris_env.engine.invariants import first_problem
 from meduris_env.envs.observation import observation_vector
+from meduris_rl.agents.registry import make_agent
 
 PAIRS_PER_COUNT = 300
 

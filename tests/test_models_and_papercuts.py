@@ -18,11 +18,16 @@ import pytest
 import torch
 from helpers import run_cli
 
-from agents import UnknownAgentError, make_agent
-from agents.network import PolicyFileError, load_policy_file, load_value_network, save_policy
-from agents.ppo import shipped_model
-from meduris_cli.commands.train import interrupted_advice
 from meduris_env.engine.errors import MedurisError
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.policies.network import (
+    PolicyFileError,
+    load_policy_file,
+    load_value_network,
+    save_policy,
+)
+from meduris_rl.agents.policies.ppo import shipped_model
+from meduris_rl.cli.commands.train import interrupted_advice
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,8 +91,8 @@ def test_a_tournament_with_a_nan_policy_stops_before_any_game(tmp_path, capsys):
 
 # --- player counts ---------------------------------------------------------------------------
 def test_training_records_the_player_count_in_every_policy_file(tmp_path):
-    from train.config import TrainConfig
-    from train.run import network_of
+    from meduris_rl.train.config import TrainConfig
+    from meduris_rl.train.run import network_of
 
     arch = network_of(TrainConfig(players=3))
     assert arch["players"] == 3
@@ -105,8 +110,8 @@ def test_the_shipped_policies_still_load_and_play_their_count(players):
     agent = make_agent(f"ppo:{shipped_model(players)}")
     assert agent.trained_players == players
     agent.check_players(players)  # no error
-    from agents.match import play_game
     from meduris_env import MedurisGame
+    from meduris_rl.agents.arena.match import play_game
     result = play_game(MedurisGame(players, max_turns=2),
                        [agent] + [make_agent("random")] * (players - 1), seed=1)
     assert result is not None
@@ -139,8 +144,8 @@ def test_a_policy_of_unknown_count_plays_any_count(tmp_path):
 
 def test_the_mismatch_is_refused_at_the_first_decision_too(tmp_path):
     """Interfaces that build agents without a tournament's check still refuse it in play."""
-    from agents.match import play_game
     from meduris_env import MedurisGame
+    from meduris_rl.agents.arena.match import play_game
 
     path = policy_copy(tmp_path, "four.pt", players=4)
     with pytest.raises(UnknownAgentError, match="4-player policy"):
@@ -149,8 +154,9 @@ def test_the_mismatch_is_refused_at_the_first_decision_too(tmp_path):
 
 @pytest.mark.parametrize("recorded, name", [(4, "mine.pt"), (None, "ppo_3p.pt")])
 def test_a_batch_opponent_of_another_player_count_is_refused(tmp_path, recorded, name):
-    """The vector env's and the league's batched opponents (``agents.batch``) check too."""
-    from agents.batch import make_batch_opponent
+    """The vector env's and the league's batched opponents (``meduris_rl.agents.policies.batch``)
+    check too."""
+    from meduris_rl.agents.policies.batch import make_batch_opponent
 
     path = policy_copy(tmp_path, name, players=recorded)
     trained = recorded or 3
@@ -164,7 +170,7 @@ def test_a_batch_opponent_of_another_player_count_is_refused(tmp_path, recorded,
 @pytest.mark.parametrize("how", ["devnull", "closed"])
 def test_play_with_stdin_closed_saves_the_record_and_exits_1(tmp_path, how):
     record = tmp_path / "game.json"
-    argv = [sys.executable, "-m", "meduris_cli", "play", "--opponents", "random", "--seed",
+    argv = [sys.executable, "-m", "meduris_rl.cli", "play", "--opponents", "random", "--seed",
             "3", "--record", str(record)]
     if how == "devnull":
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -183,7 +189,7 @@ def test_play_with_stdin_closed_saves_the_record_and_exits_1(tmp_path, how):
 def test_human_read_line_takes_no_input_as_the_end_of_input():
     import io
 
-    from agents.human import HumanAgent
+    from meduris_rl.agents.meduris.human import HumanAgent
 
     assert HumanAgent(None, io.StringIO()).read_line() == ""
     closed = io.StringIO("3\n")

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import (
+from meduris_env import MedurisGame
+from meduris_env.engine.errors import MedurisError
+from meduris_rl.agents.policies.network import (
     MAX_OUTPUT,
     PLAYER_WARNINGS,
     PolicyFileError,
@@ -21,11 +23,9 @@ from agents.network import (
     load_value_network,
     save_policy,
 )
-from agents.ppo import PPOAgent, shipped_model
-from agents.registry import make_agent
-from meduris_cli.main import main
-from meduris_env import MedurisGame
-from meduris_env.engine.errors import MedurisError
+from meduris_rl.agents.policies.ppo import PPOAgent, shipped_model
+from meduris_rl.agents.registry import make_agent
+from meduris_rl.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_a_value_network_that_overflows_is_refused(tmp_path):
 
 
 def test_the_shipped_models_pass_the_check_well_within_its_bound():
-    from agents.network import policy_outputs, probe_inputs
+    from meduris_rl.agents.policies.network import policy_outputs, probe_inputs
     for players in (2, 3, 4):
         policy, _ = load_policy_file(shipped_model(players))
         logits, values = policy_outputs(policy, probe_inputs(policy.observation_space.shape[0]))
@@ -119,7 +119,7 @@ def test_a_file_without_a_player_count_warns_once_and_plays(tmp_path):
     workers stay quiet), and the games are played."""
     mine = unknown_count_copy(tmp_path / "mine.pt")
     run = subprocess.run(
-        [sys.executable, "-m", "meduris_cli", "tournament", "--agents",
+        [sys.executable, "-m", "meduris_rl.cli", "tournament", "--agents",
          f"random,greedy,ppo:{mine},gumbel:4:{mine}", "--players", "4", "--games", "24",
          "--workers", "2", "--out", str(tmp_path / "o"), "--no-progress"],
         cwd=REPO, capture_output=True, text=True, timeout=300)
@@ -213,11 +213,11 @@ def test_etc_passwd_is_not_a_torch_file(capsys):
 @pytest.mark.parametrize("trained,players", [(4, 2), (2, 4), (4, 3)])
 def test_distill_refuses_a_student_of_another_player_count_before_any_game(
         teacher, trained, players, tmp_path, capsys, monkeypatch):
-    import train.distill
+    import meduris_rl.train.meduris.distill
 
     def no_games(*args, **kwargs):
         raise AssertionError("teacher games were played")
-    monkeypatch.setattr(train.distill, "collect", no_games)
+    monkeypatch.setattr(meduris_rl.train.meduris.distill, "collect", no_games)
     student = tmp_path / "student.pt"
     student.write_bytes(shipped_model(trained).read_bytes())
     out = tmp_path / "out.pt"

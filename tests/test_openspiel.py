@@ -61,7 +61,7 @@ def test_openspiel_mcts_bot_plays_whole_games_legally():
 
 
 def test_openspiel_mcts_enters_a_tournament(tmp_path):
-    from meduris_cli import main
+    from meduris_rl.cli import main
 
     out = tmp_path / "res"
     code = main(["tournament", "--agents", "openspiel-mcts:4,random", "--games", "2",

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from agents.human import describe_action, parse_choice
-from meduris_cli import main
-from meduris_cli.commands.play import PlayError, play
 from meduris_env import MedurisGame
 from meduris_env.engine.constants import A_OFFER
 from meduris_env.engine.loop import resolve_chance
 from meduris_env.records.record import GameRecord
+from meduris_rl.agents.meduris.human import describe_action, parse_choice
+from meduris_rl.cli import main
+from meduris_rl.cli.commands.play import PlayError, play
 
 BAD_INPUT = "abc\n0\n999\ntake stone\n\nhelp\nboard\n"
 
@@ -21,7 +21,7 @@ BAD_INPUT = "abc\n0\n999\ntake stone\n\nhelp\nboard\n"
 def test_play_command_with_scripted_input(tmp_path):
     path = tmp_path / "games" / "me.json"
     script = BAD_INPUT + "1\n" * 600
-    run = subprocess.run([sys.executable, "-m", "meduris_cli", "play", "--players", "2",
+    run = subprocess.run([sys.executable, "-m", "meduris_rl.cli", "play", "--players", "2",
                           "--opponents", "mcts:200", "--seed", "3", "--record", str(path)],
                          input=script, capture_output=True, text=True, timeout=300)
     out = run.stdout

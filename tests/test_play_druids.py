@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from agents.druids_human import DruidsHumanAgent
 from druids_env import DruidsGame, resolve_chance
 from druids_env.engine.cards import PLAYER_COLOURS, card_name, gem_name, is_gem, servant_owner
 from druids_env.text_view import hand_text
-from meduris_cli import main
-from meduris_cli.commands.play import play
 from meduris_env.records.record import GameRecord
+from meduris_rl.agents.druids.human import DruidsHumanAgent
+from meduris_rl.cli import main
+from meduris_rl.cli.commands.play import play
 
 BAD_INPUT = "abc\n0\n999\ncollect place 9\ndraw a servant\n\nhelp\nboard\n"
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agents.human import MAX_LINE, HumanAgent, parse_common
 from meduris_env.records.record import GameRecord
+from meduris_rl.agents.meduris.human import MAX_LINE, HumanAgent, parse_common
 
 HOSTILE = ["9" * 5000, "-" + "9" * 5000, "²", "٣" * 40, "x" * 1_000_000, "0" * 20 + "1"]
 
@@ -17,7 +17,7 @@ HOSTILE = ["9" * 5000, "-" + "9" * 5000, "²", "٣" * 40, "x" * 1_000_000, "0" *
 @pytest.mark.parametrize("game", ["meduris", "druids"])
 def test_hostile_numbers_and_huge_lines_are_refused_and_the_record_saved(tmp_path, game):
     path = tmp_path / "me.json"
-    run = subprocess.run([sys.executable, "-m", "meduris_cli", "play", "--game", game,
+    run = subprocess.run([sys.executable, "-m", "meduris_rl.cli", "play", "--game", game,
                           "--opponents", "random", "--seed", "1", "--record", str(path)],
                          input="\n".join(HOSTILE) + "\n", capture_output=True, text=True,
                          timeout=300)

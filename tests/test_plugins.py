@@ -1,6 +1,6 @@
-"""Plug-in agents (:mod:`agents.plugins`): a class, object or policy function from a file outside
-the project, from a module on the path, and from the entry point of a package really installed
-in this environment (examples/meduris-bot-example: ``cautious``, ``first-legal``) play in
+"""Plug-in agents (:mod:`meduris_rl.agents.plugins.load`): a class, object or policy function from a
+file outside the project, from a module on the path, and from the entry point of a package really
+installed in this environment (examples/meduris-bot-example: ``cautious``, ``first-legal``) play in
 ``meduris tournament`` (a pool of two worker processes) and ``meduris play``, are listed by
 ``meduris agents``, are adapted and seeded like the built-ins, and every bad one is one line
 before any game. Every plug-in form plays Druids too, given what a built-in Druids agent is
@@ -16,21 +16,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import Agent, UnknownAgentError, make_agent
-from agents.match import play_game
-from agents.plugins import ActAgent, PluginError, PolicyAgent, worker_context
-from agents.registry import BY_NAME, IGNORED_ENTRY_POINTS, KINDS, AgentSpec, entry_point_kinds
-from agents.tournament import TournamentConfig, run_tournament
-from agents.tournament.backends import init_worker, play_task
 from druids_env import DruidsGame, observation_tensor
-from meduris_cli import main
 from meduris_env import MedurisGame
+from meduris_rl.agents import Agent, UnknownAgentError, make_agent
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
+from meduris_rl.agents.arena.tournament.backends import init_worker, play_task
+from meduris_rl.agents.plugins.load import ActAgent, PluginError, PolicyAgent, worker_context
+from meduris_rl.agents.registry import (
+    BY_NAME,
+    IGNORED_ENTRY_POINTS,
+    KINDS,
+    AgentSpec,
+    entry_point_kinds,
+)
+from meduris_rl.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
 BOTS = '''
 import numpy as np
-from agents.base import Agent
+from meduris_rl.agents.base import Agent
 
 
 class Careful(Agent):
@@ -120,7 +126,7 @@ class Watcher(Agent):
 '''
 
 STRATEGIES = '''
-from agents.base import Agent
+from meduris_rl.agents.base import Agent
 
 
 class Steady(Agent):
@@ -175,7 +181,7 @@ def meduris(*args, cwd, pythonpath=None, stdin=None):
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=cwd, env=env,
                           input=stdin, capture_output=True, text=True, timeout=300)
 
 
@@ -341,7 +347,7 @@ def test_three_plugins_play_a_tournament_on_two_worker_processes(place, tmp_path
 
 
 FAULTY_PLUGINS = """\
-from agents.base import Agent
+from meduris_rl.agents.base import Agent
 
 
 class Raises:
@@ -442,7 +448,7 @@ def test_meduris_agents_lists_the_plugin_forms_and_the_entry_points(capsys):
 
 
 def test_the_web_server_offers_entry_points_but_never_a_plugin_path(place):
-    from meduris_cli.web.store import WebError, available_agents, check_opponent
+    from meduris_rl.cli.web.store import WebError, available_agents, check_opponent
 
     assert "cautious" in [a["name"] for a in available_agents()]
     assert check_opponent("cautious", 2) == "cautious"
@@ -453,7 +459,7 @@ def test_the_web_server_offers_entry_points_but_never_a_plugin_path(place):
 
 
 def test_a_cmd_name_builds_the_subprocess_agent_lazily():
-    from agents.external import SubprocessAgent
+    from meduris_rl.agents.plugins.external import SubprocessAgent
 
     command = f"{sys.executable} -c pass"
     bot = make_agent(f"cmd:{command}")
@@ -464,7 +470,7 @@ def test_a_cmd_name_builds_the_subprocess_agent_lazily():
 def test_the_example_package_imports_nothing_from_the_project():
     source = (REPO / "examples" / "meduris-bot-example" / "meduris_bot_example" /
               "__init__.py").read_text()
-    for package in ("meduris_env", "agents", "train", "meduris_cli"):
+    for package in ("meduris_env", "druids_env", "meduris_rl", "agents", "train"):
         assert f"import {package}" not in source and f"from {package}" not in source
 
 

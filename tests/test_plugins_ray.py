@@ -22,7 +22,7 @@ BOTS = HIGHEST = PLUGINS
 
 def meduris(*args, cwd, pythonpath, env=None):
     env = {**os.environ, **(env or {}), "PYTHONPATH": str(pythonpath)}
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -60,7 +60,7 @@ def test_ray_actors_get_the_parents_sys_path_and_folder(tmp_path, monkeypatch):
     # a module on this process's sys.path only (an API user's sys.path.insert, no PYTHONPATH)
     # and a file relative to this process's folder: local Ray's workers inherit neither the
     # path nor, on a cluster, the folder; init_worker's context gives them both
-    from agents.tournament import TournamentConfig, run_tournament
+    from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
 
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "bots.py").write_text(BOTS)

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def meduris(*args):
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
 
 

@@ -1,5 +1,6 @@
 """``--backend ray --address HOST:PORT`` finds out within seconds, without Ray, that nothing or
-something other than Ray listens there (agents/tournament/backends.py ``ray_address_problem``).
+something other than Ray listens there (agents/arena/tournament/backends.py
+``ray_address_problem``).
 
 Servers bound to 127.0.0.1 in the test: one that accepts and says nothing, an HTTP server, one
 that answers a line and hangs up, a closed port, an HTTP/2 listener that answers SETTINGS and
@@ -17,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from agents.tournament import backends
-from agents.tournament.backends import PROBE_SECONDS, ray_address_problem
-from meduris_cli.main import main
+from meduris_rl.agents.arena.tournament import backends
+from meduris_rl.agents.arena.tournament.backends import PROBE_SECONDS, ray_address_problem
+from meduris_rl.cli.main import main
 
 
 @contextmanager

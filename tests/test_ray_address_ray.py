@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import ray
 
-from agents.tournament.backends import ray_address_problem
+from meduris_rl.agents.arena.tournament.backends import ray_address_problem
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def test_a_silent_server_at_address_is_one_line_within_seconds(command, tmp_path
     address = f"127.0.0.1:{listener.getsockname()[1]}"
     try:
         t0 = time.monotonic()
-        run = subprocess.run([sys.executable, "-m", "meduris_cli", *command, "--address",
+        run = subprocess.run([sys.executable, "-m", "meduris_rl.cli", *command, "--address",
                               address, "--out", str(tmp_path / "r")],
                              cwd=REPO, capture_output=True, text=True, timeout=60)
         took = time.monotonic() - t0

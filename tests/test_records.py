@@ -14,18 +14,18 @@ import time
 
 import pytest
 
-from agents.match import play_game
-from agents.registry import make_agent
-from agents.tournament import (
+from meduris_env import MedurisGame
+from meduris_env.records.record import GameRecord, RecordError, action_text
+from meduris_env.records.replay import frames, html_replay, terminal_replay
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.arena.tournament import (
     TournamentConfig,
     TournamentError,
     run_tournament,
     write_results,
 )
-from meduris_cli import main
-from meduris_env import MedurisGame
-from meduris_env.records.record import GameRecord, RecordError, action_text
-from meduris_env.records.replay import frames, html_replay, terminal_replay
+from meduris_rl.agents.registry import make_agent
+from meduris_rl.cli import main
 
 
 def record_of(players=2, seed=7, agents=("greedy", "random"), exchange="auto"):
@@ -261,8 +261,8 @@ def test_an_environment_episode_becomes_a_record_that_replays(tmp_path):
 
 
 def test_a_single_agent_episode_becomes_a_record_with_the_seats_labelled(tmp_path):
-    from agents import make_agent
     from meduris_env import MedurisSingleAgentEnv
+    from meduris_rl.agents import make_agent
     e = MedurisSingleAgentEnv(num_players=3, opponents=[make_agent("greedy"), "random"], seat=1)
     e.reset(seed=4)
     done = False
@@ -297,7 +297,7 @@ def test_cli_replay_in_a_real_terminal_waits_for_keys(tmp_path):
     _, record = record_of(seed=6)
     path = record.save(tmp_path / "g.json")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "replay", str(path)],
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_rl.cli", "replay", str(path)],
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     seen = b""

@@ -11,11 +11,11 @@ import time
 import pytest
 from helpers import watched_page
 
-from agents.match import play_game
-from agents.registry import make_agent
 from meduris_env import MedurisGame
 from meduris_env.records.record import GameRecord
 from meduris_env.records.replay import frames, write_html
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.registry import make_agent
 
 
 def open_page(browser, url):

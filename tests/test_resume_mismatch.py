@@ -14,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from meduris_cli.main import main
-from train.config import load_config
-from train.run import CheckpointError, checkpoint_state, planned_steps, rounding_note, train
+from meduris_rl.cli.main import main
+from meduris_rl.train.config import load_config
+from meduris_rl.train.run import (
+    CheckpointError,
+    checkpoint_state,
+    planned_steps,
+    rounding_note,
+    train,
+)
 
 # 4 games x 16 steps: a rollout of 64 steps; tiny everything else
 TINY = dict(envs=4, n_steps=16, batch_size=64, n_epochs=1, eval_every=10**6, eval_games=2,
@@ -138,7 +144,7 @@ def test_planned_steps_are_whole_rollouts(steps, envs, n_steps, done, total):
 
 def test_the_rounding_is_said_before_training_and_the_bar_counts_to_it(tmp_path, capsys,
                                                                        monkeypatch):
-    import train.run as run_module
+    import meduris_rl.train.run as run_module
     bars = []
 
     def recording_bar(total, desc, enabled):

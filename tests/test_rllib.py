@@ -1,4 +1,4 @@
-"""RLlib training (``meduris rllib-train``, train/rllib_ppo.py) and the rllib agent: the
+"""RLlib training (``meduris rllib-train``, train/meduris/rllib_ppo.py) and the rllib agent: the
 multi-agent env (meduris_env/envs/rllib.py) passes RLlib's checker and plays whole games; a
 short run on a local Ray (2 players with a shared policy, 4 with one policy per seat) trains,
 checkpoints, resumes where it stopped, and its policy plays legal games; the errors a user can
@@ -16,18 +16,18 @@ import ray
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 from test_agents import LegalityChecker
 
-from agents import UnknownAgentError, make_agent
-from agents.match import play_game
-from agents.rllib import RLlibAgent
 from meduris_env import MedurisGame
 from meduris_env.envs.rllib import MedurisMultiAgentEnv
-from train import rllib_ppo
-from train.rllib_ppo import train
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.policies.rllib import RLlibAgent
+from meduris_rl.train.meduris import rllib_ppo
+from meduris_rl.train.meduris.rllib_ppo import train
 
 
 def main(argv: list[str]) -> int:
     """``meduris rllib-train`` in this process (the module's Ray is running)."""
-    from meduris_cli.main import main as meduris
+    from meduris_rl.cli.main import main as meduris
     return meduris(["rllib-train", *argv])
 
 
@@ -86,8 +86,8 @@ def test_env_passes_rllibs_checker_and_plays_a_game_mover_only(players):
 
 
 def test_the_env_class_is_one_class_wherever_it_is_reached():
-    """Made on first use, the class is cached: train.rllib_ppo's name is the same class, and it
-    pickles by reference (RLlib's EnvRunner actors import it by name)."""
+    """Made on first use, the class is cached: meduris_rl.train.meduris.rllib_ppo's name is the same
+    class, and it pickles by reference (RLlib's EnvRunner actors import it by name)."""
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
     from meduris_env.envs import rllib as envs_rllib
@@ -153,7 +153,7 @@ def test_two_players_shared_policy_trains_checkpoints_resumes_and_plays(local_ra
 def tournament_through_the_cli(checkpoint, others: list[str], out):
     """``meduris tournament`` with the checkpoint's policy as ``rllib:<path>`` (in this
     process: the module's Ray is running), every game to its end."""
-    from meduris_cli import main as meduris
+    from meduris_rl.cli import main as meduris
 
     name = f"rllib:{checkpoint}"
     players = 1 + len(others)
@@ -214,7 +214,7 @@ def test_missing_ray_and_bad_checkpoints_are_one_line(tmp_path, capsys, monkeypa
     assert main(["--out", str(tmp_path), "--resume", str(tmp_path / "nope")]) == 2
     assert "no RLlib checkpoint at" in one_error_line(capsys)
     assert main(["--out", str(tmp_path), "--resume", str(tmp_path)]) == 2
-    assert "not a checkpoint of train.rllib_ppo" in one_error_line(capsys)
+    assert "not a checkpoint of meduris_rl.train.meduris.rllib_ppo" in one_error_line(capsys)
     with pytest.raises(UnknownAgentError, match="no RLlib checkpoint at"):
         RLlibAgent("rllib", tmp_path / "nope")
     with pytest.raises(UnknownAgentError, match="write rllib:<checkpoint folder"):

@@ -58,8 +58,9 @@ def test_the_logic_truncates_at_the_turn_limit_without_reward():
 
 
 def test_the_rllib_modules_import_without_importing_ray():
-    code = ("import sys, meduris_env.envs.rllib, train.rllib_ppo, agents.rllib, "
-            "meduris_cli.commands.rllib_train; print('ray' in sys.modules)")
+    code = ("import sys, meduris_env.envs.rllib, meduris_rl.train.meduris.rllib_ppo, "
+            "meduris_rl.agents.policies.rllib, "
+            "meduris_rl.cli.commands.rllib_train; print('ray' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -70,8 +71,8 @@ def test_the_rllib_modules_import_without_importing_ray():
 def test_without_ray_the_rllib_class_names_the_fix():
     with pytest.raises(ImportError, match=r"pip install -e '\.\[ray\]'"):
         from meduris_env.envs.rllib import MedurisMultiAgentEnv  # noqa: F401
-    import train.rllib_ppo
+    import meduris_rl.train.meduris.rllib_ppo
     with pytest.raises(ImportError, match="needs Ray"):
-        train.rllib_ppo.MedurisMultiAgentEnv  # noqa: B018
+        meduris_rl.train.meduris.rllib_ppo.MedurisMultiAgentEnv  # noqa: B018
     with pytest.raises(AttributeError):
         rllib.NoSuchName  # noqa: B018

@@ -24,10 +24,10 @@ from helpers import (
     temple,
 )
 
-from agents.registry import make_agent
 from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.constants import HUT, TEMPLE
 from meduris_env.engine.loop import play
+from meduris_rl.agents.registry import make_agent
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 KEYS = ["start", "bonus", "offerings", "runes", "temples", "total"]

@@ -1,14 +1,14 @@
-"""agents.tournament.backends.stop_pool: a tournament's or duel's worker pool is stopped without
-waiting for ever. A worker that ignores SIGTERM (as one blocked where its handler never ran,
-seen at the end of a duel with a cmd: bot) is killed after the grace time; a pool whose tasks
-are all done is let end on its own."""
+"""meduris_rl.agents.arena.tournament.backends.stop_pool: a tournament's or duel's worker pool is
+stopped without waiting for ever. A worker that ignores SIGTERM (as one blocked where its handler
+never ran, seen at the end of a duel with a cmd: bot) is killed after the grace time; a pool whose
+tasks are all done is let end on its own."""
 
 import multiprocessing
 import sys
 import time
 from pathlib import Path
 
-from agents.tournament.backends import stop_pool, worker_pool
+from meduris_rl.agents.arena.tournament.backends import stop_pool, worker_pool
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 import stubborn_worker  # noqa: E402  (spawned workers import it by its module name)

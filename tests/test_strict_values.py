@@ -13,10 +13,6 @@ import sys
 import numpy as np
 import pytest
 
-from agents import UnknownAgentError, make_agent
-from agents.budgets import MAX_COUNT, MAX_SECONDS
-from agents.mcts import MCTSAgent
-from agents.registry import AgentSpec
 from meduris_env import MedurisBatch, MedurisGame, MedurisSingleAgentEnv, MedurisVectorEnv, raw_env
 from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.values import (
@@ -28,6 +24,10 @@ from meduris_env.engine.values import (
     parse_float,
     parse_int,
 )
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS
+from meduris_rl.agents.meduris.mcts import MCTSAgent
+from meduris_rl.agents.registry import AgentSpec
 
 
 def one_line(err: BaseException, longest: int = 300) -> str:
@@ -147,7 +147,7 @@ def test_one_seed_range_for_every_environment_and_command():
     every command's --seed; -1 and SEED_MAX + 1 are refused by all of them alike."""
     from druids_env import DruidsSingleAgentEnv
     from druids_env import raw_env as druids_raw_env
-    from meduris_cli.checks import SEED
+    from meduris_rl.cli.checks import SEED
     druids = [("druids aec", druids_raw_env(num_players=2)),
               ("druids single", DruidsSingleAgentEnv(num_players=2))]
     for name, env in envs() + druids:
@@ -189,7 +189,7 @@ def test_budgets_within_the_maxima_are_taken(name, budget, unit):
 
 def test_the_maxima_are_documented():
     assert MAX_SECONDS == 3600.0 and MAX_COUNT == 10**7
-    from meduris_cli.commands.agents import table
+    from meduris_rl.cli.commands.agents import table
     assert "max 10000000; 3600s" in table()
 
 
@@ -215,7 +215,7 @@ def test_search_agent_takes_numpy_budgets():
 
 def test_tournament_with_an_endless_budget_exits_2_with_one_line_before_any_game(tmp_path):
     out = tmp_path / "out"
-    run = subprocess.run([sys.executable, "-m", "meduris_cli", "tournament", "--agents",
+    run = subprocess.run([sys.executable, "-m", "meduris_rl.cli", "tournament", "--agents",
                           "mcts:1e308s,random", "--games", "2", "--out", str(out)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, run.stderr
@@ -229,7 +229,7 @@ def test_tournament_with_an_endless_budget_exits_2_with_one_line_before_any_game
                                   "mcts:0.5s",
                                   "mcts:²", "az:0"])
 def test_the_web_servers_budgets_are_bounded_too(name):
-    from meduris_cli.web.store import WebError, check_opponent
+    from meduris_rl.cli.web.store import WebError, check_opponent
     with pytest.raises(WebError) as err:
         check_opponent(name, 2)
     assert "1..2000" in one_line(err.value, longest=400)
@@ -264,7 +264,7 @@ def test_unwrap_action_takes_0d_integer_arrays_only():
                                     dict(rollouts=10**9), dict(uct_c=float("inf")),
                                     dict(uct_c=-1.0), dict(uct_c=True)])
 def test_openspiel_mcts_numbers_are_finite_and_bounded(kwargs):
-    from agents.openspiel import OpenSpielMCTSAgent
+    from meduris_rl.agents.meduris.openspiel import OpenSpielMCTSAgent
 
     with pytest.raises(ValueCheckError) as err:
         OpenSpielMCTSAgent("x", **kwargs)
@@ -275,7 +275,7 @@ def test_openspiel_mcts_numbers_are_finite_and_bounded(kwargs):
 
 def test_openspiel_mcts_takes_numpy_budgets():
     pytest.importorskip("pyspiel")
-    from agents.openspiel import OpenSpielMCTSAgent
+    from meduris_rl.agents.meduris.openspiel import OpenSpielMCTSAgent
 
     agent = OpenSpielMCTSAgent("x", np.int64(20), np.int32(1), np.float32(1.5))
     assert (agent.simulations, agent.rollouts, agent.uct_c) == (20, 1, 1.5)

@@ -17,11 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from agents import heuristics
-from agents.match import play_game
-from agents.registry import make_agent
 from meduris_env import MedurisGame
 from meduris_env.engine import kernel as K
+from meduris_rl.agents.arena.match import play_game
+from meduris_rl.agents.meduris import heuristics
+from meduris_rl.agents.registry import make_agent
 
 # (players, agent names per seat, seed): random, greedy and a searching agent, 2-4 players
 GAMES = [
@@ -92,7 +92,7 @@ class Server:
     def __init__(self, db):
         import uvicorn
 
-        from meduris_cli.web.app import create_app
+        from meduris_rl.cli.web.app import create_app
         self.server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=0,
                                                     log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -122,7 +122,7 @@ class Server:
 def stuck_server(tmp_path, monkeypatch):
     import asyncio
 
-    from meduris_cli.web.thinking import Thinkers
+    from meduris_rl.cli.web.thinking import Thinkers
     real = Thinkers.decide
 
     async def decide(self, name, players, state_json, seat, seed):

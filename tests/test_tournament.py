@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.tournament import TournamentConfig, run_tournament, wilson_interval
-from meduris_cli import main
+from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament, wilson_interval
+from meduris_rl.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "meduris_cli", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "meduris_rl.cli", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -123,7 +123,7 @@ def test_earlier_results_are_kept_unless_forced_and_then_replaced_not_mixed(tmp_
 
 def test_a_killed_tournament_leaves_old_results_whole_and_no_half_written_files(tmp_path):
     (tmp_path / "summary.json").write_text('{"old": true}\n')
-    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "tournament", "--agents",
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_rl.cli", "tournament", "--agents",
                              "mcts:300,greedy", "--games", "200", "--workers", "2", "--force",
                              "--out", str(tmp_path), "--no-progress"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -155,7 +155,7 @@ def test_module_api_matches_the_cli(tmp_path):
 
 
 def test_the_leaderboard_stays_aligned_with_long_agent_names():
-    from agents.tournament import leaderboard
+    from meduris_rl.agents.arena.tournament import leaderboard
     long = "ppo:runs/a-very-long-folder-name/snapshots/step_1000000.pt"
     row = {"games": 4, "wins": 2.0, "win_rate": 0.5, "win_rate_ci95": [0.1, 0.9], "mean_vp": 40.0,
            "sd_vp": 3.0, "mean_turns": 50.0, "rating": 25.0, "rating_sigma": 5.0,
@@ -180,7 +180,7 @@ def test_more_lineups_than_games_allowed_are_refused_before_any_is_listed(
     any agent is built or any file written."""
     import itertools
 
-    import agents.tournament.schedule as schedule
+    import meduris_rl.agents.arena.tournament.schedule as schedule
 
     def no_listing(*args):
         raise AssertionError("the lineups were listed")
@@ -203,8 +203,8 @@ def test_more_lineups_than_games_allowed_are_refused_before_any_is_listed(
 
 
 def test_the_lineup_bound_is_the_games_flags_maximum():
-    from agents.tournament.schedule import MAX_GAMES, check_lineups
-    from meduris_cli.checks import MAX_GAMES as FLAG_MAX
+    from meduris_rl.agents.arena.tournament.schedule import MAX_GAMES, check_lineups
+    from meduris_rl.cli.checks import MAX_GAMES as FLAG_MAX
 
     assert MAX_GAMES == FLAG_MAX
     assert check_lineups(32, 4) == 863_040 and check_lineups(1000, 2) == 999_000

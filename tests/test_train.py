@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 from test_agents import LegalityChecker
 
-from agents import UnknownAgentError, make_agent
-from agents.heuristics import action_values
-from agents.ppo import DEFAULT_MODEL, shipped_model
 from meduris_env import MedurisGame
-from train.config import ConfigError, load_config
-from train.run import CheckpointError, load_checkpoint, train
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.meduris.heuristics import action_values
+from meduris_rl.agents.policies.ppo import DEFAULT_MODEL, shipped_model
+from meduris_rl.train.config import ConfigError, load_config
+from meduris_rl.train.run import CheckpointError, load_checkpoint, train
 
 
 def meduris(*argv) -> int:
     """The ``meduris`` command in this process (value, distill: torch already imported)."""
-    from meduris_cli.main import main
+    from meduris_rl.cli.main import main
     try:
         return main(list(argv))
     except SystemExit as stop:  # (argparse's usage errors, one line as well)
@@ -40,7 +40,7 @@ def play_legal_games(agent_name, games=2, players=2):
     for seed in range(games):
         seats = [LegalityChecker(make_agent(agent_name))] + [
             LegalityChecker(make_agent("greedy")) for _ in range(players - 1)]
-        from agents.match import play_game
+        from meduris_rl.agents.arena.match import play_game
         result = play_game(game, seats, seed)
         assert seats[0].moves > 0 and result.turns > 0
 
@@ -93,7 +93,7 @@ def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path):
 
 
 def test_cli_reports_a_bad_checkpoint_in_one_line(tmp_path, capsys):
-    from meduris_cli import main
+    from meduris_rl.cli import main
     code = main(["train", "--resume", str(tmp_path / "missing.zip"), "--steps", "10",
                  "--envs", "1", "--out", str(tmp_path / "r"), "--no-progress"])
     err = capsys.readouterr().err.strip()
@@ -173,7 +173,7 @@ def test_play_against_ppo_with_four_players(monkeypatch, capsys, tmp_path):
     import io
     import sys
 
-    from meduris_cli import main
+    from meduris_rl.cli import main
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 2000))
     assert main(["play", "--players", "4", "--opponents", "ppo", "--seed", "2",
                  "--record", str(tmp_path / "game.json")]) == 0
@@ -225,12 +225,12 @@ def test_a_policy_file_carrying_code_is_refused_not_run(tmp_path, monkeypatch):
 def test_residual_policy_starts_out_playing_like_greedy():
     from sb3_contrib import MaskablePPO
 
-    from agents.network import init_as_greedy, residual_policy_kwargs
-    from agents.ppo import PPOAgent
     from meduris_env.engine.chance import sample_chance
     from meduris_env.envs.observation import observe_state
-    from train.config import TrainConfig
-    from train.league import TrainingEnv
+    from meduris_rl.agents.policies.network import init_as_greedy, residual_policy_kwargs
+    from meduris_rl.agents.policies.ppo import PPOAgent
+    from meduris_rl.train.config import TrainConfig
+    from meduris_rl.train.meduris.league import TrainingEnv
 
     model = MaskablePPO("MlpPolicy", TrainingEnv(TrainConfig(envs=4)),
                         policy_kwargs=residual_policy_kwargs(32), device="cpu", seed=0)
@@ -281,8 +281,8 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays_for_more_players(tmp_pa
 
 
 def test_the_league_draws_snapshots_greedy_and_random_by_their_weights(tmp_path):
-    from train.config import TrainConfig
-    from train.league import TrainingEnv
+    from meduris_rl.train.config import TrainConfig
+    from meduris_rl.train.meduris.league import TrainingEnv
 
     cfg = short_config(tmp_path, steps=128, bc_teacher=None, eval_every=10**6,
                        checkpoint_every=10**6, snapshot_every=64)
@@ -302,12 +302,12 @@ def test_the_league_draws_snapshots_greedy_and_random_by_their_weights(tmp_path)
 
 
 def test_reward_shaping_is_potential_based_and_sums_to_the_result_minus_the_first_potential():
-    """Shaped rewards (train.league, shaping > 0) with gamma 1: over each episode they sum to
-    the game's result minus phi of the learner's first position, and every step's reward is
-    the result (0 before the end) + phi(next) - phi(this) of the learner's evaluations."""
-    from agents.heuristics import evaluate
-    from train.config import TrainConfig
-    from train.league import SHAPING_SCALE, TrainingEnv
+    """Shaped rewards (meduris_rl.train.meduris.league, shaping > 0) with gamma 1: over each episode
+    they sum to the game's result minus phi of the learner's first position, and every step's reward
+    is the result (0 before the end) + phi(next) - phi(this) of the learner's evaluations."""
+    from meduris_rl.agents.meduris.heuristics import evaluate
+    from meduris_rl.train.config import TrainConfig
+    from meduris_rl.train.meduris.league import SHAPING_SCALE, TrainingEnv
 
     def phi(env, g):
         batch = env.vector.batch
@@ -349,7 +349,12 @@ def test_reward_shaping_is_potential_based_and_sums_to_the_result_minus_the_firs
 def test_the_numpy_forward_pass_of_search_matches_the_network(kind, inputs, net_arch):
     import torch
 
-    from agents.network import NumpyForward, architecture, build_policy, policy_outputs
+    from meduris_rl.agents.policies.network import (
+        NumpyForward,
+        architecture,
+        build_policy,
+        policy_outputs,
+    )
 
     torch.manual_seed(0)
     policy = build_policy(architecture(kind, inputs, net_arch))
@@ -360,17 +365,22 @@ def test_the_numpy_forward_pass_of_search_matches_the_network(kind, inputs, net_
                                                                        atol=1e-5)
 
 
-# --- the value network (train.value) and the search it guides ---------------------------------
+# --- the value network (meduris_rl.train.meduris.value) and the search it guides
+# ---------------------------------
 def test_a_value_network_is_fitted_to_self_play_and_guides_az(tmp_path, monkeypatch, capsys):
     import torch
 
-    import agents.az
-    from agents.network import PolicyFileError, load_policy_file, load_value_network
-    from train.value import collect_positions
+    import meduris_rl.agents.meduris.az
+    from meduris_rl.agents.policies.network import (
+        PolicyFileError,
+        load_policy_file,
+        load_value_network,
+    )
+    from meduris_rl.train.meduris.value import collect_positions
 
     policy_file = tmp_path / "policy.pt"  # the shipped policy without a value network
     policy, arch = load_policy_file(shipped_model(2))
-    from agents.network import save_policy
+    from meduris_rl.agents.policies.network import save_policy
     save_policy(policy, arch, policy_file)
     assert load_value_network(policy_file) is None
 
@@ -394,7 +404,7 @@ def test_a_value_network_is_fitted_to_self_play_and_guides_az(tmp_path, monkeypa
     assert meduris("value", *args[:-1] + ["--hidden", "0"]) == 2
 
     rollouts = []
-    monkeypatch.setattr(agents.az, "rollout_values",
+    monkeypatch.setattr(meduris_rl.agents.meduris.az, "rollout_values",
                         lambda st, fm, fa, depth, eps, seed, out: rollouts.append(1))
     play_legal_games(f"az:10:{out}", games=1)  # the value network scores the leaves
     assert not rollouts
@@ -416,9 +426,9 @@ def test_az_evaluates_a_batch_of_leaves_as_it_would_each_alone():
     """The search evaluates its new nodes in batches (one forward pass for up to leaf_batch
     leaves): each row must be what that leaf alone gives, and the shipped 2-player model
     carries the value network that scores them."""
-    from agents.az import AZAgent
-    from agents.network import load_value_network
     from meduris_env.engine.loop import resolve_chance
+    from meduris_rl.agents.meduris.az import AZAgent
+    from meduris_rl.agents.policies.network import load_value_network
 
     assert load_value_network(shipped_model(2)) is not None
     az = AZAgent("az", iterations=16)
@@ -450,8 +460,8 @@ def test_az_with_a_budget_below_its_leaf_batch_still_searches(budget):
     """The first batch's descents all stop at the root: a budget of at most ``leaf_batch``
     iterations leaves no root child (that used to fail), and the prior chooses; every later
     iteration passes a root child, and ``last_visits`` counts them."""
-    from agents.az import LEAF_BATCH, AZAgent
     from meduris_env.engine.loop import resolve_chance
+    from meduris_rl.agents.meduris.az import LEAF_BATCH, AZAgent
 
     az = AZAgent("az", iterations=budget)
     az.reset(1)
@@ -470,16 +480,16 @@ def test_az_with_a_budget_below_its_leaf_batch_still_searches(budget):
 
 
 def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeypatch):
-    """train.distill: teacher games record the search's move and the root's visit shares; the
-    fit moves the policy towards the moves (or the shares); the result carries the input's
-    value network and plays legally as ``ppo:``; the games file is resumed, refuses other
+    """meduris_rl.train.meduris.distill: teacher games record the search's move and the root's visit
+    shares; the fit moves the policy towards the moves (or the shares); the result carries the
+    input's value network and plays legally as ``ppo:``; the games file is resumed, refuses other
     settings and broken files; bad settings are one-line errors that write nothing."""
     import torch
 
-    import train.distill
-    from agents.features import feature_set_of_size
-    from agents.network import load_policy_file, load_value_network
-    from train.distill import DistillError, _measure, collect, fit, teacher_name
+    import meduris_rl.train.meduris.distill
+    from meduris_rl.agents.meduris.features import feature_set_of_size
+    from meduris_rl.agents.policies.network import load_policy_file, load_value_network
+    from meduris_rl.train.meduris.distill import DistillError, _measure, collect, fit, teacher_name
 
     source = shipped_model(2)
     assert teacher_name("az:6", source) == f"az:6:{source}" and teacher_name("az", source) == \
@@ -559,7 +569,7 @@ def test_search_distillation_learns_the_searchs_visits(tmp_path, capsys, monkeyp
 
     def interrupted(*args):  # Ctrl-C while the teacher games are played
         raise KeyboardInterrupt
-    monkeypatch.setattr(train.distill, "collect", interrupted)
+    monkeypatch.setattr(meduris_rl.train.meduris.distill, "collect", interrupted)
     assert meduris("distill", *args + ["--force"]) == 130
     err = capsys.readouterr().err
     assert err == (f"meduris: interrupted; the teacher games saved so far are in {data_file}; "
@@ -574,8 +584,8 @@ def test_distillation_of_the_value_network_fits_it_to_the_search_games_results(t
     the last games before and after); the policy is kept as it was."""
     import torch
 
-    from agents.network import load_policy_file, load_value_network
-    from train.distill import fit_value, teacher_name
+    from meduris_rl.agents.policies.network import load_policy_file, load_value_network
+    from meduris_rl.train.meduris.distill import fit_value, teacher_name
 
     source = shipped_model(2)
     assert teacher_name("az-fast:6", source) == f"az-fast:6:{source}"
@@ -644,7 +654,7 @@ ELSEWHERE = {"value": {"--mean-of", "--simulations", "--search-share", "--fine-t
 
 
 def _flags(command: str) -> set[str]:
-    from meduris_cli.main import build_parser
+    from meduris_rl.cli.main import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     return {opt for a in sub.choices[command]._actions for opt in a.option_strings
@@ -659,9 +669,9 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
     result; a flag without a case here fails the test."""
     import inspect
 
-    import train.distill
-    import train.judges
-    import train.rllib_ppo
+    import meduris_rl.train.meduris.distill
+    import meduris_rl.train.meduris.judges
+    import meduris_rl.train.meduris.rllib_ppo
 
     argv, expected = FLAG_CASES[command]
     assert _flags(command) == {a for a in argv if a.startswith("--")} | ELSEWHERE.get(command,
@@ -675,9 +685,9 @@ def test_every_flag_of_a_training_command_reaches_its_function(command, monkeypa
                    "rllib-train": {"iterations": 6, "env_steps_sampled": 10,
                                    "env_steps_per_s": 5.0, "env_runners": 2,
                                    "checkpoint": "OUT/checkpoint"}}[command]
-    module, name = {"value": (train.judges, "add_value_network"),
-                    "distill": (train.distill, "distill"),
-                    "rllib-train": (train.rllib_ppo, "train")}[command]
+    module, name = {"value": (meduris_rl.train.meduris.judges, "add_value_network"),
+                    "distill": (meduris_rl.train.meduris.distill, "distill"),
+                    "rllib-train": (meduris_rl.train.meduris.rllib_ppo, "train")}[command]
     real = getattr(module, name)
 
     def fake(*args, **kwargs):
@@ -724,9 +734,9 @@ def test_rllib_train_without_ray_is_one_line_naming_the_fix(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("module,command", [("train.value", "value"),
-                                            ("train.distill", "distill"),
-                                            ("train.rllib_ppo", "rllib-train")])
+@pytest.mark.parametrize("module,command", [("meduris_rl.train.meduris.value", "value"),
+                                            ("meduris_rl.train.meduris.distill", "distill"),
+                                            ("meduris_rl.train.meduris.rllib_ppo", "rllib-train")])
 def test_python_dash_m_of_a_training_module_is_the_meduris_command(module, command):
     import subprocess
     import sys
@@ -738,12 +748,12 @@ def test_python_dash_m_of_a_training_module_is_the_meduris_command(module, comma
 
 
 def test_distill_teachers_are_read_by_the_agent_table():
-    """train.distill parses the teacher with AgentSpec: an az or az-fast search without a
-    network of its own gets the policy being distilled and, unless given, its kind's default
-    budget from the agent table; the report names it without that file."""
-    from agents.base import UnknownAgentError
-    from agents.registry import BY_NAME
-    from train.distill import teacher_label, teacher_name
+    """meduris_rl.train.meduris.distill parses the teacher with AgentSpec: an az or az-fast search
+    without a network of its own gets the policy being distilled and, unless given, its kind's
+    default budget from the agent table; the report names it without that file."""
+    from meduris_rl.agents.base import UnknownAgentError
+    from meduris_rl.agents.registry import BY_NAME
+    from meduris_rl.train.meduris.distill import teacher_label, teacher_name
 
     assert teacher_name("az", "p.pt") == f"az:{BY_NAME['az'].budget.default}:p.pt"
     assert teacher_name("az-fast:0.5s", "p.pt") == "az-fast:0.5s:p.pt"
@@ -755,11 +765,11 @@ def test_distill_teachers_are_read_by_the_agent_table():
 
 
 def test_the_cli_and_rllib_share_one_output_folder_check(tmp_path):
-    """meduris_cli.checks.output_folder and train.rllib_ppo's run folder ask the same check
-    (meduris_env.records.atomic.output_folder_problem), each naming its own fix."""
-    from meduris_cli.checks import UsageError, output_folder
+    """meduris_rl.cli.checks.output_folder and meduris_rl.train.meduris.rllib_ppo's run folder ask
+    the same check (meduris_env.records.atomic.output_folder_problem), each naming its own fix."""
     from meduris_env.records.atomic import earlier_results, output_folder_problem
-    from train.rllib_ppo import RUN_RESULTS
+    from meduris_rl.cli.checks import UsageError, output_folder
+    from meduris_rl.train.meduris.rllib_ppo import RUN_RESULTS
 
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError, match="'.*file' is a file; give a folder"):
@@ -854,7 +864,7 @@ def test_an_edited_checkpoint_json_is_refused_and_nothing_is_written(tiny_resume
 
 
 def test_a_checkpoint_records_its_player_count_in_the_zip(tiny_resume_run):
-    from train.run import checkpoint_state, zip_data
+    from meduris_rl.train.run import checkpoint_state, zip_data
     assert zip_data(tiny_resume_run / "checkpoint.zip")["meduris_run"] == {
         "game": "meduris", "players": 2}
     assert checkpoint_state(tiny_resume_run / "checkpoint.zip")["timesteps"] == 64

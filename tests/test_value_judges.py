@@ -1,13 +1,14 @@
-"""Judges for a search (train.judges, agents.network.ValueMean): the value network fitted to
-another policy's games or to the search's own, labelled with its values, and a mean of several
-value networks in one policy file (docs/training.md, "two value networks at the search bar")."""
+"""Judges for a search (meduris_rl.train.meduris.judges,
+meduris_rl.agents.policies.network.ValueMean): the value network fitted to another policy's games or
+to the search's own, labelled with its values, and a mean of several value networks in one policy
+file (docs/training.md, "two value networks at the search bar")."""
 
 import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
-from agents.network import (
+from meduris_rl.agents import make_agent
+from meduris_rl.agents.policies.network import (
     NumpyValue,
     PolicyFileError,
     ValueMean,
@@ -17,8 +18,8 @@ from agents.network import (
     save_policy,
     value_module,
 )
-from agents.ppo import shipped_model
-from meduris_cli.main import main as meduris
+from meduris_rl.agents.policies.ppo import shipped_model
+from meduris_rl.cli.main import main as meduris
 
 SHIPPED = shipped_model(2)
 INPUTS = load_policy_file(SHIPPED)[1]["inputs"]
@@ -107,8 +108,8 @@ def test_mean_of_writes_the_policy_with_the_mean_of_the_files_value_networks(tmp
     # the agents search with the mean: az-fast's value network is it
     agent = make_agent(f"az-fast:8:{out}")
     np.testing.assert_allclose(agent.value_network(2)(x), want, atol=1e-5)
-    from agents.match import play_game
     from meduris_env import MedurisGame
+    from meduris_rl.agents.arena.match import play_game
     assert play_game(MedurisGame(2), [agent, make_agent("greedy")], 0).turns > 0
 
     bad = tmp_path / "bad.pt"
@@ -128,8 +129,8 @@ def test_mean_of_writes_the_policy_with_the_mean_of_the_files_value_networks(tmp
 
 
 def test_az_train_refuses_to_start_from_a_mean_of_value_networks(tmp_path):
-    from train.az import AZConfig
-    from train.config import ConfigError
+    from meduris_rl.train.config import ConfigError
+    from meduris_rl.train.meduris.az import AZConfig
 
     policy, arch = load_policy_file(SHIPPED)
     mean = ValueMean([value_module(INPUTS, [4]), value_module(INPUTS, [5])])
@@ -142,7 +143,7 @@ def test_search_positions_are_labelled_with_results_and_the_searchs_values():
     """``--games-of search``: the search's self-play with the file's networks; share 0 labels
     each position with its game's result, share 1 with the search's value of the move played
     (other numbers), share 0.5 their mean; one seed, the same positions."""
-    from train.judges import search_positions
+    from meduris_rl.train.meduris.judges import search_positions
 
     args = dict(policy_file=SHIPPED, players=2, positions=300, simulations=4, games=8, seed=5)
     x0, results, games = search_positions(search_share=0.0, **args)
@@ -203,8 +204,8 @@ def test_the_make_target_of_the_shipped_search_is_commands_meduris_accepts():
     import subprocess
     from pathlib import Path
 
-    from meduris_cli.commands import value
-    from meduris_cli.main import build_parser
+    from meduris_rl.cli.commands import value
+    from meduris_rl.cli.main import build_parser
 
     repo = Path(__file__).resolve().parent.parent
     recipe = subprocess.run(["make", "-n", "model-search-2p"], cwd=repo, capture_output=True,
@@ -221,15 +222,16 @@ def test_the_make_target_of_the_shipped_search_is_commands_meduris_accepts():
 
 def test_the_search_flags_reach_the_fit(monkeypatch, capsys):
     """``--games-of search --simulations --search-share --fine-tune`` arrive, as given, at
-    :func:`train.judges.add_value_network` (defaults 32 and 0.5 when not given)."""
-    import train.judges
+    :func:`meduris_rl.train.meduris.judges.add_value_network` (defaults 32 and 0.5 when not
+    given)."""
+    import meduris_rl.train.meduris.judges
 
     calls = []
 
     def fake(*args, **kwargs):
         calls.append(kwargs)
         return {"positions": 500, "games": 9, "self_play_seconds": 1.0, "fit_seconds": 2.0}
-    monkeypatch.setattr(train.judges, "add_value_network", fake)
+    monkeypatch.setattr(meduris_rl.train.meduris.judges, "add_value_network", fake)
     base = ["value", str(SHIPPED), "--out", "OUT", "--games-of", "search"]
     assert meduris([*base, "--simulations", "5", "--search-share", "0.25", "--fine-tune"]) == 0
     assert meduris(base) == 0

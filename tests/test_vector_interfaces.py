@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from agents.batch import make_batch_opponent
 from meduris_env import MedurisBatch, MedurisVectorEnv
 from meduris_env.engine.errors import MedurisError
 from meduris_env.envs.batch import MAX_BATCH_BYTES, MAX_GAMES, MAX_HISTORY, batch_bytes
 from meduris_env.envs.spaces import LegalMultiDiscrete, NoLegalActionError
 from meduris_env.envs.vector import AutoresetModeError
+from meduris_rl.agents.policies.batch import make_batch_opponent
 
 MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 

@@ -13,10 +13,10 @@ import warnings
 
 import pytest
 
-from meduris_cli.main import main
-from meduris_cli.web.app import create_app
 from meduris_env import GameRecord, MedurisGame
 from meduris_env.render.view import apply_patch, state_view, view_patch
+from meduris_rl.cli.main import main
+from meduris_rl.cli.web.app import create_app
 
 with warnings.catch_warnings():  # starlette would rather have httpx2; httpx works
     warnings.simplefilter("ignore")
@@ -110,8 +110,8 @@ def test_the_view_hides_the_opponents_screens_and_lists_clickable_legal_actions(
 
 
 def test_view_patches_rebuild_every_frame_and_targets_cover_every_kind():
-    from agents.match import play_game
-    from agents.registry import make_agent
+    from meduris_rl.agents.arena.match import play_game
+    from meduris_rl.agents.registry import make_agent
     game = MedurisGame(2)
     result = play_game(game, [make_agent("greedy"), make_agent("greedy")], 3, keep_record=True)
     record = GameRecord.from_dict(result.record)
@@ -238,17 +238,18 @@ def test_opponents_are_built_in_agents_and_shipped_models_only(client, body, rea
 
 def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client, monkeypatch,
                                                                      tmp_path):
-    import agents.ppo
+    import meduris_rl.agents.policies.ppo
     kinds = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
     assert {"random", "greedy", "mcts", "ppo", "az", "search"} <= set(kinds)
     assert kinds["greedy"]["players"] == [2, 3, 4]
     assert kinds["ppo"]["players"] == [2, 3, 4]  # a shipped model for every player count
     assert kinds["search"]["players"] == [2]
-    from meduris_cli.web.store import available_agents
-    for shipped in agents.ppo.MODELS.iterdir():  # a checkout without ppo_4p.pt and search_2p.pt
+    from meduris_rl.cli.web.store import available_agents
+    # a checkout without ppo_4p.pt and search_2p.pt
+    for shipped in meduris_rl.agents.policies.ppo.MODELS.iterdir():
         if shipped.name not in ("ppo_4p.pt", "search_2p.pt"):
             (tmp_path / shipped.name).symlink_to(shipped)
-    monkeypatch.setattr(agents.ppo, "MODELS", tmp_path)
+    monkeypatch.setattr(meduris_rl.agents.policies.ppo, "MODELS", tmp_path)
     offered = {a["name"]: a["players"] for a in available_agents()}
     assert offered["ppo"] == offered["az"] == [2, 3] and "search" not in offered
     r = client.post("/api/games", json={"players": 4, "opponents": "ppo"})
@@ -411,7 +412,7 @@ def test_meduris_serve_serves_the_page_on_localhost(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     db = tmp_path / "served.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "meduris_cli", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "meduris_rl.cli", "serve", "--port", str(port),
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:

@@ -11,9 +11,9 @@ import warnings
 
 import pytest
 
-from meduris_cli.main import main
-from meduris_cli.web.app import create_app
-from meduris_cli.web.store import (
+from meduris_rl.cli.main import main
+from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.web.store import (
     APPLICATION_ID,
     MAX_RUNNING,
     SCHEMA,
@@ -286,7 +286,7 @@ def test_running_games_beyond_max_running_are_refused_with_503(tmp_path):
 
 
 def test_max_running_is_an_option_of_serve_with_the_documented_default(capsys):
-    from meduris_cli.main import build_parser
+    from meduris_rl.cli.main import build_parser
     args = build_parser().parse_args(["serve"])
     assert args.max_running == MAX_RUNNING == 1000
     assert build_parser().parse_args(["serve", "--max-running", "5"]).max_running == 5

@@ -33,13 +33,13 @@ import httpx
 import pytest
 from test_web_browser import Server
 
-from agents import make_agent
-from meduris_cli.web import live as live_module
-from meduris_cli.web.store import LiveGame
 from meduris_env import MedurisGame
 from meduris_env.engine.loop import play
 from meduris_env.engine.seeding import derive_seed
 from meduris_env.envs.observation import observe_state
+from meduris_rl.agents import make_agent
+from meduris_rl.cli.web import live as live_module
+from meduris_rl.cli.web.store import LiveGame
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -363,8 +363,8 @@ def test_engine_work_and_commits_happen_off_the_event_loop(tmp_path, monkeypatch
     (its view; a finished game's score breakdown) for every answer, a stream's sync and a
     409, and the state's JSON sent to a thinking worker never run on the event loop's
     thread: in a worker thread, in the game's order."""
-    from meduris_cli.web.store import Games
     from meduris_env.engine.state import State
+    from meduris_rl.cli.web.store import Games
 
     where = []
 
@@ -578,8 +578,8 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
     is offered for; random and greedy are decided in the server), and a pool is returned only
     once its workers have built them and compiled (or loaded) numba's kernels: a warmed worker
     holds the agents and the search's rollout kernel has its signature, a cold one neither."""
-    from meduris_cli.web.app import warm_agents
-    from meduris_cli.web.thinking import Thinkers, is_instant
+    from meduris_rl.cli.web.app import warm_agents
+    from meduris_rl.cli.web.thinking import Thinkers, is_instant
 
     warm = warm_agents()
     offered = {name for name, _ in warm}
@@ -587,8 +587,9 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
     assert not any(is_instant(name) for name in offered)
     assert {p for name, p in warm if name == "ppo"} == {2, 3, 4}
     assert {p for name, p in warm if name == "search"} == {2}  # a 2-player model only
-    probe = ("(sorted(__import__('meduris_cli.web.thinking', fromlist=['AGENTS']).AGENTS), "
-             "len(__import__('agents.heuristics', fromlist=['x']).rollout_values.signatures))")
+    probe = ("(sorted(__import__('meduris_rl.cli.web.thinking', fromlist=['AGENTS']).AGENTS), "
+             "len(__import__('meduris_rl.agents.meduris.heuristics', "
+             "fromlist=['x']).rollout_values.signatures))")
     seen = {}
     for label, names in (("warm", [("mcts:50", 2), ("mcts:200", 2), ("ppo", 3)]),
                          ("cold", [])):
@@ -607,7 +608,7 @@ def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, cap
     import uvicorn
     from helpers import run_cli
 
-    import meduris_cli.web.app as web_app
+    import meduris_rl.cli.web.app as web_app
 
     asked = []
 

@@ -33,15 +33,17 @@ class CheckpointError(MedurisError, ValueError):
 
 @dataclass
 class TrainConfig:
-    game: str = "meduris"  # or "druids" (train.druids_league: a vector env, no batch engine)
+    # or "druids" (meduris_rl.train.druids.league: a vector env, no batch engine)
+    game: str = "meduris"
     players: int = 2
     steps: int = 2_000_000  # PPO environment steps (the learner's decisions)
     envs: int = 256  # games played at once by the batch engine
     threads: int = 2  # torch threads (the batch kernels use numba's, one per core)
     seed: int = 0
-    features: str = "obs+greedy"  # see agents.features
+    features: str = "obs+greedy"  # see meduris_rl.agents.meduris.features
     reward: str = "win"
-    shaping: float = 1.0  # potential-based reward shaping by the evaluation (train.league); 0: off
+    # potential-based reward shaping by the evaluation (meduris_rl.train.meduris.league); 0: off
+    shaping: float = 1.0
     opponents: dict = field(default_factory=lambda: {"greedy": 0.4, "random": 0.05,
                                                      "snapshots": 0.55})
     snapshot_every: int = 200_000
@@ -57,7 +59,8 @@ class TrainConfig:
     bc_teacher: str | None = None  # behaviour-cloning warm start (e.g. "mcts:50"); None: none
     bc_games: int = 300
     bc_epochs: int = 8
-    value_positions: int = 0  # after PPO: a value network for best.pt (train.value); 0: none
+    # after PPO: a value network for best.pt (meduris_rl.train.meduris.value); 0: none
+    value_positions: int = 0
     value_epochs: int = 4
     learning_rate: float = 1e-4
     n_steps: int = 64  # per game, per rollout (a rollout is envs x n_steps steps)
@@ -68,7 +71,8 @@ class TrainConfig:
     clip_range: float = 0.1
     ent_coef: float = 0.003
     net_arch: list = field(default_factory=lambda: [256])  # residual: hidden units; mlp: layers
-    policy: str = "residual"  # "residual" (agents.network, needs obs+greedy) or "mlp"
+    # "residual" (meduris_rl.agents.policies.network, needs obs+greedy) or "mlp"
+    policy: str = "residual"
     out: str = "runs/ppo"
 
     def validate(self) -> TrainConfig:
@@ -77,12 +81,12 @@ class TrainConfig:
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         for f in fields(self):
             setattr(self, f.name, checked_value(f.name, getattr(self, f.name)))
-        from agents.games import GAME_NAMES, game_spec
+        from meduris_rl.agents.games import GAME_NAMES, game_spec
         if self.game not in GAME_NAMES:
             raise ConfigError(f"game: {excerpt(self.game)}; one of {', '.join(GAME_NAMES)}")
         spec = game_spec(self.game)
         spec.check_players(self.players, "players", ConfigError)
-        from .games import training_part
+        from meduris_rl.train.games import training_part
         training_part(self.game, "check")(self)
         FEATURE_SETS = spec.part("features")
         if self.features not in FEATURE_SETS:
@@ -107,7 +111,7 @@ class TrainConfig:
             raise ConfigError(f"opponents: {excerpt(self.opponents)}; non-negative weights for "
                               "greedy, "
                               "random and/or snapshots, not all 0")
-        from agents import UnknownAgentError, make_agent
+        from meduris_rl.agents import UnknownAgentError, make_agent
         for name in ("bc_teacher", "best_against"):
             if getattr(self, name) is not None:
                 try:  # before any work, not inside the workers
@@ -341,4 +345,4 @@ def _strict_loader():
 
 
 def no_check(cfg: TrainConfig) -> None:
-    """Meduris's ``check`` part (:mod:`train.games`): every setting is Meduris's own."""
+    """Meduris's ``check`` part (:mod:`meduris_rl.train.games`): every setting is Meduris's own."""

@@ -1,11 +1,13 @@
 """MaskablePPO self-play training (``meduris train``).
 
-0. **Network** (``policy``): ``"residual"`` (:mod:`agents.network`) starts out playing like the
+0. **Network** (``policy``): ``"residual"`` (:mod:`meduris_rl.agents.policies.network`) starts out
+playing like the
    greedy agent and learns corrections; ``"mlp"`` is sb3's plain MLP.
 1. **Warm start** (optional, ``bc_teacher``, e.g. ``mcts:100``): the teacher agent plays
    ``bc_games`` games against itself; the network is fitted to its choices (cross-entropy over the
    legal actions) and its value head to the game results, for ``bc_epochs`` epochs.
-2. **PPO** (sb3-contrib ``MaskablePPO``) on :class:`train.league.TrainingEnv`: ``envs`` games
+2. **PPO** (sb3-contrib ``MaskablePPO``) on :class:`meduris_rl.train.meduris.league.TrainingEnv`:
+``envs`` games
    at once on the batch engine, the learner's seat drawn each episode and the other seats from
    the league (random, greedy, and snapshots of the learner saved every ``snapshot_every``
    steps); the win reward shaped by the evaluation's margin (``shaping``, potential-based).
@@ -25,12 +27,12 @@
    whole rollout (:func:`planned_steps`), said in one line before training, and the progress bar
    counts to the rounded total.
 5. At the end ``out/model.zip`` (the whole model), ``out/policy.pt`` (the network's weights and
-   architecture alone, what the ``ppo`` agent ships and loads; :mod:`agents.network`) and
-   ``out/learning_curve.png``.
+   architecture alone, what the ``ppo`` agent ships and loads;
+   :mod:`meduris_rl.agents.policies.network`) and ``out/learning_curve.png``.
 6. With ``value_positions`` > 0: a value network fitted to that many positions of the best
-   policy's own games (:mod:`train.value`, as ``python -m train.value`` with ``--positions
-   value_positions --epochs value_epochs --seed seed``), written into ``out/best.pt`` for the
-   ``az`` search.
+   policy's own games (:mod:`meduris_rl.train.meduris.value`, as ``python -m
+   meduris_rl.train.meduris.value`` with ``--positions value_positions --epochs value_epochs --seed
+   seed``), written into ``out/best.pt`` for the ``az`` search.
 """
 
 from __future__ import annotations
@@ -42,15 +44,14 @@ import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
-from agents.games import game_spec
 from meduris_env.engine.jsonfile import parse_json, read_json_file
 from meduris_env.engine.values import excerpt
 from meduris_env.records.atomic import atomic_replace
-
-from .config import CheckpointError, TrainConfig
-from .games import training_part
-from .progress import bar
-from .warm_start import behaviour_cloning, collect_teacher_data
+from meduris_rl.agents.games import game_spec
+from meduris_rl.train.config import CheckpointError, TrainConfig
+from meduris_rl.train.games import training_part
+from meduris_rl.train.meduris.warm_start import behaviour_cloning, collect_teacher_data
+from meduris_rl.train.progress import bar
 
 BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
 
@@ -227,7 +228,7 @@ def load_checkpoint(path: str | Path, env=None):
 def check_sizes(path: Path, meta_path: Path, config: dict, data: dict) -> None:
     """The zip's observation and action sizes are those of ``config``'s game and features
     (when they are valid names: else the configuration check refuses them)."""
-    from agents.network import game_actions
+    from meduris_rl.agents.policies.network import game_actions
     game = config.get("game", "meduris")
     try:
         want = (game_spec(game).part("features")[config.get("features")], game_actions(game))
@@ -261,17 +262,19 @@ def rounding_note(cfg: TrainConfig, done: int = 0) -> str | None:
 
 
 def network_of(cfg: TrainConfig) -> dict:
-    """The policy network's architecture for this configuration (:mod:`agents.network`), the
-    player count included: every policy file of the run records it."""
-    from agents.network import architecture
+    """The policy network's architecture for this configuration
+    (:mod:`meduris_rl.agents.policies.network`), the player count included: every policy file of the
+    run records it."""
+    from meduris_rl.agents.policies.network import architecture
     return architecture(cfg.policy, game_spec(cfg.game).part("features")[cfg.features],
                         cfg.net_arch, cfg.players, cfg.game)
 
 
 def training_env(cfg: TrainConfig):
     """The run's vector env with its league: Meduris's on the batch engine
-    (:mod:`train.league`), Druids's on its single-agent env (:mod:`train.druids_league`); the
-    game's ``env`` part (:mod:`train.games`)."""
+    (:mod:`meduris_rl.train.meduris.league`), Druids's on its single-agent env
+    (:mod:`meduris_rl.train.druids.league`); the game's ``env`` part
+    (:mod:`meduris_rl.train.games`)."""
     return training_part(cfg.game, "env")(cfg)
 
 
@@ -328,7 +331,7 @@ def _new_model(cfg: TrainConfig, venv, arch: dict, state: dict, progress: bool, 
     a ``bc_teacher``; the evaluations and the warm start's losses go into ``state``."""
     from sb3_contrib import MaskablePPO
 
-    from agents.network import init_as_greedy, policy_kwargs
+    from meduris_rl.agents.policies.network import init_as_greedy, policy_kwargs
 
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -364,7 +367,7 @@ def _periodic(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall
     snapshot of the learner into the league, an evaluation, a checkpoint."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.network import save_policy
+    from meduris_rl.agents.policies.network import save_policy
 
     out = Path(cfg.out)
 
@@ -420,7 +423,7 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
             progress: bool, report) -> None:
     """The end of the run (module docstring, 5-6): a last evaluation unless one is recent,
     the files, and the value network when asked for."""
-    from agents.network import save_policy
+    from meduris_rl.agents.policies.network import save_policy
 
     out = Path(cfg.out)
     state["timesteps"] = model.num_timesteps
@@ -440,8 +443,8 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
 
 def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, report) -> None:
     """The run's last step: a value network for ``best.pt`` (the policy to ship) from its own
-    games (:mod:`train.value`), written into best.pt, for the az search."""
-    from .judges import add_value_network
+    games (:mod:`meduris_rl.train.meduris.value`), written into best.pt, for the az search."""
+    from meduris_rl.train.meduris.judges import add_value_network
 
     best = out / ("best.pt" if (out / "best.pt").is_file() else "policy.pt")
     fitted = add_value_network(best, best, cfg.players, cfg.value_positions,
@@ -488,7 +491,7 @@ def _keep_best(state: dict, policy, arch: dict, out: Path, entry: dict,
     """PPO against a league can drift away from what beats greedy (or ``best_against``): the
     policy of the best evaluation so far is kept as ``out/best.pt`` (like SB3's EvalCallback's
     best model)."""
-    from agents.network import save_policy
+    from meduris_rl.agents.policies.network import save_policy
 
     key = _scores(cfg)[-1][0]  # best_against's score, greedy's when that is greedy
     if entry[key] > state.get("best", {}).get(key, -1.0):

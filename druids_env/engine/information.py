@@ -407,15 +407,16 @@ PUBLIC_FIELDS = ("phase", "seat", "turn", "setup_i", "replace_slot", "played",
 
 
 def seat_state(st, seat: int) -> dict:
-    """A Druids position as ``seat`` knows it (D14), for a ``cmd:`` bot (:mod:`agents.external`):
-    ``DruidsState.to_json`` with every card hidden from ``seat`` left out. The public fields as
-    they are (:data:`PUBLIC_FIELDS`); ``above`` and ``under`` per place as ``[card, seat]``
-    pairs, the card ``null`` unless it is ``seat``'s (the owners are public); ``seat``'s own
-    ``hand``, ``servant_set`` and ``discards``; of every seat the counts of gems and servants in
-    hand, of its servant set and discards; the decks' sizes; the events with the fields hidden
-    from ``seat`` null (:meth:`~druids_env.engine.events.Event.seen_by`). Never another hand, a
-    face-down card of another seat, a deck, the history of action ids (a chance outcome names
-    the card drawn) or the times cards were drawn."""
+    """A Druids position as ``seat`` knows it (D14), for a ``cmd:`` bot
+    (:mod:`meduris_rl.agents.plugins.external`): ``DruidsState.to_json`` with every card hidden from
+    ``seat`` left out. The public fields as they are (:data:`PUBLIC_FIELDS`); ``above`` and
+    ``under`` per place as ``[card, seat]`` pairs, the card ``null`` unless it is ``seat``'s (the
+    owners are public); ``seat``'s own ``hand``, ``servant_set`` and ``discards``; of every seat the
+    counts of gems and servants in hand, of its servant set and discards; the decks' sizes; the
+    events with the fields hidden from ``seat`` null
+    (:meth:`~druids_env.engine.events.Event.seen_by`). Never another hand, a face-down card of
+    another seat, a deck, the history of action ids (a chance outcome names the card drawn) or the
+    times cards were drawn."""
     n = st.game.num_players
     position = {key: getattr(st, key) for key in PUBLIC_FIELDS}
     position.update(

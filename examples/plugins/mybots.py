@@ -1,4 +1,4 @@
-from agents.base import Agent
+from meduris_rl.agents.base import Agent
 
 
 class Cautious(Agent):

@@ -1,8 +1,8 @@
 """The ``meduris`` subcommands, one module per command.
 
-Each module ``meduris_cli.commands.<name>`` has ``add_parser(subparsers)``, which creates its
+Each module ``meduris_rl.cli.commands.<name>`` has ``add_parser(subparsers)``, which creates its
 subparser and calls ``parser.set_defaults(func=run)``, and ``run(args) -> int``, the exit
-status. :func:`meduris_cli.main.build_parser` adds them in the order of :data:`COMMANDS` (the
+status. :func:`meduris_rl.cli.main.build_parser` adds them in the order of :data:`COMMANDS` (the
 order ``meduris --help`` lists them in); a new command is a new module and one name here.
 """
 

@@ -1,20 +1,21 @@
-"""``meduris agents``: the table of agent kinds (:data:`agents.registry.KINDS`), the names
-every other command accepts: how to write each, its budget parameter and default, what it needs
-(torch, a model file, ray, open_spiel), whether the web server offers it, and what it is. The
+"""``meduris agents``: the table of agent kinds (:data:`meduris_rl.agents.registry.KINDS`), the
+names every other command accepts: how to write each, its budget parameter and default, what it
+needs (torch, a model file, ray, open_spiel), whether the web server offers it, and what it is. The
 built-in kinds come first, then the plug-in forms (a file, a module, ``cmd:``), then the agents
 installed packages register in the entry-point group ``meduris.agents`` (an entry point whose
 name is taken is left out, and a line on stderr says so). ``--json`` prints the same as a list
 of objects, for scripts (``source``: built-in, file, module, cmd or entry point). ``--game
-druids`` lists the kinds serving that game (:mod:`agents.games`), with their summaries there."""
+druids`` lists the kinds serving that game (:mod:`meduris_rl.agents.games`), with their summaries
+there."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from agents.games import GAME_NAMES
-from agents.levels import LEVELS, as_dict, describe, ratings
-from agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
+from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.agents.levels import LEVELS, as_dict, describe, ratings
+from meduris_rl.agents.registry import IGNORED_ENTRY_POINTS, KINDS, AgentKind
 
 
 def add_parser(sub) -> None:

@@ -1,11 +1,11 @@
 """``meduris az-train``: Gumbel AlphaZero self-play training on the batch engine
-(:mod:`train.az`, whose docstring is the contract).
+(:mod:`meduris_rl.train.meduris.az`, whose docstring is the contract).
 
-Every flag sets the :class:`~train.az.AZConfig` field of the same name (``--max-considered`` is
-``max_considered``); the configuration a run used is saved in its ``checkpoint.json``. Bad
-values, a warm start that cannot be used, a ``--resume`` of something that is not this
-trainer's checkpoint, and an ``--out`` holding an earlier run (without ``--force``) are refused
-in one line before any work.
+Every flag sets the :class:`~meduris_rl.train.meduris.az.AZConfig` field of the same name
+(``--max-considered`` is ``max_considered``); the configuration a run used is saved in its
+``checkpoint.json``. Bad values, a warm start that cannot be used, a ``--resume`` of something that
+is not this trainer's checkpoint, and an ``--out`` holding an earlier run (without ``--force``) are
+refused in one line before any work.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from train.az import RESUMABLE, AZConfig
-
-from ..checks import SEED, UsageError, int_in, output_folder
+from meduris_rl.cli.checks import SEED, UsageError, int_in, output_folder
+from meduris_rl.train.meduris.az import RESUMABLE, AZConfig
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.pt", "checkpoint.json", "policy.pt", "best.pt", "eval.csv", "tb")
@@ -29,7 +28,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("az-train", help="train by Gumbel AlphaZero self-play (batched search)",
                        description="Self-play with the batched Gumbel search on the batch "
                        "engine; the policy network learns the search's improved policy and the "
-                       "value network the games' results. See train/az.py and "
+                       "value network the games' results. See train/meduris/az.py and "
                        "docs/training.md.")
     defaults = AZConfig()
 
@@ -55,7 +54,8 @@ def add_parser(sub) -> None:
             "ppo_<players>p.pt) or 'none' (a fresh network)")
     setting("--value-positions", type=int_in(0), help="a warm start without a value network "
             "(the shipped 4-player model): one fitted first to this many positions of its "
-            "policy's own games (train.value); 0: a fresh one that says 0 until it has learnt")
+            "policy's own games (meduris_rl.train.meduris.value); 0: a fresh one that says 0 "
+            "until it has learnt")
     setting("--greedy-share", type=float, help="share of the games (drawn per episode) in "
             "which one seat is played by greedy: opponents beside itself")
     setting("--eval-every", type=int_in(1),
@@ -80,7 +80,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from train.az import checkpoint_state, make_config, resume_config, train_az
+    from meduris_rl.train.meduris.az import checkpoint_state, make_config, resume_config, train_az
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
     try:

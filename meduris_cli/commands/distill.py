@@ -1,11 +1,12 @@
-"""``meduris distill``: search distillation, one round of expert iteration (:mod:`train.distill`,
-whose docstring is the recipe): a policy fitted to the moves of the search it guides, or
-(``--targets value``) its value network fitted to the results of the search's games.
+"""``meduris distill``: search distillation, one round of expert iteration
+(:mod:`meduris_rl.train.meduris.distill`, whose docstring is the recipe): a policy fitted to the
+moves of the search it guides, or (``--targets value``) its value network fitted to the results of
+the search's games.
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an unknown teacher, an existing ``--out`` without ``--force``, a ``--data`` file of
 other settings, numbers out of range) print one line ``meduris: error: ...`` and exit with 2
-(raised here, printed by :mod:`meduris_cli.main`), writing nothing. Ctrl-C says where the
+(raised here, printed by :mod:`meduris_rl.cli.main`), writing nothing. Ctrl-C says where the
 teacher games saved so far are (exit 130).
 """
 
@@ -16,16 +17,15 @@ from pathlib import Path
 
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
-from train.distill import SAVE_EVERY, TARGETS, teacher_label
-
-from ..checks import SEED, UsageError
+from meduris_rl.cli.checks import SEED, UsageError
+from meduris_rl.train.meduris.distill import SAVE_EVERY, TARGETS, teacher_label
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("distill", help="fit a policy to the moves of the search it guides",
                        description="Search distillation: the az search guided by a policy plays "
                        "itself and the policy is fitted to its moves (with --targets value, the "
-                       "value network to its results); see train/distill.py and "
+                       "value network to its results); see train/meduris/distill.py and "
                        "docs/training.md.")
     p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
     p.add_argument("--out", required=True, help="the distilled policy file")
@@ -70,13 +70,14 @@ def problem(args) -> str | None:
 
 
 def run(args) -> int:
-    from train.distill import distill
+    from meduris_rl.train.meduris.distill import distill
 
     wrong = problem(args)
     if wrong:
         raise UsageError(wrong)
     data_path = Path(args.data) if args.data else None
-    try:  # (a bad policy file, teacher or --data file: its MedurisError reaches meduris_cli.main)
+    # (a bad policy file, teacher or --data file: its MedurisError reaches meduris_rl.cli.main)
+    try:
         report = distill(args.policy, Path(args.out), args.teacher, args.players, args.games,
                          data_path, args.targets, args.epochs, args.lr, args.holdout,
                          args.workers, args.seed, not args.no_progress)
@@ -98,7 +99,7 @@ def _kept(data_path: Path | None) -> str:
 
 
 def summary(report: dict) -> str:
-    """One line of :func:`train.distill.distill`'s report."""
+    """One line of :func:`meduris_rl.train.meduris.distill.distill`'s report."""
     teacher = teacher_label(report["teacher"])
     if report.get("value"):
         return _value_summary(report, teacher)

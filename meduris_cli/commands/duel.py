@@ -1,12 +1,13 @@
 """``meduris duel A B``: is A stronger than B? Pairs of games with the same seed and the seats
-swapped, a GSPRT after each pair (:mod:`agents.duel`, :mod:`agents.sprt`), stopping when H0
-(``--elo0``) or H1 (``--elo1``) is accepted or at ``--max-games``.
+swapped, a GSPRT after each pair (:mod:`meduris_rl.agents.arena.duel`,
+:mod:`meduris_rl.agents.arena.sprt`), stopping when H0 (``--elo0``) or H1 (``--elo1``) is accepted
+or at ``--max-games``.
 
 Prints the result, the LLR against its bounds (also in the progress bar), the Elo difference
 with its 95% interval and the games and pairs played; ``--json`` prints one JSON object instead
-(:meth:`agents.duel.DuelResult.to_dict`). Exit status 0 once the duel ends (whatever it
-accepted), 130 after Ctrl-C (what was played is still printed). Everything is checked before
-the first game, each error one line naming the flag.
+(:meth:`meduris_rl.agents.arena.duel.DuelResult.to_dict`). Exit status 0 once the duel ends
+(whatever it accepted), 130 after Ctrl-C (what was played is still printed). Everything is checked
+before the first game, each error one line naming the flag.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ import json
 import os
 import sys
 
-from agents.duel import DuelConfig, DuelError, check_duel, run_duel
-from agents.games import GAME_NAMES
-
-from ..checks import MAX_GAMES, SEED, add_time_flags, int_in
+from meduris_rl.agents.arena.duel import DuelConfig, DuelError, check_duel, run_duel
+from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.cli.checks import MAX_GAMES, SEED, add_time_flags, int_in
 
 # the flag of each DuelConfig setting, for check_duel's errors
 FLAGS = {name: "--" + name.replace("_", "-") for name in

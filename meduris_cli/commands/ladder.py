@@ -1,12 +1,14 @@
-"""``meduris ladder``: a rating ladder that persists (:mod:`agents.ladder`).
+"""``meduris ladder``: a rating ladder that persists (:mod:`meduris_rl.agents.arena.ladder`).
 
-* ``ladder add AGENT``: the agent's gauntlet against the anchors (:mod:`agents.ladder.gauntlet`),
+* ``ladder add AGENT``: the agent's gauntlet against the anchors
+(:mod:`meduris_rl.agents.arena.ladder.gauntlet`),
   every game stored in ``--db`` as it ends; a ladder without the anchors' games of
   ``--players`` first gets a copy of the shipped ones (when there are any), so the agent lands
   on the shipped scale. Run again after a kill: only the games not stored yet are played.
 * ``ladder anchors``: the anchors' own games (neighbours against each other), the command
   that made the shipped ladder.
-* ``ladder show``: the ratings fitted over all stored games (:mod:`agents.ladder.fit`), one
+* ``ladder show``: the ratings fitted over all stored games
+(:mod:`meduris_rl.agents.arena.ladder.fit`), one
   table per player count, the anchors held at the ratings of their own games (an entrant never
   moves them; ``--free-anchors``: everything fitted together); ``--json`` for scripts,
   ``--png`` for the picture. ``ladder add`` and ``ladder anchors`` end with the same table.
@@ -16,11 +18,12 @@
 * ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
 
 Every subcommand takes ``--game`` (``meduris``, the default, or ``druids``): each game has its
-own anchors, shipped anchors' file and default ``--db`` (:mod:`agents.ladder.anchors`); a
-ladder file records its game, and opening it for another game is refused.
+own anchors, shipped anchors' file and default ``--db``
+(:mod:`meduris_rl.agents.arena.ladder.anchors`); a ladder file records its game, and opening it for
+another game is refused.
 
-Every check happens before the first game, each error one line (:class:`~agents.ladder.
-LadderError`, or argparse's for numbers out of range).
+Every check happens before the first game, each error one line
+(:class:`~meduris_rl.agents.arena.ladder. LadderError`, or argparse's for numbers out of range).
 """
 
 from __future__ import annotations
@@ -30,9 +33,8 @@ import sys
 import time
 from pathlib import Path
 
-from agents.base import check_names
-from agents.games import GAME_NAMES
-from agents.ladder import (
+from meduris_env.engine.game import PLAYER_COUNTS
+from meduris_rl.agents.arena.ladder import (
     LADDERS,
     MAX_LADDER_GAMES,
     LadderError,
@@ -48,9 +50,9 @@ from agents.ladder import (
     table,
     to_json,
 )
-from meduris_env.engine.game import PLAYER_COUNTS
-
-from ..checks import SEED, HelpFormatter, add_time_flags, int_in, output_file
+from meduris_rl.agents.base import check_names
+from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.cli.checks import SEED, HelpFormatter, add_time_flags, int_in, output_file
 
 DB = LADDERS["meduris"].db
 

@@ -1,6 +1,6 @@
 """``meduris play``: a person plays against agents in the terminal (the game itself is
-:func:`agents.play.play_human`); this module is its flags and their checks, made before the
-game starts, each error one line naming the flag to change (:class:`PlayError`).
+:func:`meduris_rl.agents.arena.play.play_human`); this module is its flags and their checks, made
+before the game starts, each error one line naming the flag to change (:class:`PlayError`).
 
 ``--game druids`` plays Druids (docs/druids.md): the person sees only what their seat knows
 (D14). Its opponents are Druids agents (``meduris agents --game druids``; default
@@ -14,17 +14,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agents import UnknownAgentError, make_agent
-from agents.base import check_names
-from agents.external import DEFAULT_MOVE_TIME, set_limits
-from agents.games import GAME_NAMES, game_spec
-from agents.levels import describe, level
-from agents.play import play_human
 from meduris_env.engine.errors import MedurisError
 from meduris_env.envs.opponents import opponent_count
 from meduris_env.records.atomic import unwritable_reason
-
-from ..checks import SEED, add_time_flags
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.arena.play import play_human
+from meduris_rl.agents.base import check_names
+from meduris_rl.agents.games import GAME_NAMES, game_spec
+from meduris_rl.agents.levels import describe, level
+from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, set_limits
+from meduris_rl.cli.checks import SEED, add_time_flags
 
 
 class PlayError(MedurisError, ValueError):
@@ -118,9 +117,9 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
          force: bool = False, move_time: float = DEFAULT_MOVE_TIME,
          game_time: float | None = None, game: str = "meduris") -> int:
     """Check the flags' values, then play one game of ``game`` with the person at ``seat``
-    (:func:`agents.play.play_human`); return its exit status. ``move_time`` and ``game_time``
-    limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``). ``exchange``
-    (None: "auto") and ``open_screens`` are Meduris's options, refused with Druids."""
+    (:func:`meduris_rl.agents.arena.play.play_human`); return its exit status. ``move_time`` and
+    ``game_time`` limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``).
+    ``exchange`` (None: "auto") and ``open_screens`` are Meduris's options, refused with Druids."""
     check_game_options(game, exchange, open_screens)
     names = opponent_specs(opponents, players, game)
     if not 0 <= seat < players:
@@ -143,7 +142,8 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
 
 
 def check_game_options(game: str, exchange: str | None, open_screens: bool) -> None:
-    """The game is one of :data:`agents.games.GAMES` and only its own options are given."""
+    """The game is one of :data:`meduris_rl.agents.games.GAMES` and only its own options are
+    given."""
     if game not in GAME_NAMES:
         raise PlayError(f"--game {game!r}: the games are {', '.join(GAME_NAMES)}")
     if game == "meduris":

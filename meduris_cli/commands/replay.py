@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..checks import UsageError, output_file
+from meduris_rl.cli.checks import UsageError, output_file
 
 
 def add_parser(sub) -> None:

@@ -1,10 +1,11 @@
-"""``meduris rllib-train``: multi-agent PPO on Meduris with RLlib (:mod:`train.rllib_ppo`, whose
-docstring is the contract and lists the options), in the Ray environment (``.venv-ray``).
+"""``meduris rllib-train``: multi-agent PPO on Meduris with RLlib
+(:mod:`meduris_rl.train.meduris.rllib_ppo`, whose docstring is the contract and lists the options),
+in the Ray environment (``.venv-ray``).
 
 The flags are checked before Ray starts; errors the user can fix (Ray missing, a cluster that
 does not answer, a missing or mismatched checkpoint, an unwritable ``--out`` or one holding
 another run, numbers out of range) print one line ``meduris: error: ...`` and exit with 2
-(raised here, printed by :mod:`meduris_cli.main`).
+(raised here, printed by :mod:`meduris_rl.cli.main`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 import json
 
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
-
-from ..checks import SEED, UsageError
+from meduris_rl.cli.checks import SEED, UsageError
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("rllib-train", help="train multi-agent PPO with RLlib (needs the ray "
                        "extra)", description="Multi-agent PPO on Meduris with RLlib (new API "
-                       "stack, action masking, self-play); see train/rllib_ppo.py and "
+                       "stack, action masking, self-play); see train/meduris/rllib_ppo.py and "
                        "docs/interop.md.")
     p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)
     p.add_argument("--iterations", type=int, default=3,
@@ -60,7 +60,7 @@ def problem(args) -> str | None:
 
 
 def run(args) -> int:
-    from train.rllib_ppo import train
+    from meduris_rl.train.meduris.rllib_ppo import train
 
     wrong = problem(args)
     if wrong:
@@ -72,7 +72,7 @@ def run(args) -> int:
                   f"{row['seconds']:7.1f} s", flush=True)
 
     # (Ray missing, a silent cluster, a bad checkpoint or --out: an RLlibError, a MedurisError
-    # that meduris_cli.main prints)
+    # that meduris_rl.cli.main prints)
     metrics = train(args.players, args.iterations, args.out, args.env_runners, args.seed,
                     args.address, shared=not args.per_seat, resume=args.resume,
                     max_turns=args.max_turns, train_batch_size=args.train_batch,

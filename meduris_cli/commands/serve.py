@@ -1,12 +1,12 @@
 """``meduris serve``: the web app to play against the built-in agents and shipped models in a
-browser (:mod:`meduris_cli.web`). Before it listens it checks the port, the games database and
+browser (:mod:`meduris_rl.cli.web`). Before it listens it checks the port, the games database and
 that fastapi and uvicorn are installed, each error one line (:class:`ServeError`). A ``--db``
 that is not a games database of this server (not SQLite, another application's, other tables
 or columns, a newer schema version) is refused before anything is written to it, the file
-unchanged (:func:`meduris_cli.web.store.database_problem`). ``--max-running`` bounds the
-running games stored (default :data:`meduris_cli.web.store.MAX_RUNNING`). ``--thinkers N``
+unchanged (:func:`meduris_rl.cli.web.store.database_problem`). ``--max-running`` bounds the
+running games stored (default :data:`meduris_rl.cli.web.store.MAX_RUNNING`). ``--thinkers N``
 sets the worker processes that compute the opponents' moves (default the CPU count, 1..256;
-:mod:`meduris_cli.web.thinking`): they are started and warmed up before the server listens,
+:mod:`meduris_rl.cli.web.thinking`): they are started and warmed up before the server listens,
 and stopped with it (Ctrl-C or SIGTERM: a graceful shutdown, open event streams closed after
 :data:`GRACE` seconds)."""
 
@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 
 from meduris_env.engine.errors import MedurisError
-
-from ..checks import int_in
+from meduris_rl.cli.checks import int_in
 
 GRACE = 2  # seconds open connections (event streams) get to end when the server stops
 
@@ -64,8 +63,8 @@ def run(args) -> int:
     try:
         import uvicorn
 
-        from ..web.app import create_app
-        from ..web.store import DatabaseRefused
+        from meduris_rl.cli.web.app import create_app
+        from meduris_rl.cli.web.store import DatabaseRefused
     except ImportError as err:
         raise ServeError(f"meduris serve needs fastapi and uvicorn ({err}); install them with "
                          "pip install fastapi uvicorn") from None

@@ -1,5 +1,6 @@
-"""``meduris tournament``: play agents against each other (:mod:`agents.tournament`), print the
-leaderboard and write games.csv, summary.json and the asked-for game records to ``--out``.
+"""``meduris tournament``: play agents against each other
+(:mod:`meduris_rl.agents.arena.tournament`), print the leaderboard and write games.csv, summary.json
+and the asked-for game records to ``--out``.
 
 Everything is checked before the first game, each error one line naming the flag to change:
 the configuration (worded with the flags' names, :data:`FLAGS`), Ray and its cluster with
@@ -13,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from agents.games import GAME_NAMES
-from agents.tournament import (
+from meduris_env.records.atomic import unwritable_reason
+from meduris_rl.agents.arena.tournament import (
     TournamentConfig,
     TournamentError,
     check_config,
@@ -23,9 +24,8 @@ from agents.tournament import (
     run_tournament,
     write_results,
 )
-from meduris_env.records.atomic import unwritable_reason
-
-from ..checks import MAX_GAMES, SEED, add_time_flags, int_in, output_folder
+from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.cli.checks import MAX_GAMES, SEED, add_time_flags, int_in, output_folder
 
 DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
 RESULT_FILES = ("games.csv", "summary.json", "records", "logs")  # what a tournament writes

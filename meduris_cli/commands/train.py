@@ -1,4 +1,4 @@
-"""``meduris train``: flags on top of an optional YAML config (see :mod:`train.config`).
+"""``meduris train``: flags on top of an optional YAML config (see :mod:`meduris_rl.train.config`).
 
 Every flag sets the configuration field of the same name (``--n-steps`` is ``n_steps``); the
 configuration a run used is saved in its ``checkpoint.json``.
@@ -9,10 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agents.games import GAME_NAMES
-from train.config import RESUMABLE, TrainConfig
-
-from ..checks import SEED, UsageError, int_in, output_folder
+from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.cli.checks import SEED, UsageError, int_in, output_folder
+from meduris_rl.train.config import RESUMABLE, TrainConfig
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
 RUN_FILES = ("checkpoint.zip", "checkpoint.json", "model.zip", "policy.pt", "best.pt",
@@ -40,7 +39,7 @@ def add_parser(sub) -> None:
 
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
     setting("--game", choices=GAME_NAMES, help="the game to learn (druids: a vector "
-            "of its single-agent env, train/druids_league.py)")
+            "of its single-agent env, train/druids/league.py)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
     setting("--envs", type=int_in(1), help="games played at once by the batch engine")
@@ -49,7 +48,7 @@ def add_parser(sub) -> None:
     setting("--features", choices=("obs", "obs+greedy"), help="the network's inputs")
     setting("--reward", choices=("win", "score", "dense"), help="the reward scheme")
     setting("--shaping", type=float, help="weight of the potential-based reward shaping by "
-            "the evaluation margin (train/league.py); 0: none")
+            "the evaluation margin (train/meduris/league.py); 0: none")
     setting("--bc-teacher", help="warm-start teacher agent (e.g. mcts:100), or 'none'")
     setting("--bc-games", type=int_in(1), help="the teacher's games")
     setting("--eval-every", type=int_in(1), help="steps between evaluations")
@@ -93,8 +92,8 @@ def interrupted_advice(args, cfg) -> str:
 
 
 def run(args) -> int:
-    from train.config import load_config, resume_config
-    from train.run import checkpoint_state, train
+    from meduris_rl.train.config import load_config, resume_config
+    from meduris_rl.train.run import checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
     cfg = None  # (known once the settings are read: its ``out`` is the run folder)

@@ -1,22 +1,26 @@
 """``meduris value``: a value network for a trained policy, fitted to its own self-play games
 (or another policy's, or the search's) and written into a copy of its policy file, for the
 ``az`` search; or the mean of several files' value networks (``--mean-of``). The recipes are
-the docstrings of :mod:`train.value` and :mod:`train.judges`.
+the docstrings of :mod:`meduris_rl.train.meduris.value` and :mod:`meduris_rl.train.meduris.judges`.
 
 The flags are checked before any game is played; errors the user can fix (an unreadable
 policy file, an existing ``--out`` without ``--force``, numbers out of range) print one line
-``meduris: error: ...`` and exit with 2 (raised here, printed by :mod:`meduris_cli.main`).
+``meduris: error: ...`` and exit with 2 (raised here, printed by :mod:`meduris_rl.cli.main`).
 """
 
 from __future__ import annotations
 
 from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_env.records.atomic import output_file_problem
-from train.az import MAX_SIMULATIONS  # (numpy only)
-from train.judges import SEARCH_SHARE, SEARCH_SIMULATIONS  # (numpy only, as train.value)
-from train.value import HIDDEN  # (numpy only: torch is imported when a network is fitted)
-
-from ..checks import SEED, UsageError
+from meduris_rl.cli.checks import SEED, UsageError
+from meduris_rl.train.meduris.az import MAX_SIMULATIONS  # (numpy only)
+from meduris_rl.train.meduris.judges import (  # (numpy only, as meduris_rl.train.meduris.value)
+    SEARCH_SHARE,
+    SEARCH_SIMULATIONS,
+)
+from meduris_rl.train.meduris.value import (
+    HIDDEN,  # (numpy only: torch is imported when a network is fitted)
+)
 
 MAX_ENVS = 65_536
 MAX_POSITIONS = 9_000_000  # (float16 inputs: ~31 GB at most, the search's buffer's bound)
@@ -32,7 +36,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("value", help="fit a value network for a policy (the az search's)",
                        description="Fit a value network to positions of a policy's own "
                        "self-play games and write the policy file with it, for the az search; "
-                       "see train/value.py and docs/training.md.")
+                       "see train/meduris/value.py and docs/training.md.")
     p.add_argument("policy", help="a policy file (meduris train's policy.pt or best.pt)")
     p.add_argument("--out", required=True, help="the policy file with its value network")
     p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=FIT_FLAGS["players"])
@@ -127,7 +131,7 @@ def run(args) -> int:
     if wrong:
         raise UsageError(wrong)
     # (an unreadable policy file, bad inputs or settings: their MedurisError or OSError reaches
-    # meduris_cli.main, which prints it)
+    # meduris_rl.cli.main, which prints it)
     if args.mean_of is not None:
         return joined(args)
     report = fitted(args)
@@ -140,8 +144,8 @@ def run(args) -> int:
 
 
 def fitted(args) -> dict:
-    """The fit the flags ask for (:func:`train.judges.add_value_network`)."""
-    from train.judges import add_value_network
+    """The fit the flags ask for (:func:`meduris_rl.train.meduris.judges.add_value_network`)."""
+    from meduris_rl.train.meduris.judges import add_value_network
 
     search = {} if args.games_of != "search" else {
         "simulations": SEARCH_SIMULATIONS if args.simulations is None else args.simulations,
@@ -156,7 +160,7 @@ def fitted(args) -> dict:
 
 def joined(args) -> int:
     """--mean-of: the policy file with the mean of the files' value networks."""
-    from train.judges import mean_of_files
+    from meduris_rl.train.meduris.judges import mean_of_files
 
     files = [f for f in args.mean_of.split(",") if f]
     report = mean_of_files(args.policy, files, args.out)

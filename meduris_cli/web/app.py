@@ -60,9 +60,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
-
-from .live import KEEPALIVE, Live, Refusal
-from .store import (
+from meduris_rl.cli.web.live import KEEPALIVE, Live, Refusal
+from meduris_rl.cli.web.store import (
     MAX_RUNNING,
     Games,
     LiveGame,
@@ -72,7 +71,7 @@ from .store import (
     check_config,
     offered_levels,
 )
-from .thinking import Thinkers, is_instant
+from meduris_rl.cli.web.thinking import Thinkers, is_instant
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)

@@ -49,9 +49,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from meduris_env.engine.jsonfile import clip
-
-from .store import GameConfig, Games, LiveGame, WebError
-from .thinking import Thinkers
+from meduris_rl.cli.web.store import GameConfig, Games, LiveGame, WebError
+from meduris_rl.cli.web.thinking import Thinkers
 
 LOG = logging.getLogger("meduris.web")
 QUEUE = 256  # messages a subscriber may have waiting before it is dropped

@@ -41,9 +41,9 @@ what the server held in memory, so a game resumed after a restart goes on exactl
 have.
 
 **Opponents** are the built-in agents and shipped models only: a name is read by the one
-agent-name parser, :meth:`agents.registry.AgentSpec.parse` (:func:`opponent_spec`), after its
-kind was found among the rows of :data:`agents.registry.KINDS` whose ``web`` flag is set (so
-no file or module named by a request is ever imported), with at most a whole-number budget
+agent-name parser, :meth:`meduris_rl.agents.registry.AgentSpec.parse` (:func:`opponent_spec`), after
+its kind was found among the rows of :data:`meduris_rl.agents.registry.KINDS` whose ``web`` flag is
+set (so no file or module named by a request is ever imported), with at most a whole-number budget
 (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused. Nothing is built to
 check a name: the server process builds the instant opponents only (when they first move);
 the others, models and all, exist only in the thinking workers.
@@ -86,9 +86,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, UnknownAgentError, make_agent
-from agents.games import GAMES
-from agents.registry import AgentSpec
 from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.actions import action_to_string, decode_action
 from meduris_env.engine.chance import sample_chance
@@ -102,9 +99,11 @@ from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_int, exce
 from meduris_env.envs.observation import observe_state
 from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
-
-from .thinking import is_instant
-from .words import entry_lines, entry_targets, with_offer_words, with_your_status
+from meduris_rl.agents import Agent, UnknownAgentError, make_agent
+from meduris_rl.agents.games import GAMES
+from meduris_rl.agents.registry import AgentSpec
+from meduris_rl.cli.web.thinking import is_instant
+from meduris_rl.cli.web.words import entry_lines, entry_targets, with_offer_words, with_your_status
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 OFFERED_BUDGETS = (50, 200, 800)  # the budgets the page offers for a kind that has one
@@ -205,12 +204,12 @@ class GameConfig:
 
 
 def available_agents() -> list[dict[str, Any]]:
-    """The opponents a game may ask for: the kinds of :data:`agents.registry.KINDS` the server
-    may offer (not rllib: it needs a checkpoint file), those needing a model only for the
+    """The opponents a game may ask for: the kinds of :data:`meduris_rl.agents.registry.KINDS` the
+    server may offer (not rllib: it needs a checkpoint file), those needing a model only for the
     player counts with a shipped one, openspiel-mcts only with OpenSpiel installed. Each with
     ``examples``: the names the page offers (a kind with a budget at each of
     :data:`OFFERED_BUDGETS`), which the thinking workers are warmed up with."""
-    from agents.registry import KINDS
+    from meduris_rl.agents.registry import KINDS
 
     out = []
     for kind in KINDS:
@@ -239,22 +238,22 @@ def examples(kind) -> list[str]:
 
 
 def offered_levels(agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The difficulty levels (:mod:`agents.levels`) whose agent is among ``agents`` (what
+    """The difficulty levels (:mod:`meduris_rl.agents.levels`) whose agent is among ``agents`` (what
     :func:`available_agents` offers), each with its rating on the shipped 2-player ladder."""
-    from agents.levels import LEVELS, as_dict
+    from meduris_rl.agents.levels import LEVELS, as_dict
 
     offered = {a["name"] for a in agents}
     return [as_dict(lv) for lv in LEVELS if lv.agent.partition(":")[0] in offered]
 
 
 def opponent_spec(name: Any, players: int) -> AgentSpec:
-    """The parsed name (:meth:`agents.registry.AgentSpec.parse`, the one parser of agent
+    """The parsed name (:meth:`meduris_rl.agents.registry.AgentSpec.parse`, the one parser of agent
     names) if it names a kind the server offers (its row's ``web`` flag), with at most a
     whole-number budget of 1..:data:`MAX_BUDGET`, no file or parameter, and for a kind needing
     a model one shipped for ``players``; else a WebError (400) saying why. Nothing is built
     and no model loaded. The kind is looked up before the name is parsed: the parser imports
     a plug-in named by a file or module, and a request never names one."""
-    from agents.registry import BY_NAME
+    from meduris_rl.agents.registry import BY_NAME
 
     if not isinstance(name, str) or not name.strip():
         raise WebError(400, "an opponent is an agent name such as 'greedy', got "
@@ -353,7 +352,7 @@ class LiveGame:
         # the chance stream of the current stretch of opponents' moves (from the step after
         # the human's last action, or 0): rebuilt by Games._resume from the stored moves
         self.rng = random.Random(derive_seed(config.seed, 0, 0))
-        # the live side (meduris_cli.web.live): who is thinking, the game's asyncio lock, its
+        # the live side (meduris_rl.cli.web.live): who is thinking, the game's asyncio lock, its
         # event stream's subscribers and its driver task; used on the event loop only
         self.thinking: dict[str, Any] | None = None
         self.alock: Any = None
@@ -799,7 +798,7 @@ class Games:
             g.steps = len(moves)
             # the chance stream where it was: drawn again for the chance outcomes stored since
             # the human's last action (a game stored while an opponent had to move goes on
-            # as it would have; its driver (meduris_cli.web.live) plays the rest)
+            # as it would have; its driver (meduris_rl.cli.web.live) plays the rest)
             mine = [k for k, (_, s) in enumerate(moves) if s == config.seat]
             start = mine[-1] + 1 if mine else 0
             g.rng = random.Random(derive_seed(config.seed, 0, start))

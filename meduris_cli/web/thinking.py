@@ -55,7 +55,7 @@ AGENTS: dict[str, Any] = {}  # a worker's agents, by name (built once)
 def agent_for(name: str):
     """The worker's agent called ``name``, built on first use."""
     if name not in AGENTS:
-        from agents import make_agent
+        from meduris_rl.agents import make_agent
         AGENTS[name] = make_agent(name)
     return AGENTS[name]
 
@@ -82,8 +82,8 @@ def is_instant(name: str) -> bool:
     whose object says ``instant = True``."""
     if name in INSTANT:
         return True
-    from agents.plugins import PluginError, resolve_entry_point
-    from agents.registry import BY_NAME
+    from meduris_rl.agents.plugins.load import PluginError, resolve_entry_point
+    from meduris_rl.agents.registry import BY_NAME
     row = BY_NAME.get(name)
     if row is None or row.source != "entry point":
         return False
@@ -101,10 +101,10 @@ def warm_up(warm: Iterable[tuple[str, int]]) -> None:
     kernels compiled or loaded, shared by its other budgets)."""
     import random
 
-    from agents import UnknownAgentError
-    from agents.registry import AgentSpec
     from meduris_env import MedurisGame
     from meduris_env.engine.loop import resolve_chance
+    from meduris_rl.agents import UnknownAgentError
+    from meduris_rl.agents.registry import AgentSpec
 
     played: set[tuple[str, int]] = set()
     for name, players in warm:

@@ -9,7 +9,7 @@ one, the fix). The CLI catches :class:`MedurisError` in one place and prints
 
 Each subclass keeps its older base as well (``class BoardError(MedurisError, ValueError)``), so
 code that catches ``ValueError`` keeps working. Control flow that is not an error of input
-(``agents.base.GameAbandoned``: a player quit) is deliberately outside the family.
+(``meduris_rl.agents.base.GameAbandoned``: a player quit) is deliberately outside the family.
 
 It lives in the lowest layer (the engine) so every layer above can derive from it; it imports
 nothing.

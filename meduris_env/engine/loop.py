@@ -2,9 +2,9 @@
 ``decide(state, seat)`` function, until the game is over or the caller's stop condition holds.
 
 Everything that advances a game uses it: tournament and evaluation games
-(:func:`agents.match.play_game`), the opponents' turns of the single-agent environment, the
-seats the AEC environment plays for truncated agents, and chance resolution between decisions
-(:func:`~meduris_env.engine.chance.resolve_chance`).
+(:func:`meduris_rl.agents.arena.match.play_game`), the opponents' turns of the single-agent
+environment, the seats the AEC environment plays for truncated agents, and chance resolution between
+decisions (:func:`~meduris_env.engine.chance.resolve_chance`).
 
 It serves every game (Meduris and Druids alike): a state provides ``current_player()``,
 ``apply_action(action, seat)``, ``legal_actions()`` and ``sample_chance(rng)`` (Meduris's wraps

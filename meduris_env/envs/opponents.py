@@ -107,7 +107,7 @@ def check_batch_opponent(spec: Any) -> BatchOpponentSpec:
     """``spec`` if a vector environment can use it, else a clear error."""
     return _check(spec, BatchOpponent, "a vector environment",
                   "an object with act_batch(decisions) or a callable f(obs, mask) -> actions",
-                  "agents.batch.make_batch_opponent")
+                  "meduris_rl.agents.policies.batch.make_batch_opponent")
 
 
 def opponent_label(opponent: Any) -> str:

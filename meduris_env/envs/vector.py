@@ -75,9 +75,9 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
     inside the kernel: the fastest), a callable ``f(obs, mask) -> actions`` (e.g. a frozen
     policy network over a batch of observations), or
     an object with ``act_batch(decisions)`` taking :class:`Decisions` (e.g. the batched greedy
-    agent, ``agents.batch.BatchGreedy``). The env advances each game through the opponents'
-    decisions until its learner must decide (in rounds: each round asks every opponent once
-    for all games where it is to move).
+    agent, ``meduris_rl.agents.policies.batch.BatchGreedy``). The env advances each game through the
+    opponents' decisions until its learner must decide (in rounds: each round asks every opponent
+    once for all games where it is to move).
 
     Spaces: ``single_observation_space`` is the AEC env's vector, ``single_action_space``
     ``Discrete(241)``; ``action_masks()`` is the (B, 241) mask (also ``info["action_mask"]``).
@@ -100,7 +100,8 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
     * ``SAME_STEP``: the step that ends a game already returns the next episode's first
       observation, the finished one in ``info["final_obs"]`` / ``info["final_info"]``
       (``scores``, ``seat``). This is what stable-baselines3 expects: the SB3 adapter, the
-      training league and ``train.evaluate`` pass it explicitly, so training is unchanged.
+      training league and ``meduris_rl.train.meduris.evaluate`` pass it explicitly, so training is
+      unchanged.
 
     Both modes play the same episodes: for the same seed and the same actions within each
     episode, every game's episode lengths and returns agree (the extra next-step call plays

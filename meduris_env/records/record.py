@@ -20,8 +20,8 @@ File format (a JSON object)::
 Other games: a record's ``game`` object may name its game (``{"name": "druids", ...}``; no
 ``name``: Meduris, so every older record loads unchanged). Such a game is recorded and replayed
 through its own protocol, a codec registered with :func:`register_game` by a higher layer
-(:func:`agents.games.register_records`): this layer imports no game but Meduris. The codec
-(``druids_env.records.DruidsRecords`` is one) has ``name``, ``owns(game)``,
+(:func:`meduris_rl.agents.games.register_records`): this layer imports no game but Meduris. The
+codec (``druids_env.records.DruidsRecords`` is one) has ``name``, ``owns(game)``,
 ``game_to_dict(game)``, ``game_from_dict(doc, error)``, ``action_text(action)``,
 ``event_to_dict(event)``, ``event_from_dict(row, index, error)`` and ``result(state)``.
 
@@ -87,8 +87,8 @@ def short_label(label: str) -> str:
 def record_labels(labels: list[Any]) -> list[str]:
     """``labels`` as a record keeps them (:func:`short_label`), or a RecordError naming the
     first that is not printable (:func:`label_problem`): what a record is written with, so a
-    record written always reads back. :func:`agents.match.play_game` checks its labels so
-    before the game, not after it."""
+    record written always reads back. :func:`meduris_rl.agents.arena.match.play_game` checks its
+    labels so before the game, not after it."""
     kept = [short_label(a) for a in labels]
     for seat, label in enumerate(kept):
         problem = label_problem(label)
@@ -233,7 +233,7 @@ class GameRecord:
         if name != "meduris" and codec is None:
             raise RecordError(f"record: game {excerpt(name, 40)} is not known here (known: "
                               f"{', '.join(['meduris', *GAME_CODECS])}; a Druids record is "
-                              "read once agents.games is imported)")
+                              "read once meduris_rl.agents.games is imported)")
         if codec is None:
             game = game_from_dict(doc["game"], RecordError, "record")
         else:

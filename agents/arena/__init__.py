@@ -1,0 +1,1 @@
+"""The arena: games between agents (match), tournaments, duels (SPRT) and the rating ladder."""

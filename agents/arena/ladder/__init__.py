@@ -1,0 +1,49 @@
+"""A rating ladder that persists: agents placed on one fixed scale by games against anchors,
+every game kept in an SQLite file (``meduris ladder``, docs/agents.md#the-rating-ladder).
+
+* :mod:`.store`: the ladder file (SQLite, WAL; each game committed as it ends under a unique
+  key, so a killed run resumes with nothing lost or counted twice);
+* :mod:`.fit`: ratings by maximum likelihood over all stored games (Bradley-Terry for 2
+  players, Plackett-Luce for 3-4, on the Elo scale with ``random`` = 0, 95% intervals), the
+  anchors held at the ratings of their own games so that no entrant moves them;
+* :mod:`.gauntlet`: the anchors' games and an entrant's gauntlet (duplicate play, seeds from
+  ``derive_seed``, the next opponents chosen near the estimate), played in worker processes;
+* :mod:`.report`: the table, JSON and PNG of ``meduris ladder show``;
+* :mod:`.anchors`: each game's ladder (Meduris, Druids): its anchors, probes, shipped file and
+  default file; the rest takes the game as a parameter, and a ladder file records its game.
+
+The shipped ladders of the anchors, ``agents/data/ladder_anchors.sqlite`` (Meduris,
+:data:`SHIPPED`) and ``agents/data/ladder_anchors_druids.sqlite`` (Druids), are where a new
+ladder starts (``meduris ladder anchors [--game druids]`` reproduces them).
+"""
+
+from meduris_rl.agents.arena.ladder.anchors import LADDERS, LadderGame, game_flag, ladder_of
+from meduris_rl.agents.arena.ladder.fit import (
+    Fit,
+    Rating,
+    fit_on_anchors,
+    fit_ratings,
+    ladder_fit,
+    shipped_ratings,
+)
+from meduris_rl.agents.arena.ladder.gauntlet import (
+    MAX_LADDER_GAMES,
+    check_agents,
+    play_anchors,
+    play_gauntlet,
+)
+from meduris_rl.agents.arena.ladder.report import draw, table, to_json
+from meduris_rl.agents.arena.ladder.store import (
+    SHIPPED,
+    LadderError,
+    LadderStore,
+    copy_anchors,
+    open_ladder,
+)
+
+__all__ = [
+    "LADDERS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderGame", "LadderStore",
+    "Rating", "check_agents", "copy_anchors", "draw", "fit_on_anchors", "fit_ratings",
+    "game_flag", "ladder_fit", "ladder_of", "open_ladder", "play_anchors", "play_gauntlet",
+    "shipped_ratings", "table", "to_json",
+]

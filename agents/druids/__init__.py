@@ -1,0 +1,1 @@
+"""Druids' own players: greedy, IS-MCTS, PPO and its features, the human seat."""

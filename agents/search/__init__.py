@@ -1,0 +1,1 @@
+"""Game-neutral search: Gumbel AlphaZero's root selection and its batched tree search."""

@@ -1,0 +1,1 @@
+"""Druids' training: its league on the single-agent environment."""
