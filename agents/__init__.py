@@ -1,4 +1,4 @@
-"""Agents that play Meduris, built by name: the built-in kinds (``random``, ``greedy``,
+"""Agents that play the games, built by name: the built-in kinds (``random``, ``greedy``,
 ``mcts``, ``ppo``, ``az``, ...) and plug-ins (a class in a file or module, an installed
 package's entry point, a program speaking the JSON-lines protocol: ``cmd:``); ``meduris
 agents`` lists them and docs/bring_your_own_agent.md explains the plug-ins.
@@ -10,7 +10,7 @@ agents`` lists them and docs/bring_your_own_agent.md explains the plug-ins.
 """
 
 from meduris_rl.agents.base import Agent, Forfeit, GameAbandoned, UnknownAgentError
-from meduris_rl.agents.registry import KNOWN, AgentSpec, make_agent
+from meduris_rl.agents.registry import AgentSpec, kinds, make_agent
 
-__all__ = ["KNOWN", "Agent", "AgentSpec", "Forfeit", "GameAbandoned", "UnknownAgentError",
+__all__ = ["Agent", "AgentSpec", "Forfeit", "GameAbandoned", "UnknownAgentError", "kinds",
            "make_agent"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
-from meduris_env.engine.errors import MedurisError
+from meduris_rl.kit.errors import InputError
 
 
 class Agent(ABC):
@@ -56,7 +56,7 @@ class Forfeit(GameAbandoned):
     (:func:`meduris_rl.agents.arena.match.play_game`).
 
     A subclass of :class:`GameAbandoned`, so code that stops a game when a player quits also
-    stops it on a forfeit; not a ``MedurisError``: it is an outcome of a game, not bad input.
+    stops it on a forfeit; not a ``InputError``: it is an outcome of a game, not bad input.
     ``reason`` is one line (``timeout: no answer within 0.5 s``), written to games.csv."""
 
     def __init__(self, reason: str):
@@ -64,7 +64,7 @@ class Forfeit(GameAbandoned):
         super().__init__(self.reason)
 
 
-class UnknownAgentError(MedurisError, ValueError):
+class UnknownAgentError(InputError, ValueError):
     """An agent name that the registry cannot build, or a model file it cannot load."""
 
 

@@ -7,7 +7,7 @@ a cycle."""
 
 from __future__ import annotations
 
-from meduris_env.engine.values import ValueCheckError, check_float, check_int
+from meduris_rl.kit.values import ValueCheckError, check_float, check_int
 
 #: iterations or simulations per move, at most
 MAX_COUNT = 10**7

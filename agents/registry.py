@@ -3,7 +3,7 @@
 A built-in agent's name is ``<kind>``, ``<kind>:<budget>``, ``<kind>:<file>`` or
 ``<kind>:<budget>:<file>`` (``random``, ``mcts:200`` iterations per move, ``mcts:0.5s`` seconds
 per move, ``ppo`` the shipped model, ``ppo:runs/a/policy.pt``, ``az:400:best.pt``); which of
-these a kind takes is in its row of :data:`KINDS`. Plug-in agents
+these a kind takes is in its row (:func:`kinds`). Plug-in agents
 (:mod:`meduris_rl.agents.plugins.load`, docs/bring_your_own_agent.md) have rows too:
 
 * ``path/to/bots.py:Cautious[:<parameter>]``: a class, factory or function in a file (the
@@ -13,28 +13,28 @@ these a kind takes is in its row of :data:`KINDS`. Plug-in agents
 (:class:`meduris_rl.agents.plugins.external.SubprocessAgent`,
   the whole text after ``cmd:`` is its command), row ``cmd``;
 * ``<name>[:<parameter>]``: an agent an installed package registers in the entry-point group
-  ``meduris.agents``, one row per entry point, found when this module is imported (a name
-  taken by a built-in kind, a plug-in form or an earlier entry point is ignored:
-  :data:`IGNORED_ENTRY_POINTS` says why).
+  ``meduris_rl.agents``, one row per entry point, found when first asked for (a name taken by
+  a built-in kind of any game, a plug-in form or an earlier entry point is ignored:
+  :func:`ignored_entry_points` says why).
 
 The ``<parameter>`` is one string handed to the class or factory (``:Cautious:3`` calls
 ``Cautious("3")``). Everything that reads agent names asks this table: :func:`make_agent`,
-:func:`meduris_rl.agents.policies.batch.make_batch_opponent`, the tournament, the web server's list
+:func:`meduris_rl.agents.meduris.batch.make_batch_opponent`, the tournament, the web server's list
 of opponents (its ``web`` column: never a file, module or command; entry points are offered, being
 registered when the server starts) and ``meduris agents`` (which prints it), so a new kind is
-one row here.
+one row (here, or in its game's agents subpackage).
 
-Each row names the games it serves (``games``, the names of :data:`meduris_rl.agents.games.GAMES`):
-``random`` serves every game; Meduris's other kinds serve Meduris only; ``greedy`` serves Meduris
-and Druids with a heuristic of each game's own (:mod:`meduris_rl.agents.simple`,
-:mod:`meduris_rl.agents.druids.greedy`). A name is parsed for a game (``AgentSpec.parse(name,
-game="druids")``, default Meduris) and a kind that does not serve it is refused in one line.
-Rows serving no Meduris (a Druids-only kind) set ``web=False``: the web server plays Meduris.
-The plug-ins serve every game: the file, module and ``cmd:`` forms, and every entry point (its
-row is made without importing it). A Python plug-in (file, module or entry point) may say which
-games it plays with an attribute ``games`` on the object named (``games = ("druids",)`` on the
-class or function; a string or a list of names of :data:`meduris_rl.agents.games.GAMES`; none: every
-game): the name is refused for another game in one line when it is parsed (:meth:`AgentSpec.games`).
+**Rows per game.** The shared rows serve every game: ``random``, and the plug-ins (the file,
+module and ``cmd:`` forms, and every entry point: its row is made without importing it). A
+game's own kinds (Meduris's ``greedy``, ``mcts``, ``ppo``, ``az`` ...; Druids' ``greedy``,
+``ppo``, ``ismcts``) are rows of its agents subpackage, named by its row in the table of games
+(the part ``agent_kinds``, :mod:`meduris_rl.kit.games`): :func:`kinds` lists a game's rows, its
+own first, and a name is parsed for a game (``AgentSpec.parse(name, game="druids")``, default:
+the default game), so a kind another game has but this one has not is refused in one line. A
+Python plug-in (file, module or entry point) may say which games it plays with an attribute
+``games`` on the object named (``games = ("druids",)`` on the class or function; a string or a
+list of names of games; none: every game): the name is refused for another game in one line
+when it is parsed (:meth:`AgentSpec.games`).
 
 Contract:
 
@@ -55,16 +55,15 @@ Contract:
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from meduris_env.engine.values import ValueCheckError, excerpt, parse_float, parse_int
 from meduris_rl.agents.base import Agent, UnknownAgentError
-from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS, MAX_TREE_ITERATIONS
-from meduris_rl.agents.games import GAME_NAMES, check_game, game_spec
+from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS
 from meduris_rl.agents.plugins import load as plugins
+from meduris_rl.kit.games import GameSpec, game_names, game_spec, games
+from meduris_rl.kit.values import ValueCheckError, excerpt, parse_float, parse_int
 
 
 @dataclass(frozen=True)
@@ -129,9 +128,8 @@ class AgentKind:
     target: str | None = None  # an entry point's module:attribute
     package: str | None = None  # the installed package an entry point comes from
     syntax: str | None = None  # how to write a plug-in form's names (instead of the name)
-    games: tuple[str, ...] = ("meduris",)  # the games it plays (meduris_rl.agents.games.GAMES)
+    games: tuple[str, ...] | None = None  # the games it plays (None: every game)
     players: tuple[int, ...] = (2, 3, 4)  # the player counts it plays (its model's, if fixed)
-    game_summaries: tuple[tuple[str, str], ...] = ()  # (game, summary) where it differs
     model: str = "ppo_{players}p.pt"  # its shipped network in agents/models/ (with "model")
 
     def shipped_model(self, players: int):
@@ -143,11 +141,7 @@ class AgentKind:
         return MODELS / self.model.format(players=players)
 
     def serves(self, game: str) -> bool:
-        return game in self.games
-
-    def summary_for(self, game: str) -> str:
-        """The one-line summary of what this kind is in ``game``."""
-        return dict(self.game_summaries).get(game, self.summary)
+        return self.games is None or game in self.games
 
     def usage(self) -> str:
         """How to write its names, e.g. ``az[:<iterations>|<seconds>s[:<policy.pt>]]``."""
@@ -167,54 +161,6 @@ def _random(spec: AgentSpec) -> Agent:
     return RandomAgent(str(spec))
 
 
-def _greedy(spec: AgentSpec) -> Agent:
-    return game_spec(spec.game).part("greedy")(str(spec))
-
-
-def _mcts(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.mcts import MCTSAgent
-    return MCTSAgent(str(spec), **spec.search_budget())
-
-
-def _ppo(spec: AgentSpec) -> Agent:
-    return game_spec(spec.game).part("ppo")(str(spec), spec.parameter)
-
-
-def _openspiel_mcts(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.openspiel import OpenSpielMCTSAgent
-    return OpenSpielMCTSAgent(str(spec), spec.budget)
-
-
-def _rllib(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.policies.rllib import RLlibAgent
-    return RLlibAgent(str(spec), spec.parameter or "")  # (it names the fix for a missing one)
-
-
-def _az(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.az import AZAgent
-    return AZAgent(str(spec), **spec.search_budget(), path=spec.parameter)
-
-
-def _az_fast(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.az_fast import AZFastAgent
-    return AZFastAgent(str(spec), **spec.search_budget(), path=spec.parameter)
-
-
-def _search(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.az_fast import AZFastAgent
-    return AZFastAgent(str(spec), **spec.search_budget(), path=str(spec.row.shipped_model(2)))
-
-
-def _ismcts(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.druids.ismcts import DruidsISMCTSAgent
-    return DruidsISMCTSAgent(str(spec), **spec.search_budget())
-
-
-def _gumbel(spec: AgentSpec) -> Agent:
-    from meduris_rl.agents.meduris.gumbel import GumbelAgent
-    return GumbelAgent(str(spec), spec.budget, path=spec.parameter)
-
-
 def _plugin(spec: AgentSpec) -> Agent:
     return plugins.build(spec.plugin_object(), str(spec), spec.parameter, str(spec))
 
@@ -229,67 +175,26 @@ def _cmd(spec: AgentSpec) -> Agent:
     return SubprocessAgent(str(spec), spec.target)
 
 
-#: the shipped 2-player search's networks (agents/models/, ``make model-search-2p``): the
-#: shipped policy's prior and a value network fitted to the search's own games
-SEARCH_MODEL = "search_{players}p.pt"
+#: the search budget of most search kinds: iterations per move, or seconds per move
 SEARCH = Budget("iterations", 200, seconds=True)
-# az-fast's tree holds a node per iteration
-FAST_SEARCH = Budget("iterations", 200, seconds=True, maximum=MAX_TREE_ITERATIONS)
 
-#: every kind of agent, in the order the help and the error messages list them
-KINDS: tuple[AgentKind, ...] = (
-    AgentKind("random", "uniform over legal actions", _random, batch="environment",
-              games=GAME_NAMES),
-    AgentKind("greedy", "one-step lookahead on the hand-written evaluation", _greedy,
-              batch="greedy", games=("meduris", "druids"), game_summaries=(
-                  ("druids", "the documented Druids heuristic: collect where its servants take "
-                             "the most, feed its own places (agents/druids/greedy.py)"),)),
-    AgentKind("mcts", "open-loop Monte Carlo tree search with heuristic rollouts", _mcts,
-              budget=SEARCH),
-    AgentKind("ppo", "the PPO policy network: the shipped model for the game's player count, "
-              "or a policy.pt", _ppo, batch="policy", file="policy.pt",
-              needs=("torch", "model"), games=("meduris", "druids"), game_summaries=(
-                  ("druids", "the Druids PPO policy (meduris train --game druids): the shipped "
-                             "model for the player count, or a policy.pt"),)),
-    AgentKind("openspiel-mcts", "OpenSpiel's MCTSBot with random rollouts", _openspiel_mcts,
-              budget=Budget("simulations", 100), needs=("open_spiel",)),
-    # the web server never loads files, and an RLlib agent is nothing without its checkpoint
-    AgentKind("rllib", "an RLlib policy: the checkpoint folder of a "
-                       "meduris_rl.train.meduris.rllib_ppo run", _rllib,
-              file="checkpoint", file_required=True, needs=("torch", "model", "ray"), web=False),
-    AgentKind("az", "search guided by the ppo network (AlphaZero-style PUCT); a policy.pt "
-              "after the budget for another network", _az, budget=SEARCH, file="policy.pt",
-              needs=("torch", "model")),
-    AgentKind("az-fast", "the az search with its tree in numba arrays: the same moves' "
-              "distribution, about 3x the iterations per second", _az_fast, budget=FAST_SEARCH,
-              file="policy.pt", needs=("torch", "model"), web=False),
-    # (430 iterations: az:200's time per move, which it beats: docs/training.md; its file is
-    # of 2 players, so a game of 3 or 4 refuses it in one line, as any 2-player policy file)
-    AgentKind("search", "the shipped 2-player search: az-fast with the shipped policy's prior "
-              "and a value network fitted to the search's own games (agents/models/"
-              "search_2p.pt; 2 players only)", _search,
-              budget=Budget("iterations", 430, seconds=True, maximum=MAX_TREE_ITERATIONS),
-              needs=("torch", "model"), players=(2,), model=SEARCH_MODEL),
-    AgentKind("ismcts", "information-set MCTS: hidden cards dealt again per iteration as the "
-              "seat knows them, heuristic rollouts (agents/druids/ismcts.py)", _ismcts,
-              budget=SEARCH, games=("druids",), web=False),  # (the web server plays Meduris)
-    AgentKind("gumbel", "Gumbel AlphaZero search guided by the ppo network (Sequential Halving "
-              "at the root, deterministic); a policy.pt after the budget for another network",
-              _gumbel, budget=Budget("simulations", 32, maximum=10_000), file="policy.pt",
-              needs=("torch", "model"), web=False),
+#: the kinds every game has, in the order the help and the error messages list them (a game's
+#: own rows come after them: :func:`kinds`)
+SHARED: tuple[AgentKind, ...] = (
+    AgentKind("random", "uniform over legal actions", _random, batch="environment"),
 )
 
 #: the plug-in forms: agents from outside the project (never offered by the web server)
 PLUGIN_FORMS: tuple[AgentKind, ...] = (
     AgentKind("file", "a plug-in: an Agent class, an object with act(), or a policy function "
               "of the observation, from a Python file", _plugin, web=False, source="file",
-              syntax="<path/to/file.py>:<Name>[:<parameter>]", games=GAME_NAMES),
+              syntax="<path/to/file.py>:<Name>[:<parameter>]"),
     AgentKind("module", "a plug-in as above from an importable module (installed or on "
               "PYTHONPATH)", _plugin, web=False, source="module",
-              syntax="<module>:<Name>[:<parameter>]", games=GAME_NAMES),
+              syntax="<module>:<Name>[:<parameter>]"),
     AgentKind("cmd", "a program in any language speaking the JSON-lines protocol on "
               "stdin/stdout (the whole text after cmd: is its command line)", _cmd, web=False,
-              source="cmd", syntax="cmd:<command line>", games=GAME_NAMES),
+              source="cmd", syntax="cmd:<command line>"),
 )
 
 
@@ -311,14 +216,61 @@ def entry_point_kinds(found: list[tuple[str, str, str]], taken: set[str]
             taken.add(name)
             rows.append(AgentKind(name, f"a plug-in from the package {package} ({value})",
                                   _plugin, source="entry point", target=value,
-                                  package=package, games=GAME_NAMES))
+                                  package=package))
     return tuple(rows), ignored
 
 
-ENTRY_POINT_KINDS, IGNORED_ENTRY_POINTS = entry_point_kinds(
-    plugins.entry_points(), {kind.name for kind in KINDS + PLUGIN_FORMS})
-KINDS = KINDS + PLUGIN_FORMS + ENTRY_POINT_KINDS
-BY_NAME = {kind.name: kind for kind in KINDS}
+def game_kinds(game: GameSpec) -> tuple[AgentKind, ...]:
+    """The game's own rows (its row's ``agent_kinds`` part; none without it)."""
+    return tuple(game.part("agent_kinds")) if game.has_part("agent_kinds") else ()
+
+
+#: the rows found so far, filled when first asked: "entry points" (their rows and the ones left
+#: out) and ("kinds", game) (a game's list, :func:`kinds`)
+FOUND: dict = {}
+
+
+def _entry_points() -> tuple[tuple[AgentKind, ...], dict[str, str]]:
+    """The entry points' rows and the ones left out (found once)."""
+    if "entry points" not in FOUND:
+        taken = {k.name for k in SHARED + PLUGIN_FORMS}
+        taken |= {k.name for g in games().values() for k in game_kinds(g)}
+        FOUND["entry points"] = entry_point_kinds(plugins.entry_points(), taken)
+    return FOUND["entry points"]
+
+
+def ignored_entry_points() -> dict[str, str]:
+    """{name: why} of the installed entry points left out (a taken or malformed name)."""
+    return _entry_points()[1]
+
+
+def kinds(game: str | GameSpec | None = None) -> tuple[AgentKind, ...]:
+    """Every kind of agent ``game`` has (None: the default game), in the order help and errors
+    list them: the shared ones, the game's own, the plug-in forms, the entry points."""
+    row = game_spec(game, UnknownAgentError)
+    key = ("kinds", row.name)
+    if key not in FOUND:
+        own = game_kinds(row)
+        shared = tuple(k for k in SHARED if k.name not in {o.name for o in own})
+        FOUND[key] = shared + own + PLUGIN_FORMS + _entry_points()[0]
+    return FOUND[key]
+
+
+def kind_named(name: str, game: str | GameSpec | None = None) -> AgentKind | None:
+    """The row of the kind ``name`` in ``game``, or None."""
+    return next((k for k in kinds(game) if k.name == name), None)
+
+
+def all_kinds() -> tuple[AgentKind, ...]:
+    """Every kind of every game, each name once (the first game's row where two games share a
+    name), in the default game's order, then the other games'."""
+    out: dict[str, AgentKind] = {}
+    for name in game_names():
+        for k in kinds(name):
+            out.setdefault(k.name, k)
+    return tuple(out.values())
+
+
 NAMED = ("built-in", "entry point")  # sources whose rows are written by their name
 PYTHON_PLUGINS = ("file", "module", "entry point")  # sources that may declare their games
 
@@ -331,8 +283,8 @@ def located(kind: str, colon: str, param: str) -> bool:
             param.partition(":")[0]))
 
 
-def known_list(game: str = "meduris") -> str:
-    return ", ".join(kind.name for kind in KINDS if kind.source in NAMED and kind.serves(game))
+def known_list(game: str | GameSpec | None = None) -> str:
+    return ", ".join(kind.name for kind in kinds(game) if kind.source in NAMED)
 
 
 @dataclass(frozen=True)
@@ -348,58 +300,57 @@ class AgentSpec:
     #                               parameter string; None: none given
     text: str = ""  # the canonical name
     target: str | None = None  # a plug-in's <file or module>:<Name>; cmd's command line
-    game: str = "meduris"  # the game it plays (meduris_rl.agents.games.GAMES)
+    game: str | None = None  # the game it plays (a name of the table of games; None: the default)
 
     @classmethod
-    def parse(cls, text: object, game: str = "meduris") -> AgentSpec:
-        """The spec of an agent name for ``game``, or UnknownAgentError saying how to write it
-        (for a plug-in, after importing it: PluginError if it cannot be loaded); a kind that
-        does not serve ``game`` is refused in one line."""
-        check_game(game, UnknownAgentError)
-        kind, colon, param = text.strip().partition(":") if isinstance(text, str) else ("",) * 3
-        if game != "meduris" and kind not in BY_NAME and not located(kind, colon, param):
-            close = difflib.get_close_matches(kind, known_list(game).split(", "), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise UnknownAgentError(f"unknown {game} agent {excerpt(str(text), 100)}{hint}; "
-                                    f"{game} agents: {known_list(game)}")
-        spec = cls.parse_name(text)
+    def parse(cls, text: object, game: str | GameSpec | None = None) -> AgentSpec:
+        """The spec of an agent name for ``game`` (None: the default game), or
+        UnknownAgentError saying how to write it (for a plug-in, after importing it: PluginError
+        if it cannot be loaded); a kind that does not serve ``game`` is refused in one line."""
+        row = game_spec(game, UnknownAgentError)
+        spec = cls.parse_name(text, row)
         games = spec.games()
-        if game not in games:
+        if games is not None and row.name not in games:
             said = f" (its games = {games!r})" if spec.row.source in PYTHON_PLUGINS else ""
-            raise UnknownAgentError(f"agent {spec.text!r} does not play {game}{said}; {game} "
-                                    f"agents: {known_list(game)}")
-        return spec if game == "meduris" else dataclasses.replace(spec, game=game)
+            raise UnknownAgentError(f"agent {spec.text!r} does not play {row.name}{said}; "
+                                    f"{row.name} agents: {known_list(row)}")
+        return spec
 
     @classmethod
-    def parse_name(cls, text: object) -> AgentSpec:
-        """The spec of an agent name of any game (:meth:`parse` checks the game)."""
+    def parse_name(cls, text: object, game: str | GameSpec | None = None) -> AgentSpec:
+        """The spec of an agent name of ``game`` (the kinds are the game's; :meth:`parse` also
+        checks a plug-in's declared games)."""
+        row = game_spec(game, UnknownAgentError)
         if not isinstance(text, str) or not text.strip():
             raise UnknownAgentError(f"an agent name is a non-empty string, got {text!r}; "
-                                    f"known agents: {known_list()}")
+                                    f"known agents: {known_list(row)}")
         text = text.strip()
         kind, colon, param = text.partition(":")
-        row = BY_NAME.get(kind)
+        found = kind_named(kind, row)
         if kind == "cmd":
             command = param.strip()
             if not colon or not command:
                 raise UnknownAgentError(f"agent {text!r}: write cmd:<command line>, e.g. "
                                         "'cmd:./mybot --fast'")
-            return cls("cmd", text=text, target=command)
-        if row is not None and row.source == "built-in":
-            return cls.parse_builtin(text, row, param)
-        if row is not None and row.source == "entry point":
-            return cls.parse_plugin(text, row, param if colon else None)
+            return cls("cmd", text=text, target=command, game=row.name)
+        if found is not None and found.source == "built-in":
+            return cls.parse_builtin(text, found, param, row.name)
+        if found is not None and found.source == "entry point":
+            return cls.parse_plugin(text, found, param if colon else None, game=row.name)
         if located(kind, colon, param):
-            return cls.parse_located(text, kind, param)
-        named = [k.name for k in KINDS if k.source in NAMED]
+            return cls.parse_located(text, kind, param, row.name)
+        if any(k.name == kind and k.source == "built-in" for k in all_kinds()):
+            raise UnknownAgentError(f"agent {text!r} does not play {row.name}; {row.name} "
+                                    f"agents: {known_list(row)}")
+        named = [k.name for k in kinds(row) if k.source in NAMED]
         close = difflib.get_close_matches(kind, named, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise UnknownAgentError(f"unknown agent {text!r}{hint}; known agents: {known_list()}"
+        raise UnknownAgentError(f"unknown agent {text!r}{hint}; known agents: {known_list(row)}"
                                 "; or a plug-in: path/to/bots.py:<Name>, my_pkg.bots:<Name>, "
                                 "cmd:<command line> (meduris agents lists them)")
 
     @classmethod
-    def parse_builtin(cls, text: str, row: AgentKind, param: str) -> AgentSpec:
+    def parse_builtin(cls, text: str, row: AgentKind, param: str, game: str) -> AgentSpec:
         """The spec of a built-in kind's name ``text`` (``param``: what follows its kind)."""
         kind = row.name
         if param and row.budget is None and row.file is None:
@@ -410,38 +361,39 @@ class AgentSpec:
         budget = unit = None
         if row.budget is not None:
             budget, unit = row.budget.parse(text, kind, raw_budget)
-        return cls(kind, budget, unit, file or None, text)
+        return cls(kind, budget, unit, file or None, text, game=game)
 
     @classmethod
-    def parse_located(cls, text: str, location: str, param: str) -> AgentSpec:
+    def parse_located(cls, text: str, location: str, param: str, game: str) -> AgentSpec:
         """The spec of ``<file or module>:<Name>[:<parameter>]`` (``param``: after the first
         colon), with its object found."""
-        row = BY_NAME["file" if plugins.is_file_location(location) else "module"]
+        row = kind_named("file" if plugins.is_file_location(location) else "module", game)
         name, colon, parameter = param.partition(":")
         if not plugins.IDENTIFIER.match(name):
             shown = location if row.source == "file" else "my_pkg.bots"
             raise UnknownAgentError(f"agent {text!r}: write {shown}:<Name>[:<parameter>], "
                                     "<Name> the class, factory or function to use")
-        return cls.parse_plugin(text, row, parameter if colon else None, f"{location}:{name}")
+        return cls.parse_plugin(text, row, parameter if colon else None, f"{location}:{name}",
+                                game)
 
     @classmethod
     def parse_plugin(cls, text: str, row: AgentKind, parameter: str | None,
-                     target: str | None = None) -> AgentSpec:
+                     target: str | None = None, game: str | None = None) -> AgentSpec:
         """The spec of a plug-in name, after finding its object (imported once per process,
         so a bad plug-in is refused wherever its name is checked)."""
         if parameter is not None and not parameter:
             raise UnknownAgentError(f"agent {text!r}: the parameter after the last ':' is "
                                     "empty; leave out the ':' or give one")
-        spec = cls(row.name, parameter=parameter, text=text, target=target)
+        spec = cls(row.name, parameter=parameter, text=text, target=target, game=game)
         spec.plugin_object()
         return spec
 
-    def games(self) -> tuple[str, ...]:
-        """The games this agent plays: its row's, or for a Python plug-in the ``games`` its
-        object declares (PluginError in one line for a bad declaration)."""
+    def games(self) -> tuple[str, ...] | None:
+        """The games this agent plays (None: every game): its row's, or for a Python plug-in
+        the ``games`` its object declares (PluginError in one line for a bad declaration)."""
         if self.row.source not in PYTHON_PLUGINS:
             return self.row.games
-        declared = plugins.declared_games(self.plugin_object(), self.text, GAME_NAMES)
+        declared = plugins.declared_games(self.plugin_object(), self.text, game_names())
         return self.row.games if declared is None else declared
 
     def plugin_object(self):
@@ -452,14 +404,18 @@ class AgentSpec:
         location, _, name = (self.target or "").partition(":")
         hint = ""
         if row.source == "module" and "." not in location:
-            named = [k.name for k in KINDS if k.source in NAMED]
+            named = [k.name for k in kinds(self.game) if k.source in NAMED]
             close = difflib.get_close_matches(location, named, n=1)
             hint = f" (did you mean the agent {close[0]!r}?)" if close else ""
         return plugins.resolve(location, name, self.text, hint)
 
     @property
     def row(self) -> AgentKind:
-        return BY_NAME[self.kind]
+        found = kind_named(self.kind, self.game)
+        if found is None:
+            raise UnknownAgentError(f"agent {self.text!r} does not play "
+                                    f"{game_spec(self.game).name}")
+        return found
 
     def search_budget(self) -> dict:
         """The budget as a search agent's arguments (iterations, or seconds per move)."""
@@ -489,11 +445,7 @@ class AgentSpec:
         return self.text
 
 
-#: name -> one-line summary of every kind, in the table's order
-KNOWN = {kind.name: kind.summary for kind in KINDS}
-
-
-def make_agent(spec: str | AgentSpec, game: str = "meduris") -> Agent:
+def make_agent(spec: str | AgentSpec, game: str | GameSpec | None = None) -> Agent:
     """Build the agent named by ``spec`` for ``game`` (a parsed spec carries its own); an
     UnknownAgentError says how to write a name it cannot build, or why its model file cannot
     be loaded."""

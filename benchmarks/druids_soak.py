@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from druids_env import PLAYER_COUNTS, DruidsGame, check, play, random_decide  # noqa: E402
 from druids_env.engine.rules import END_NAMES, END_TRUNCATED  # noqa: E402
-from meduris_env.engine.seeding import derive_seed  # noqa: E402
+from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 
 def end_problems(state, game: DruidsGame) -> list[str]:

@@ -41,8 +41,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from meduris_env.records.atomic import atomic_write  # noqa: E402
 from meduris_rl.agents.arena.duel import DuelConfig, pair_tasks, play_tasks, run_duel, score_of_a  # noqa: E402
+from meduris_rl.kit.atomic import atomic_write  # noqa: E402
 
 REAL_DUELS = (("mcts:200", "greedy"), ("greedy", "greedy"))
 RESAMPLES = 2000

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
-ROOTS = ("meduris_env", "agents", "train", "meduris_cli", "druids_env", "benchmarks")
+ROOTS = ("meduris_rl", "meduris_env", "agents", "train", "meduris_cli", "druids_env", "benchmarks")
 MAX_LINES = 80
 KERNEL_DECORATORS = {"njit", "jit", "vectorize", "guvectorize"}
 

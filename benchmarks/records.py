@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from meduris_env import MedurisGame  # noqa: E402
 from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
-from meduris_env.engine.seeding import derive_seed  # noqa: E402
-from meduris_env.records.record import GameRecord  # noqa: E402
 from meduris_env.records.replay import write_html  # noqa: E402
 from meduris_rl.agents.arena.match import play_game  # noqa: E402
 from meduris_rl.agents.registry import make_agent  # noqa: E402
+from meduris_rl.kit.records import GameRecord  # noqa: E402
+from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 
 def measure(players: int, games: int, seed: int, folder: Path, html: bool = True) -> dict:

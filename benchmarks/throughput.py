@@ -89,7 +89,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from meduris_env.engine import kernel as K  # noqa: E402
 from meduris_env.engine.game import PLAYER_COUNTS, MedurisGame  # noqa: E402
-from meduris_env.engine.seeding import derive_seed  # noqa: E402
+from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 CLONE_PREFIX_ACTIONS = 150
 KERNEL_MAX_STEPS = 1_000_000

@@ -33,8 +33,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from meduris_env.records.atomic import atomic_write  # noqa: E402
 from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+from meduris_rl.kit.atomic import atomic_write  # noqa: E402
 
 SEARCH_2P = "az-fast:430:agents/models/search_2p.pt"
 # (name, agents, players, share of --games, agent under test, bar on its win rate or None)

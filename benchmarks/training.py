@@ -78,7 +78,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from meduris_env.engine.game import PLAYER_COUNTS  # noqa: E402
-from meduris_env.records.atomic import (  # noqa: E402
+from meduris_rl.kit.atomic import (  # noqa: E402
     atomic_replace,
     atomic_write,
     output_file_problem,
@@ -159,8 +159,8 @@ def _reference_env(players: int, rank: int, seed: int):
     seats: what the SB3 documentation's recipe gives with ``MedurisSingleAgentEnv``."""
     def make():
         from meduris_env import MedurisSingleAgentEnv
-        from meduris_env.engine.seeding import STREAM_ENV, derive_seed
         from meduris_rl.agents import make_agent
+        from meduris_rl.kit.seeding import STREAM_ENV, derive_seed
         env = MedurisSingleAgentEnv(num_players=players, seat="random", opponents=[
             make_agent("greedy") for _ in range(players - 1)])
         env.reset(seed=derive_seed(seed, STREAM_ENV, rank))

@@ -53,8 +53,8 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from meduris_env import GameRecord  # noqa: E402
-from meduris_env.engine.seeding import derive_seed  # noqa: E402
 from meduris_rl.cli.web.store import Games, Store, WebError  # noqa: E402
+from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 SERVER = """
 import sys

@@ -7,5 +7,6 @@ rulings is docs/druids.md. This module re-exports the engine's public API
 from .engine import *  # noqa: F403
 from .engine import __all__  # noqa: F401
 from .envs import DruidsSingleAgentEnv, env, parallel_env, raw_env
+from .row import ROW  # Druids' row in the table of games (registered on import)
 
-__all__ = [*__all__, "DruidsSingleAgentEnv", "env", "parallel_env", "raw_env"]
+__all__ = [*__all__, "ROW", "DruidsSingleAgentEnv", "env", "parallel_env", "raw_env"]

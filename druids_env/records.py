@@ -1,39 +1,27 @@
-"""Druids in the project's game records (:mod:`meduris_env.records.record`): the codec that
-records and replays a Druids game through its own protocol. The records layer imports no game
-but Meduris; the agents layer hands it this codec
-(:func:`meduris_rl.agents.games.register_records`).
+"""Druids in the game records of every game (:mod:`meduris_rl.kit.records`): the codec that
+writes and reads what is Druids' own in a record (its row, :mod:`druids_env.row`, names it).
 
-A Druids record is a Meduris record in form (``format`` "meduris-record", version 1) whose
-``game`` object names the game: ``{"name": "druids", "num_players", "circles", "max_turns"}``
-(a record without ``name`` is Meduris's). Its actions carry Druids' action texts; its events
-carry each :class:`~druids_env.engine.events.Event` whole (``data``, ``owner``, ``hidden``): a
-record is the full game, every card face up, as Meduris's records are.
+A Druids record's ``game`` object names the game: ``{"name": "druids", "num_players",
+"circles", "max_turns"}``. Its actions carry Druids' action texts; its events carry each
+:class:`~druids_env.engine.events.Event` whole (``data``, ``owner``, ``hidden``): a record is the
+full game, every card face up, as Meduris's records are.
 """
 
 from __future__ import annotations
 
+from meduris_rl.kit.records import is_int
+
 from .engine import DruidsGame, action_to_string
 from .engine.events import KINDS, Event
-from .engine.rules import END_NAMES
 
 PARAMS = {"num_players", "circles", "max_turns"}
 EVENT_KEYS = {"step", "kind", "data", "owner", "hidden"}
 
 
-def is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 class DruidsRecords:
-    """The record codec of Druids (the protocol :func:`meduris_env.records.record.register_game`
-    takes)."""
+    """The record codec of Druids (the protocol of :mod:`meduris_rl.kit.records`)."""
 
     name = "druids"
-    score_unit = "amulets"  # what its scores count (D5: amulets), in a replay's summary
-
-    @staticmethod
-    def owns(game) -> bool:
-        return isinstance(game, DruidsGame)
 
     @staticmethod
     def game_to_dict(game) -> dict:
@@ -73,15 +61,6 @@ class DruidsRecords:
             raise error(f"record: events[{i}]: data must map names to integers or words")
         return Event(row["step"], row["kind"], dict(row["data"]), row["owner"],
                      tuple(row["hidden"]))
-
-    @staticmethod
-    def result(state) -> dict:
-        terminal = state.is_terminal()
-        return {"terminal": terminal,
-                "end_reason": END_NAMES[state.end_reason] if terminal else None,
-                "turns": int(state.turn),
-                "scores": [int(v) for v in state.scores()],
-                "winners": state.winners() if terminal else []}
 
 
 DRUIDS_RECORDS = DruidsRecords()

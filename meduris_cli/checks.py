@@ -9,19 +9,19 @@ import argparse
 import re
 from pathlib import Path
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.values import SEED_MAX, ValueCheckError, excerpt, parse_float
-from meduris_env.records.atomic import (
+from meduris_rl.kit.atomic import (
     earlier_results,
     output_file_problem,
     output_folder_problem,
     remove_results,
 )
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, excerpt, parse_float
 
 MAX_GAMES = 1_000_000
 
 
-class UsageError(MedurisError, ValueError):
+class UsageError(InputError, ValueError):
     """A command that cannot run as asked; the message names the fix."""
 
 
@@ -44,14 +44,14 @@ def int_in(low: int, high: int | None = None):
     return parse
 
 
-SEED = int_in(0, SEED_MAX)  # the one seed range (meduris_env.engine.values)
+SEED = int_in(0, SEED_MAX)  # the one seed range (meduris_rl.kit.values)
 
 
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds above 0 and at most
     :data:`meduris_rl.agents.plugins.external.MAX_SECONDS` (one day), written in digits
     (``--move-time 0.5``; ``1e308``, ``nan``, ``inf`` are refused), read by the shared checker
-    (:func:`meduris_env.engine.values.parse_float`, then
+    (:func:`meduris_rl.kit.values.parse_float`, then
     :func:`meduris_rl.agents.plugins.external.check_seconds`)."""
     from meduris_rl.agents.plugins.external import MAX_SECONDS, check_seconds
     try:

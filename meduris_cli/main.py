@@ -2,7 +2,7 @@
 order of its ``COMMANDS``.
 
 Errors the user can fix (unknown agent, impossible player count, unwritable folder) are
-:class:`~meduris_env.engine.errors.MedurisError`; :func:`main` catches them in one place and
+:class:`~meduris_env.engine.errors.InputError`; :func:`main` catches them in one place and
 prints one line, ``meduris: error: ...``, with exit status 2 (argparse's own usage errors look
 the same, :class:`~meduris_rl.cli.checks.ArgumentParser`). Ctrl-C exits with 130.
 """
@@ -13,9 +13,9 @@ import functools
 import importlib
 import sys
 
-from meduris_env.engine.errors import MedurisError
 from meduris_rl.cli.checks import ArgumentParser, HelpFormatter, short_message
 from meduris_rl.cli.commands import COMMANDS
+from meduris_rl.kit.errors import InputError
 
 
 def _version() -> str:
@@ -28,7 +28,9 @@ def _version() -> str:
 
 def build_parser() -> ArgumentParser:
     """The ``meduris`` parser with every subcommand (tests read its flags from here)."""
-    parser = ArgumentParser(prog="meduris", description="Meduris RL tools",
+    parser = ArgumentParser(prog="meduris", description="meduris-rl: tournaments, duels, a rating "
+                            "ladder, play, replays and training for every game of the table "
+                            "(meduris games lists them; Meduris is the default)",
                             formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"meduris {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (MedurisError, OSError) as err:  # the one place errors of input are printed
+    except (InputError, OSError) as err:  # the one place errors of input are printed
         print(f"meduris: error: {short_message(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

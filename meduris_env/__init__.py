@@ -44,8 +44,9 @@ from .envs import (
     raw_env,
 )
 from .records import GameRecord, RecordError
+from .row import ROW  # Meduris's row in the table of games (registered on import)
 
-__all__ = ["Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
+__all__ = ["ROW", "Board", "BoardError", "CHANCE", "Event", "GameRecord", "IllegalActionError",
            "MedurisBatch", "MedurisError", "MedurisGame", "MedurisSingleAgentEnv",
            "MedurisVectorEnv", "NUM_ACTIONS", "NUM_CHANCE_OUTCOMES",
            "OBS_FIELDS", "OBS_SIZE", "RecordError", "State", "StateFileError", "TERMINAL",

@@ -10,7 +10,8 @@
 The games are packages of their own beside it (``meduris_env``, ``druids_env``), each with a
 distinct top-level name. The root is named after the distribution (``pip install meduris-rl``),
 so an installed wheel adds no generic top-level name such as ``agents`` or ``train`` that another
-package (``openai-agents`` installs ``agents``) could overwrite: docs/engine.md#one-import-root.
+package (``openai-agents`` installs ``agents``) could overwrite (docs/adding_a_game.md, one
+import root).
 """
 
 __version__ = "0.1.0"

@@ -79,7 +79,11 @@ def tournament(players: int, agents: str, games: int, workers: int,
         code = main(["tournament", "--agents", agents, "--players", str(players), "--games",
                      str(games), "--seed", "7", "--workers", str(workers), "--out", str(out),
                      "--save-records", "all", "--no-progress",
-                     *(["--game", game] if game != "meduris" else [])])
+                     # (Druids' records hold its turn limit: before the kit every game had
+                     # Meduris's, 1000; now Druids has its own, 500, and the same games are
+                     # those with the limit of before)
+                     *(["--game", game, "--option", "max_turns=1000"] if game != "meduris"
+                       else [])])
         assert code == 0, code
         records = sorted((out / "records").glob("game-*.json"))
         return {"games_csv": _sha(games_csv_before((out / "games.csv").read_bytes())),
@@ -123,7 +127,7 @@ def vector_env_league() -> dict:
     (seat drawn per episode), 300 steps of random legal learner actions; and a 4-player
     self-play vector env."""
     from meduris_env import MedurisVectorEnv
-    from meduris_rl.agents.policies.batch import make_batch_opponent
+    from meduris_rl.agents.meduris.batch import make_batch_opponent
 
     pool = ["random", make_batch_opponent("greedy", 2), make_batch_opponent("ppo", 2)]
     env = MedurisVectorEnv(24, 2, opponents="random", seat="random", reward="score", seed=5,
@@ -150,7 +154,7 @@ def _vector_digest(env, seed: int, rng) -> str:
 def training_env() -> dict:
     """The training environment (features, league with a snapshot, reward shaping): 150 steps
     of random legal actions."""
-    from meduris_rl.agents.policies.ppo import shipped_model
+    from meduris_rl.agents.meduris.ppo import shipped_model
     from meduris_rl.train.config import TrainConfig
     from meduris_rl.train.meduris.league import TrainingEnv
 

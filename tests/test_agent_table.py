@@ -1,6 +1,7 @@
-"""The one table of agent kinds (:data:`meduris_rl.agents.registry.KINDS`): names parse against it,
-every reader of agent names asks it (make_agent, make_batch_opponent, the tournament, the web
-server), and ``meduris agents`` prints it."""
+"""The one table of agent kinds (:func:`meduris_rl.agents.registry.kinds`: the shared rows, each
+game's own, the plug-in forms and entry points): names parse against a game's rows, every reader
+of agent names asks it (make_agent, make_batch_opponent, the tournament, the web server), and
+``meduris agents`` prints it."""
 
 import importlib.util
 import json
@@ -8,34 +9,36 @@ import json
 import pytest
 
 from meduris_rl.agents import UnknownAgentError, make_agent
-from meduris_rl.agents.policies.batch import BatchGreedy, BatchPolicy, make_batch_opponent
-from meduris_rl.agents.registry import BY_NAME, KINDS, KNOWN, AgentSpec
+from meduris_rl.agents.meduris.batch import BatchGreedy, BatchPolicy, make_batch_opponent
+from meduris_rl.agents.registry import AgentSpec, all_kinds, kind_named, kinds
 from meduris_rl.cli import main
 
 OPEN_SPIEL = importlib.util.find_spec("pyspiel") is not None
 
-
-BUILT_IN = [k for k in KINDS if k.source == "built-in"]
+KINDS = kinds("meduris")
+BUILT_IN = [k for k in all_kinds() if k.source == "built-in"]
 
 
 def test_the_table_is_the_known_list_in_order():
-    # the built-in kinds, then the plug-in forms, then the installed packages' entry points
-    # (tests/test_plugins.py checks those)
-    assert [k.name for k in BUILT_IN] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
-                                          "rllib", "az", "az-fast", "search", "ismcts",
-                                          "gumbel"]
-    assert [(k.name, k.source) for k in KINDS[len(BUILT_IN):len(BUILT_IN) + 3]] == [
+    # the shared kinds, the game's own, then the plug-in forms, then the installed packages'
+    # entry points (tests/test_plugins.py checks those)
+    built_in = [k for k in KINDS if k.source == "built-in"]
+    assert [k.name for k in built_in] == ["random", "greedy", "mcts", "ppo", "openspiel-mcts",
+                                          "rllib", "az", "az-fast", "search", "gumbel"]
+    assert [k.name for k in kinds("druids") if k.source == "built-in"] == [
+        "random", "greedy", "ppo", "ismcts"]
+    assert [k.name for k in BUILT_IN] == [k.name for k in built_in] + ["ismcts"]
+    assert [(k.name, k.source) for k in KINDS[len(built_in):len(built_in) + 3]] == [
         ("file", "file"), ("module", "module"), ("cmd", "cmd")]
-    assert {k.source for k in KINDS[len(BUILT_IN) + 3:]} <= {"entry point"}
-    assert list(KNOWN) == list(BY_NAME) == [k.name for k in KINDS]
-    assert all(k.summary and "\n" not in k.summary for k in KINDS)
+    assert {k.source for k in KINDS[len(built_in) + 3:]} <= {"entry point"}
+    assert all(k.summary and "\n" not in k.summary for k in all_kinds())
     # the tournament sets torch to one thread for exactly these
     assert {k.name for k in KINDS if "torch" in k.needs} == {"ppo", "az", "az-fast", "rllib",
                                                              "search", "gumbel"}
     # every kind plays every player count but the shipped 2-player search (its file's)
     assert {k.name: k.players for k in KINDS if k.players != (2, 3, 4)} == {"search": (2,)}
     # the web server never plays a file, a module or a command named in a request
-    assert [k.name for k in KINDS if not k.web] == ["rllib", "az-fast", "ismcts", "gumbel",
+    assert [k.name for k in KINDS if not k.web] == ["rllib", "az-fast", "gumbel",
                                                    "file", "module", "cmd"]
 
 
@@ -58,7 +61,7 @@ def test_names_parse_to_kind_budget_and_parameter_and_back(text, kind, budget, u
     spec = AgentSpec.parse(text)
     assert (spec.kind, spec.budget, spec.unit, spec.parameter) == (kind, budget, unit, parameter)
     assert str(spec) == text.strip() and AgentSpec.parse(str(spec)) == spec
-    assert spec.describe().startswith(f"{kind}: {BY_NAME[kind].summary}")
+    assert spec.describe().startswith(f"{kind}: {kind_named(kind).summary}")
     if budget is not None:
         assert f"{budget:g} {unit} per move" in spec.describe()
 
@@ -99,7 +102,7 @@ def test_every_kind_builds_from_its_row(kind):
     if "open_spiel" in kind.needs and not OPEN_SPIEL:
         pytest.skip("OpenSpiel is not installed")
     name = kind.name if kind.budget is None else f"{kind.name}:3"
-    game = kind.games[0]  # (ismcts plays Druids only)
+    game = kind.games[0] if kind.games else None  # (ismcts plays Druids only; random: every)
     bot = make_agent(name, game)
     assert bot.name == name and make_agent(AgentSpec.parse(name, game)).name == name
     if kind.budget is not None and kind.name != "openspiel-mcts":
@@ -146,8 +149,10 @@ def test_meduris_agents_lists_the_table(capsys):
     rllib = next(line for line in lines if line.startswith("rllib"))
     assert "torch,model,ray" in rllib and " no " in rllib
     assert main(["agents", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["agents"]
-    assert [r["name"] for r in rows] == [k.name for k in KINDS]
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["agents"]
+    assert doc["game"] == "meduris" and [r["name"] for r in rows] == [k.name for k in KINDS]
+    assert [lv["level"] for lv in doc["levels"]] == [1, 2, 3, 4, 5]
     by_name = {r["name"]: r for r in rows}
     assert by_name["openspiel-mcts"]["budget"] == {"parameter": "simulations", "default": 100,
                                                    "seconds": False}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("meduris_env", "agents", "train", "meduris_cli", "druids_env")
+PACKAGES = ("meduris_rl", "meduris_env", "agents", "train", "meduris_cli", "druids_env")
 ENGINE = REPO / "meduris_env" / "engine"
 
 
@@ -72,39 +72,60 @@ def test_the_layer_contract_holds_on_the_tree(tmp_path):
     assert analyzed == len(sources("meduris_rl", "meduris_env", "druids_env", *MAPPED.values()))
 
 
-LAYERS, FORBIDDEN, ACYCLIC = "layers:", "the environment package", "no import cycles"
+LAYERS, ACYCLIC = "layers: kit <- games", "no import cycles"
+MEDURIS, DRUIDS = "inside Meduris:", "inside Druids:"
+KIT, APART = "the kit imports no game", "the games import each other never"
 NO_CLI = "agents and train import nothing from the CLI"
-DRUIDS = "the Druids engine imports only the shared engine modules of Meduris"
-NO_DRUIDS = "Meduris imports nothing from Druids"
-CONTRACTS = (LAYERS, FORBIDDEN, NO_CLI, DRUIDS, NO_DRUIDS, ACYCLIC)
+SHARED = "the shared tools import no game package"
+CONTRACTS = (LAYERS, MEDURIS, DRUIDS, KIT, APART, NO_CLI, ACYCLIC, SHARED)
 
 
 @pytest.mark.parametrize("module,planted,broken,named", [
-    # engine -> agents: below the layers, and the environment package importing agents
-    ("meduris_env/engine/kernel.py", "import meduris_rl.agents.registry", {LAYERS, FORBIDDEN},
+    # a game importing agents: below the layers (its engine, its envs, a top-level module)
+    # (the agent table imports no game: nothing else breaks through it)
+    ("meduris_env/engine/kernel.py", "import meduris_rl.agents.registry", {LAYERS},
      "meduris_env.engine.kernel -> meduris_rl.agents.registry"),
     ("meduris_env/envs/single_agent.py", "from meduris_rl.agents import make_agent",
-     {LAYERS, FORBIDDEN}, "meduris_env.envs.single_agent -> meduris_rl.agents"),
+     {LAYERS}, "meduris_env.envs.single_agent -> meduris_rl.agents"),
+    ("meduris_env/openspiel.py", "import meduris_rl.agents.registry", {LAYERS},
+     "meduris_env.openspiel -> meduris_rl.agents.registry"),
+    ("druids_env/records.py", "import meduris_rl.train.config", {LAYERS},
+     "druids_env.records -> meduris_rl.train.config"),
+    # agents importing training, training or agents the CLI
     ("agents/policies/ppo.py", "from meduris_rl.train.config import TrainConfig", {LAYERS},
      "meduris_rl.agents.policies.ppo -> meduris_rl.train.config"),
     ("train/run.py", "import meduris_rl.cli", {LAYERS, NO_CLI},
      "meduris_rl.train.run -> meduris_rl.cli"),
     ("agents/arena/play.py", "from meduris_rl.cli.main import main", {LAYERS, NO_CLI},
      "meduris_rl.agents.arena.play -> meduris_rl.cli.main"),
-    # a top-level module of the environment package, outside the layered subpackages
-    ("meduris_env/openspiel.py", "import meduris_rl.agents.registry", {FORBIDDEN},
-     "meduris_env.openspiel -> meduris_rl.agents.registry"),
+    # the kit importing a game (and so each game the other, through the kit), or agents
+    ("meduris_rl/kit/loop.py", "import meduris_env.engine.state", {LAYERS, KIT, APART},
+     "meduris_rl.kit.loop -> meduris_env.engine.state"),
+    ("meduris_rl/kit/envs/spaces.py", "import meduris_rl.agents.base", {LAYERS, KIT},
+     "meduris_rl.kit.envs.spaces -> meduris_rl.agents.base"),
+    # one game importing the other, either way (the layers hold the games apart too)
+    ("druids_env/engine/rules.py", "from meduris_env.engine.state import State", {LAYERS, APART},
+     "druids_env.engine.rules -> meduris_env.engine.state"),
+    ("meduris_env/openspiel.py", "import druids_env.engine.cards", {LAYERS, APART},
+     "meduris_env.openspiel -> druids_env.engine.cards"),
+    # inside a game: its engine importing its environments
+    ("meduris_env/engine/text.py", "import meduris_env.envs.observation", {MEDURIS, ACYCLIC},
+     "meduris_env.engine.text -> meduris_env.envs.observation"),
+    ("druids_env/engine/cards.py", "import druids_env.envs.common", {DRUIDS, ACYCLIC},
+     "druids_env.engine.cards -> druids_env.envs.common"),
+    # shared tools importing a game by name (the arena, a trainer's core, a command)
+    ("agents/arena/match.py", "import meduris_env.engine.state", {SHARED},
+     "meduris_rl.agents.arena.match -> meduris_env.engine.state"),
+    ("train/run.py", "import druids_env.engine.cards", {SHARED},
+     "meduris_rl.train.run -> druids_env.engine.cards"),
+    ("meduris_cli/commands/replay.py", "import meduris_env.records.replay", {SHARED},
+     "meduris_rl.cli.commands.replay -> meduris_env.records.replay"),
     # a cycle inside one layer (the old ppo <-> registry one, now between subpackages)
     ("agents/policies/ppo.py", "from meduris_rl.agents.registry import make_agent", {ACYCLIC},
-     ".policies -> .registry"),
+     ".registry -> .policies"),
     # a cycle between engine modules
     ("meduris_env/engine/constants.py", "from meduris_env.engine import kernel", {ACYCLIC},
      ".constants -> .kernel"),
-    # the Druids engine reaching into Meduris's own rules, and Meduris importing Druids
-    ("druids_env/engine/rules.py", "from meduris_env.engine.state import State", {DRUIDS},
-     "druids_env.engine.rules -> meduris_env.engine.state"),
-    ("meduris_env/openspiel.py", "import druids_env.engine.cards", {NO_DRUIDS},
-     "meduris_env.openspiel -> druids_env.engine.cards"),
 ])
 def test_the_layer_contract_catches_a_planted_violation(tmp_path, module, planted, broken,
                                                         named):
@@ -169,7 +190,8 @@ def test_no_module_outside_the_engine_uses_an_underscore_name_of_the_engine():
 
 
 # --- seams: underscore names stay in their own file ------------------------------------------
-SEAM_ROOTS = ("meduris_env", "agents", "train", "meduris_cli", "benchmarks", "druids_env")
+SEAM_ROOTS = ("meduris_rl", "meduris_env", "agents", "train", "meduris_cli", "benchmarks",
+              "druids_env")
 
 # Underscored attributes that are public API of the standard library: typing.NamedTuple's
 # methods carry an underscore only so they cannot clash with a field name.
@@ -376,8 +398,8 @@ def test_low_level_handles_are_public():
 # --- one implementation of each shared piece ----------------------------------------------------
 # Loops that apply actions, allowed where they are not "play a game with agents":
 NOT_GAME_LOOPS = {
-    "meduris_env/engine/loop.py": "the one loop",
-    "meduris_env/records/record.py": "replays recorded actions",
+    "meduris_rl/kit/loop.py": "the one loop",
+    "meduris_rl/kit/records.py": "replays recorded actions",
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
     "meduris_env/envs/batch.py": "replays a batch game's history",
     "meduris_cli/web/store.py": "replays a stored game's actions",
@@ -395,7 +417,7 @@ def test_one_loop_plays_games():
             if isinstance(node, (ast.While, ast.For)) and "apply_action(" in ast.unparse(node):
                 if rel not in NOT_GAME_LOOPS:
                     offenders.append(f"{rel}:{node.lineno}")
-    assert not offenders, f"a loop that plays a game: use meduris_env.engine.loop.play {offenders}"
+    assert not offenders, f"a loop that plays a game: use meduris_rl.kit.loop.play {offenders}"
 
 
 def test_one_seed_scheme():
@@ -424,6 +446,126 @@ def test_one_ranking_and_one_temple_scoring():
         if ENGINE not in path.parents and ranking.search(text):
             offenders.append(f"{path.relative_to(REPO)}: an R26 ranking key")
     assert not offenders, offenders
+
+
+# --- the tooling never branches on a game's name; one import root ---------------------------------
+def game_subpackage(path: Path, names: set[str]) -> bool:
+    """Whether ``path`` is in a game's own subpackage of agents or train (``agents/meduris/``,
+    ``train/druids/``): the only shared folders where a game's name may be code."""
+    rel = path.relative_to(REPO).parts
+    return len(rel) > 2 and rel[0] in ("agents", "train") and rel[1] in names
+
+
+def docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant):
+            out.add(id(node.body[0].value))
+    return out
+
+
+def game_names_in_code(source: str, names: set[str]) -> list[int]:
+    """The lines where a game's name is a value of the code (``game == "druids"``,
+    ``GAMES["meduris"]``, ``game: str = "meduris"``, ``make_agent(name, "druids")``): a
+    string constant equal to a game's name, outside docstrings (prose may name games) and the
+    parser's ``prog="meduris"`` (the command's own name, which is not the game's)."""
+    tree = ast.parse(source)
+    skip = docstrings(tree) | {id(node.value) for node in ast.walk(tree)
+                               if isinstance(node, ast.keyword) and node.arg == "prog"}
+    return sorted({node.lineno for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and node.value in names
+                   and id(node) not in skip})
+
+
+def shared_modules(names: set[str]) -> list[Path]:
+    """The kit, the agents and trainers outside the games' subpackages, and the command."""
+    return [p for p in sources("meduris_rl", "agents", "train", "meduris_cli")
+            if not game_subpackage(p, names)]
+
+
+def test_no_shared_module_names_a_game_in_its_code():
+    from meduris_rl.kit.games import game_names
+    names = set(game_names())
+    assert {"meduris", "druids"} <= names
+    modules = shared_modules(names)
+    assert REPO / "agents" / "registry.py" in modules and REPO / "meduris_rl" / "kit" / \
+        "games.py" in modules and not any("agents/meduris" in str(p) for p in modules)
+    found = [f"{p.relative_to(REPO)}:{line}" for p in modules
+             for line in game_names_in_code(p.read_text(), names)]
+    assert not found, f"shared code names a game instead of asking its row: {found}"
+
+
+@pytest.mark.parametrize("planted", [
+    'if game == "druids":\n    pass',
+    'if "meduris" != spec.name:\n    pass',
+    'x = spec.name in ("meduris", "druids")',
+    'row = GAMES["meduris"]',
+    'def f(game: str = "meduris"):\n    return game',
+    'make_agent(name, "druids")',
+])
+def test_the_game_name_check_catches_a_planted_branch(planted):
+    names = {"meduris", "druids"}
+    source = f'"""A shared module naming "meduris" in its docstring is fine."""\n{planted}\n'
+    assert game_names_in_code(source, names) == [2]
+    assert game_names_in_code('"""Prose: meduris, druids."""\nx = "meduris-record"\n'
+                              'p = ArgumentParser(prog="meduris")\n', names) == []
+    assert game_subpackage(REPO / "agents" / "druids" / "greedy.py", names)
+    assert not game_subpackage(REPO / "agents" / "arena" / "match.py", names)
+
+
+BARE_ROOTS = ("agents", "train", "meduris_cli", "kit")
+
+
+def bare_imports(source: str) -> list[str]:
+    """The imports of ``agents``, ``train``, ``meduris_cli`` or ``kit`` as top-level packages
+    in Python source (they install under ``meduris_rl`` only)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in BARE_ROOTS]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
+                and node.module.split(".")[0] in BARE_ROOTS:
+            found.append(node.module)
+    return found
+
+
+def python_of(path: Path) -> list[str]:
+    """The Python in a file: a module, a notebook's code cells, or a Markdown page's Python
+    code blocks (lines starting with >>> or ... unwrapped)."""
+    text = path.read_text()
+    if path.suffix == ".py":
+        return [text]
+    if path.suffix == ".ipynb":
+        import json
+        return ["".join(c["source"]) for c in json.loads(text)["cells"]
+                if c["cell_type"] == "code"]
+    blocks = re.findall(r"```(?:python|py)\n(.*?)```", text, flags=re.S)
+    return ["\n".join(line[4:] if line.startswith((">>> ", "... ")) else line
+                      for line in block.splitlines()) for block in blocks]
+
+
+def test_nothing_imports_a_bare_agents_or_train_package():
+    """One import root: code, tests, notebooks, docs and the plug-in examples import
+    ``meduris_rl.agents``, ``meduris_rl.train``, ``meduris_rl.cli``, never a bare top-level
+    name another distribution may own (openai-agents installs ``agents``)."""
+    files = sources(*PACKAGES, "tests", "benchmarks", "notebooks", "examples", "docs",
+                    suffixes=(".py", ".ipynb", ".md")) + [REPO / "README.md"]
+    assert any(p.suffix == ".md" for p in files) and any(p.suffix == ".ipynb" for p in files)
+    found = []
+    for path in files:
+        for block in python_of(path):
+            try:
+                found += [f"{path.relative_to(REPO)}: {m}" for m in bare_imports(block)]
+            except SyntaxError:  # (a docs fragment that is not a whole program: by its lines)
+                found += [f"{path.relative_to(REPO)}: {line.strip()}"
+                          for line in block.splitlines() if re.match(
+                              r"\s*(from|import)\s+(agents|train|meduris_cli|kit)\b", line)]
+    assert not found, found
+    assert bare_imports("import agents.registry\nfrom train.run import x\n"
+                        "from meduris_rl.agents import y\n") == ["agents.registry", "train.run"]
 
 
 # --- lint, rules, README -----------------------------------------------------------------------

@@ -9,7 +9,6 @@ import pytest
 
 from meduris_env.engine import MedurisGame
 from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_env.engine.loop import resolve_chance
 from meduris_env.envs.observation import observation_vector
 from meduris_rl.agents import UnknownAgentError, make_agent
 from meduris_rl.agents.budgets import MAX_TREE_ITERATIONS as MAX_ITERATIONS
@@ -23,9 +22,10 @@ from meduris_rl.agents.meduris.az_fast import (
     AZFastAgent,
     Tree,
 )
+from meduris_rl.agents.meduris.ppo import PPOAgent, shipped_model
 from meduris_rl.agents.policies.network import NumpyForward, NumpyValue, input_layer
-from meduris_rl.agents.policies.ppo import PPOAgent, shipped_model
-from meduris_rl.agents.registry import BY_NAME
+from meduris_rl.agents.registry import kind_named
+from meduris_rl.kit.loop import resolve_chance
 
 
 def positions(count: int, seed: int, players: int = 2) -> list:
@@ -45,7 +45,7 @@ def positions(count: int, seed: int, players: int = 2) -> list:
 
 
 def test_the_budget_limit_is_the_trees_and_the_kind_is_in_the_table():
-    assert BY_NAME["az-fast"].budget.maximum == MAX_ITERATIONS
+    assert kind_named("az-fast").budget.maximum == MAX_ITERATIONS
     assert isinstance(make_agent("az-fast:50"), AZFastAgent)
     with pytest.raises(UnknownAgentError, match="at most 1000000 iterations"):
         make_agent(f"az-fast:{MAX_ITERATIONS + 1}")

@@ -219,8 +219,8 @@ def test_the_value_network_starts_from_the_warm_start_or_says_zero(tmp_path, bar
     """A warm start carrying a value network (the shipped 4-player file, az-train's own) starts
     from it; a file without one (a PPO run's best.pt) gets a fresh one that says 0 everywhere
     (the first searches keep the prior)."""
+    from meduris_rl.agents.meduris.ppo import shipped_model
     from meduris_rl.agents.policies.network import load_policy_file, load_value_network, save_policy
-    from meduris_rl.agents.policies.ppo import shipped_model
 
     start = shipped_model(4)
     if bare:
@@ -333,7 +333,7 @@ def test_eval_ppo_plays_the_given_file_as_the_ppo_anchor(tmp_path, capsys, monke
     import shutil
 
     import meduris_rl.train.meduris.evaluate
-    from meduris_rl.agents.policies.ppo import shipped_model
+    from meduris_rl.agents.meduris.ppo import shipped_model
     from meduris_rl.train.meduris.az import anchor_elo
 
     played, original = [], meduris_rl.train.meduris.evaluate.evaluate
@@ -365,8 +365,8 @@ def test_value_positions_fits_a_value_network_for_a_warm_start_without_one(tmp_p
     until 2026-11-25): --value-positions fits one to its own games before self-play (the
     report in checkpoint.json), and the search's values are then not the fresh network's
     zeros; a warm start that has one is left as it is."""
+    from meduris_rl.agents.meduris.ppo import shipped_model
     from meduris_rl.agents.policies.network import load_policy_file, load_value_network, save_policy
-    from meduris_rl.agents.policies.ppo import shipped_model
 
     policy, arch = load_policy_file(shipped_model(4))
     save_policy(policy, arch, tmp_path / "bare.pt")  # the policy alone

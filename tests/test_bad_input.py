@@ -29,8 +29,8 @@ from meduris_env import (
     load_state,
 )
 from meduris_env.engine.boards import load_board
-from meduris_env.engine.loop import resolve_chance
 from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.kit.loop import resolve_chance
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = 220  # malformed files per loader (each hypothesis example is one)

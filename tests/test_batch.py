@@ -17,10 +17,10 @@ from meduris_env.engine.constants import A_EXCHANGE, NUM_ACTIONS, TERMINAL
 from meduris_env.envs.batch import MedurisBatch
 from meduris_env.envs.observation import OBS_SIZE, observation_vector
 from meduris_env.envs.rewards import SCORE_SCALE, terminal_rewards
-from meduris_env.envs.spaces import LegalActionSpace
 from meduris_env.envs.vector import MedurisVectorEnv
+from meduris_rl.agents.meduris.batch import BatchGreedy, make_batch_opponent
 from meduris_rl.agents.meduris.heuristics import greedy_action
-from meduris_rl.agents.policies.batch import BatchGreedy, make_batch_opponent
+from meduris_rl.kit.envs.spaces import LegalActionSpace
 
 GAMES = 1000
 
@@ -263,7 +263,7 @@ def test_batched_greedy_chooses_what_the_greedy_agent_chooses():
     batch.reset()
     for _ in range(60):
         batch.step(batch.sample_actions())
-    from meduris_env.envs.opponents import Decisions
+    from meduris_rl.kit.envs.opponents import Decisions
     seeds = np.arange(40, dtype=np.int64) * 7919
     decisions = Decisions(batch.obs, batch.mask, batch.states.copy(), seeds, batch.game)
     chosen = BatchGreedy().act_batch(decisions)

@@ -284,14 +284,14 @@ def test_training_benchmark_puts_3_and_4_player_runs_on_their_ladders(tmp_path, 
     rows = mod.main(["--az-curve", str(filed)])
     assert [r["elo"] for r in rows] == pytest.approx([r4["greedy"].elo] * 2, abs=1)
     assert "(Elo from the games against greedy)" in capsys.readouterr().out
-    from meduris_rl.agents.arena.ladder import SHIPPED, copy_anchors, ladder_fit, open_ladder
+    from meduris_rl.agents.arena.ladder import copy_anchors, ladder_fit, ladder_of, open_ladder
     from meduris_rl.agents.arena.ladder.store import game_key
     from meduris_rl.agents.arena.match import GameResult
 
     db = tmp_path / "ladder.sqlite"  # --ladder: one where the run's ppo file is rated
     entrant, lineup = "ppo:runs/ppo_4p/best.pt", ["ppo", "mcts:200", "greedy"]
     with open_ladder(db) as store:
-        copy_anchors(SHIPPED, store, 4)
+        copy_anchors(ladder_of().shipped, store, 4)
         for i in range(8):
             seats = [entrant, *lineup]
             store.add(game_key(4, entrant, seats, i, 0), 4, entrant, GameResult(

@@ -14,7 +14,7 @@ from druids_env.engine.information import (
     information_state_rows,
     max_info_rows,
 )
-from meduris_env.engine.seeding import derive_seed
+from meduris_rl.kit.seeding import derive_seed
 
 
 def views(st, p):

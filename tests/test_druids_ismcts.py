@@ -12,12 +12,12 @@ import pytest
 
 from druids_env import DruidsGame, check, information_state_string, resample_hidden
 from druids_env.engine.actions import A_PLAY_GEM, NUM_ACTIONS
-from meduris_env.engine.constants import CHANCE, TERMINAL
-from meduris_env.engine.values import ValueCheckError
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.druids.ismcts import DruidsISMCTSAgent, public_key
 from meduris_rl.agents.registry import Budget
 from meduris_rl.agents.simple import RandomAgent
+from meduris_rl.kit.protocol import CHANCE, TERMINAL
+from meduris_rl.kit.values import ValueCheckError
 
 
 def play_game(game, agents: list[Agent], seed: int, *, until=None) -> object:

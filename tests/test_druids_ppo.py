@@ -168,7 +168,7 @@ def test_a_policy_of_one_game_is_refused_by_the_other_in_one_line(capsys, tmp_pa
                            "--games", "2", "--workers", "1", "--out", str(tmp_path / "m"))
     assert code != 0 and "is a Druids policy: it cannot play Meduris" in err
     assert len(err.strip().splitlines()) == 1
-    from meduris_rl.agents.policies.ppo import DEFAULT_MODEL
+    from meduris_rl.agents.meduris.ppo import DEFAULT_MODEL
     code, _, err = run_cli(capsys, "tournament", "--game", "druids", "--agents",
                            f"ppo:{DEFAULT_MODEL},greedy", "--games", "2", "--workers", "1",
                            "--out", str(tmp_path / "d"))

@@ -21,8 +21,8 @@ from druids_env.engine.cards import (
     servant,
     servant_value,
 )
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.seeding import derive_seed
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.seeding import derive_seed
 
 YELLOW, RED, BLUE, GREEN, BLACK, WHITE = range(6)  # gem colours (project labels)
 
@@ -93,7 +93,7 @@ def test_D1_cards_54_gems_6_colours_values_1_to_9_servants_1_to_6_12_places():
 
 @pytest.mark.parametrize("bad", [1, 5, True, 2.0, "2"])
 def test_D2_two_to_four_players_checked(bad):
-    with pytest.raises(MedurisError):  # the project's one error family (check_int)
+    with pytest.raises(InputError):  # the project's one error family (check_int)
         D.DruidsGame(bad)
 
 
@@ -103,7 +103,7 @@ def test_D2_parameters_and_game_properties():
     assert g.num_distinct_actions() == D.NUM_ACTIONS == 424
     assert g.max_chance_outcomes() == D.NUM_CHANCE_OUTCOMES == 72
     assert g.max_game_length() > 0 and D.DruidsGame(2, max_turns=0).max_game_length() == -1
-    with pytest.raises(MedurisError):
+    with pytest.raises(InputError):
         D.DruidsGame(2, circles=0)
 
 

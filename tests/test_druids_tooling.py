@@ -13,15 +13,15 @@ import pytest
 import druids_env
 from druids_env import DruidsGame
 from meduris_env import MedurisGame
-from meduris_env.engine import errors, loop
 from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.state import IllegalActionError as StateIllegal
-from meduris_env.records.record import GameRecord, RecordError
 from meduris_rl.agents.arena.match import play_game
 from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
-from meduris_rl.agents.games import GAMES, check_game, spec_of
 from meduris_rl.agents.registry import AgentSpec, UnknownAgentError, make_agent
 from meduris_rl.cli.main import main
+from meduris_rl.kit import errors, loop
+from meduris_rl.kit.games import check_game, game_spec, games, spec_of
+from meduris_rl.kit.records import GameRecord, RecordError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,13 +71,16 @@ def test_meduris_sample_chance_is_the_chance_module_exactly():
 
 # --- the tables ------------------------------------------------------------------------------
 def test_the_table_of_games():
-    assert list(GAMES) == ["meduris", "druids"]
-    assert spec_of(DruidsGame(2)) is GAMES["druids"] and spec_of(MedurisGame(2)) is GAMES["meduris"]
-    game = GAMES["druids"].make(4, "auto", 300)
+    assert list(games())[:2] == ["meduris", "druids"]  # the default game first
+    assert spec_of(DruidsGame(2)) is druids_env.ROW and spec_of(MedurisGame(2)) is game_spec()
+    game = game_spec("druids").make(4, {"max_turns": 300})
     assert game == DruidsGame(4, max_turns=300)
+    assert game_spec("druids").make(2) == DruidsGame(2, max_turns=500)  # its own turn limit
+    with pytest.raises(ValueError, match="Druids has no such option; its options: circles"):
+        game_spec("druids").make(2, {"exchange": "auto"})
     st = game.new_initial_state()
     druids_env.resolve_chance(st, random.Random(1))
-    obs = GAMES["druids"].observe(st, st.current_player())
+    obs = game_spec("druids").observe(st, st.current_player())
     assert obs["action_mask"].sum() == len(st.legal_actions())
     assert obs["observation"].shape == druids_env.observation_tensor(st, 0).shape
     with pytest.raises(ValueError, match="unknown game 'chess'"):
@@ -86,6 +89,7 @@ def test_the_table_of_games():
 
 def test_agent_kinds_name_their_games():
     assert AgentSpec.parse("greedy", game="druids").game == "druids"
+    assert AgentSpec.parse("greedy").game == "meduris"  # the default game
     assert AgentSpec.parse("greedy") == AgentSpec.parse(str(AgentSpec.parse("greedy")))
     assert type(make_agent("greedy", "druids")).__name__ == "DruidsGreedyAgent"
     assert type(make_agent("greedy")).__name__ == "GreedyAgent"
@@ -95,7 +99,8 @@ def test_agent_kinds_name_their_games():
 @pytest.mark.parametrize("name,words", [
     ("mcts:20", "agent 'mcts:20' does not play druids; druids agents: random, greedy"),
     ("az", "agent 'az' does not play druids"),
-    ("grredy", "unknown druids agent 'grredy' (did you mean 'greedy'?)"),
+    ("grredy", "unknown agent 'grredy' (did you mean 'greedy'?); known agents: random, greedy, "
+               "ppo, ismcts"),
     ("openspiel-mcts", "does not play druids"),
 ])
 def test_a_kind_not_serving_the_game_is_refused_in_one_line(name, words):
@@ -146,13 +151,13 @@ def test_a_meduris_record_has_no_game_name():
     assert GameRecord.from_dict(r.record).game_name == "meduris"
 
 
-def test_tournament_config_plays_druids_and_meduris_summaries_omit_the_game():
+def test_tournament_config_plays_druids_and_every_summary_names_its_game():
     cfg = TournamentConfig(agents=["greedy", "random"], games=20, game="druids")
     results, summary = run_tournament(cfg)
     assert summary["config"]["game"] == "druids" and len(results) == 20
     assert summary["agents"]["greedy"]["win_rate"] >= 0.8
     _, meduris = run_tournament(TournamentConfig(agents=["random", "random"], games=2))
-    assert "game" not in meduris["config"]
+    assert meduris["config"]["game"] == "meduris" and meduris["config"]["options"] == {}
 
 
 def test_the_leaderboard_heads_the_score_column_with_the_games_score_word():
@@ -208,7 +213,7 @@ def test_meduris_replay_shows_a_druids_record_in_words_and_refuses_html_in_one_l
     page = tmp_path / "r.html"
     assert main(["replay", str(record), "--html", str(page)]) == 2
     err = capsys.readouterr().err
-    assert "the HTML replay draws Meduris boards; this is a druids record" in err
+    assert "--html: Druids has no page of its own (only Meduris draws its board)" in err
     assert err.count("\n") == 1 and not page.exists()
 
 
@@ -219,31 +224,17 @@ def test_duel_cli_with_game_druids(capsys):
     assert out["config"]["game"] == "druids" and out["score"] > 0.8
     assert main(["duel", "greedy", "random", "--workers", "1", "--max-games", "2", "--json",
                  "--no-progress"]) == 0
-    assert "game" not in json.loads(capsys.readouterr().out)["config"]
+    assert json.loads(capsys.readouterr().out)["config"]["game"] == "meduris"
 
 
-def test_the_shared_tooling_asks_the_games_tables_not_the_game_name():
-    """Issue 28: a game-specific part lives with its game; the shared modules ask the games'
-    tables (meduris_rl.agents.games.GAMES' parts, meduris_rl.train.games.TRAINING) instead of
-    branching on a game's name. No module of the shared tooling compares a game name with
-    "druids"."""
-    import re
-    from pathlib import Path
-
-    from meduris_rl.agents.games import GAMES
-    from meduris_rl.train.games import TRAINING, training_part
-
-    root = Path(__file__).resolve().parents[1]
-    branch = re.compile(r"""[=!]=\s*["']druids["']|["']druids["']\s*[=!]=""")
-    shared = [p for folder in ("agents", "train", "meduris_cli", "meduris_env")
-              for p in (root / folder).rglob("*.py") if "druids" not in p.name]
-    offenders = [str(p.relative_to(root)) for p in shared if branch.search(p.read_text())]
-    assert not offenders, offenders
-    for name, spec in GAMES.items():  # every part of every game is there and imports
-        assert {part for part, _ in spec.parts} == {
-            "greedy", "ppo", "features", "actions", "seat_view", "game_fields", "human"}, name
+def test_every_game_s_parts_import():
+    """A game-specific part lives with its game and its row names it (meduris_rl.kit.games);
+    the shared modules ask the row (tests/test_architecture.py reads them for game names).
+    Every part of every installed game is there and imports."""
+    for name, spec in games().items():
+        if name not in ("meduris", "druids"):
+            continue  # (a game a test registered)
+        assert {"agent_kinds", "ladder", "features", "human", "train_env", "win_rate"} <= {
+            part for part, _ in spec.parts}, name
         for part, _ in spec.parts:
             assert spec.part(part) is not None
-        assert set(TRAINING[name]) == {"env", "win_rate", "check"}
-        for part in TRAINING[name]:
-            assert callable(training_part(name, part))

@@ -194,11 +194,11 @@ def test_the_stopping_point_depends_on_the_seed_not_on_the_workers(capsys):
 
 def test_json_output_has_every_figure_and_the_text_output_the_llr_and_bounds(capsys):
     d = duel_json(capsys, "greedy", "random", "--elo1", "200", "--max-games", "8",
-                  "--workers", "1", "--exchange", "manual")
+                  "--workers", "1", "--option", "exchange=manual")
     assert set(d) >= {"a", "b", "result", "games", "pairs", "llr", "lower_bound", "upper_bound",
                       "elo", "elo_95", "score", "score_se", "pentanomial", "config"}
     assert d["config"]["elo1"] == 200 and d["games"] <= 8
-    assert d["config"]["exchange"] == "manual"
+    assert d["config"]["options"] == {"exchange": "manual"} and d["config"]["game"] == "meduris"
     assert d["forfeits"] == {"greedy": 0, "random": 0} and d["forfeit_reasons"] == {}
     if d["score"] in (0.0, 1.0):  # a sweep: no interval from a spread of 0 (as the text says)
         assert d["elo_95"] == [None, None]

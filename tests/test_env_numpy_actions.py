@@ -11,11 +11,11 @@ from druids_env.envs import aec as druids_aec
 from druids_env.envs import parallel as druids_parallel
 from druids_env.envs.single_agent import DruidsSingleAgentEnv
 from meduris_env import MedurisGame
-from meduris_env.engine.errors import IllegalActionError
-from meduris_env.engine.loop import resolve_chance
 from meduris_env.envs import aec as meduris_aec
 from meduris_env.envs import parallel as meduris_parallel
 from meduris_env.envs.single_agent import MedurisSingleAgentEnv
+from meduris_rl.kit.errors import IllegalActionError
+from meduris_rl.kit.loop import resolve_chance
 
 BAD = [lambda a: np.array(float(a)), lambda a: np.array(True), lambda a: np.array([a]),
        lambda a: np.array([[a]]), lambda a: float(a)]

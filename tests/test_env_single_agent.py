@@ -9,9 +9,9 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from meduris_env import IllegalActionError, MedurisSingleAgentEnv
-from meduris_env.engine.seeding import STREAM_OPPONENT, derive_seed
 from meduris_env.envs.observation import decode_observation
 from meduris_env.envs.rewards import SCORE_SCALE
+from meduris_rl.kit.seeding import STREAM_OPPONENT, derive_seed
 
 
 @pytest.mark.parametrize("num_players,exchange,reward", [

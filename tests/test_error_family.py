@@ -1,7 +1,8 @@
-"""One error family: every exception class the project defines derives from
-:class:`meduris_env.MedurisError` (found by importing every module of every package, so a new
-class without the base fails here), keeps its older base (``except ValueError`` still works),
-and bad input of every kind raises a :class:`MedurisError` with a one-line message."""
+"""One error family: every exception class the project defines derives from the kit's
+:class:`meduris_rl.kit.errors.InputError` (found by importing every module of every package, so a
+new class without the base fails here), keeps its older base (``except ValueError`` still
+works), and bad input of every kind raises an :class:`InputError` with a one-line message.
+Meduris's name for the base, ``meduris_env.MedurisError``, is the same class."""
 
 import importlib
 import inspect
@@ -10,9 +11,11 @@ import pkgutil
 
 import pytest
 
-from meduris_env import MedurisError
+from meduris_rl.kit.errors import InputError
 
-PACKAGES = ("meduris_env", "agents", "train", "meduris_cli", "druids_env")
+# (the import root's mapped folders are walked each: meduris_rl's own folder holds the kit)
+PACKAGES = ("meduris_env", "druids_env", "meduris_rl", "meduris_rl.agents", "meduris_rl.train",
+            "meduris_rl.cli")
 
 # exceptions that are not errors of input, and why (the CLI must not print them as errors)
 OUTSIDE = {
@@ -69,15 +72,15 @@ def project_exceptions() -> dict[str, type]:
     return found
 
 
-def test_every_project_exception_is_a_meduris_error():
+def test_every_project_exception_is_an_input_error():
     found = project_exceptions()
     by_name = {path.rsplit(".", 1)[-1]: cls for path, cls in found.items()}
     assert set(EXPECTED) | set(OUTSIDE) <= set(by_name), sorted(set(EXPECTED) - set(by_name))
-    outside = sorted(path for path, cls in found.items() if not issubclass(cls, MedurisError)
+    outside = sorted(path for path, cls in found.items() if not issubclass(cls, InputError)
                      and path.rsplit(".", 1)[-1] not in OUTSIDE)
-    assert not outside, f"derive these from MedurisError (or list them in OUTSIDE): {outside}"
+    assert not outside, f"derive these from InputError (or list them in OUTSIDE): {outside}"
     for name in OUTSIDE:
-        assert not issubclass(by_name[name], MedurisError), name
+        assert not issubclass(by_name[name], InputError), name
     for name, base in EXPECTED.items():
         assert issubclass(by_name[name], base), f"{name} lost its base {base.__name__}"
 
@@ -91,7 +94,7 @@ def test_only_the_cli_entry_prints_meduris_error():
     repo = Path(__file__).resolve().parent.parent
     allowed = {"meduris_cli/main.py", "meduris_cli/checks.py"}
     found = []
-    for package in PACKAGES:
+    for package in ("meduris_env", "druids_env", "meduris_rl", "agents", "train", "meduris_cli"):
         for path in sorted((repo / package).rglob("*.py")):
             rel = path.relative_to(repo).as_posix()
             tree = ast.parse(path.read_text())
@@ -103,19 +106,20 @@ def test_only_the_cli_entry_prints_meduris_error():
                       if isinstance(node, ast.Constant) and isinstance(node.value, str)
                       and "meduris: error:" in node.value and id(node) not in docstrings
                       and rel not in allowed]
-    assert not found, f"raise a MedurisError (main prints it) instead of printing: {found}"
+    assert not found, f"raise an InputError (main prints it) instead of printing: {found}"
 
 
-def test_the_base_lives_in_the_engine_and_is_exported():
-    from meduris_env.engine.errors import MedurisError as engine_base
+def test_the_base_lives_in_the_kit_and_meduris_keeps_its_name_for_it():
+    import meduris_env
+    from meduris_env.engine.errors import MedurisError
 
-    assert engine_base is MedurisError and issubclass(MedurisError, Exception)
-    assert "MedurisError" in importlib.import_module("meduris_env").__all__
-    assert not issubclass(MedurisError, ValueError)  # the family is its own; members add bases
+    assert MedurisError is InputError is meduris_env.MedurisError
+    assert "MedurisError" in meduris_env.__all__
+    assert not issubclass(InputError, ValueError)  # the family is its own; members add bases
 
 
 def _bad_inputs(tmp_path):
-    """(what, a call that must raise a MedurisError) for one bad input of each kind."""
+    """(what, a call that must raise an InputError) for one bad input of each kind."""
     from meduris_env import GameRecord, MedurisGame, load_board, load_state
     from meduris_rl.agents import make_agent
     from meduris_rl.agents.policies.network import load_policy_file
@@ -140,7 +144,7 @@ def _bad_inputs(tmp_path):
 
 def test_bad_input_of_each_kind_raises_a_one_line_meduris_error(tmp_path):
     for what, call in _bad_inputs(tmp_path):
-        with pytest.raises(MedurisError) as err:
+        with pytest.raises(InputError) as err:
             call()
             pytest.fail(f"{what}: no error")
         message = str(err.value)

@@ -34,16 +34,16 @@ import pytest
 from druids_env import DruidsGame, resample_hidden
 from druids_env.engine.cards import gem_name, is_gem
 from druids_env.engine.information import PUBLIC_FIELDS
+from druids_env.row import observe as observe_druids
 from meduris_env import MedurisGame
 from meduris_env.engine.actions import action_to_string
-from meduris_env.engine.seeding import derive_seed
-from meduris_env.records.record import GameRecord
 from meduris_rl.agents.arena.match import forfeit_ranks, play_game
 from meduris_rl.agents.base import Agent, Forfeit
-from meduris_rl.agents.games import observe_druids
 from meduris_rl.agents.plugins.external import SubprocessAgent, close_agents, decide_message
 from meduris_rl.agents.registry import make_agent
 from meduris_rl.cli.main import main
+from meduris_rl.kit.records import GameRecord
+from meduris_rl.kit.seeding import derive_seed
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -524,8 +524,8 @@ def test_a_time_limit_beyond_a_day_or_not_finite_is_one_line(command, flag, tmp_
 def test_the_python_api_checks_the_limits(key, value):
     """SubprocessAgent(...), its set_limits and the module's set_limits refuse the same values
     (a ValueCheckError, one line naming the limit); a day is the most."""
-    from meduris_env.engine.values import ValueCheckError
     from meduris_rl.agents.plugins.external import MAX_SECONDS, set_limits
+    from meduris_rl.kit.values import ValueCheckError
     with pytest.raises(ValueCheckError, match=key) as caught:
         SubprocessAgent("b", BOT, **{key: value})
     assert "\n" not in str(caught.value)

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from meduris_rl.agents.registry import KINDS
+from meduris_rl.agents.registry import all_kinds
 from meduris_rl.cli.main import main
 
 EXAMPLES = 75  # per test; 4 tests: 300 examples in all
@@ -58,7 +58,7 @@ BUDGET = st.one_of(NUMBER, NUMBER.map(lambda n: n + "s"), st.just("s"), st.just(
 PATHS = ["agents/models/ppo_2p.pt", "agents/models/ppo_3p.pt", "/nonexistent/policy.pt",
          "README.md", "tests", "/dev/null", "", "policy.pt", "../x.pt", "a:b", "C:\\x.pt"]
 PATH = st.sampled_from(PATHS)
-KIND_NAMES = [kind.name for kind in KINDS if kind.source in ("built-in",)]
+KIND_NAMES = [kind.name for kind in all_kinds() if kind.source in ("built-in",)]
 BUILTIN = st.one_of(
     st.sampled_from(KIND_NAMES),
     st.tuples(st.sampled_from(KIND_NAMES), BUDGET).map(":".join),

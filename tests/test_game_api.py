@@ -19,7 +19,7 @@ import druids_env
 import druids_env.envs as druids_envs
 import meduris_env
 from meduris_env.engine.constants import CHANCE, TERMINAL
-from meduris_env.engine.errors import MedurisError
+from meduris_rl.kit.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def _check_clone_and_json(game, st, action, rng) -> None:
     illegal = next((a for a in range(game.num_distinct_actions())
                     if a not in st.legal_actions()), None)
     if illegal is not None and not st.is_chance_node():
-        with pytest.raises(MedurisError):
+        with pytest.raises(InputError):
             st.apply_action(illegal)
         assert st.to_json() == saved
 

@@ -8,7 +8,6 @@ import pytest
 from helpers import GumbelToy
 
 from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
 from meduris_rl.agents.search.gumbel import (
     completed_q,
     considered_visits_table,
@@ -20,6 +19,7 @@ from meduris_rl.agents.search.gumbel import (
     mixed_value,
     root_action_selection,
 )
+from meduris_rl.kit.loop import resolve_chance
 
 # --- the table of considered visits -------------------------------------------------------------
 # Worked by hand from mctx's get_sequence_of_considered_visits (L = ceil(log2 k); each phase of c

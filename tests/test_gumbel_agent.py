@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.engine.values import ValueCheckError
 from meduris_rl.agents import UnknownAgentError, make_agent
 from meduris_rl.agents.arena.match import play_game
 from meduris_rl.agents.meduris.gumbel import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, GumbelAgent
-from meduris_rl.agents.registry import BY_NAME, AgentSpec
+from meduris_rl.agents.registry import AgentSpec, kind_named
+from meduris_rl.kit.loop import resolve_chance
+from meduris_rl.kit.values import ValueCheckError
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -44,7 +44,7 @@ def test_bad_budgets_are_refused_in_one_line(name):
 
 
 def test_the_row_and_the_names():
-    row = BY_NAME["gumbel"]
+    row = kind_named("gumbel")
     assert row.budget.default == DEFAULT_SIMULATIONS and row.budget.maximum == MAX_SIMULATIONS
     assert row.usage() == "gumbel[:<simulations>[:<policy.pt>]]"
     spec = AgentSpec.parse("gumbel")

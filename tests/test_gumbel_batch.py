@@ -13,7 +13,6 @@ import pytest
 from helpers import GumbelToy
 
 from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
 from meduris_env.envs.observation import observe_state
 from meduris_rl.agents.search.gumbel import (
     completed_q,
@@ -34,6 +33,7 @@ from meduris_rl.agents.search.gumbel_batch import (
     root_pick,
     set_priors,
 )
+from meduris_rl.kit.loop import resolve_chance
 
 NUM_ACTIONS = 241
 

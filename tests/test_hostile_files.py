@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from meduris_env import GameRecord, MedurisGame, RecordError, StateFileError, load_state
-from meduris_env.engine.jsonfile import parse_json
-from meduris_env.engine.loop import resolve_chance
+from meduris_rl.kit.jsonfile import parse_json
+from meduris_rl.kit.loop import resolve_chance
 from meduris_rl.train.config import MAX_CONFIG_BYTES, ConfigError, load_config
 
 
@@ -294,7 +294,7 @@ def test_devices_fifos_and_folders_are_refused_before_reading(tmp_path, monkeypa
 
 
 def test_a_file_bigger_than_it_says_is_read_no_further_than_the_bound(tmp_path):
-    from meduris_env.engine.jsonfile import read_bounded
+    from meduris_rl.kit.jsonfile import read_bounded
 
     listing = Path("/proc/self/maps")  # a regular file whose reported size is 0
     if not listing.is_file() or listing.stat().st_size:
@@ -307,7 +307,7 @@ def test_a_file_bigger_than_it_says_is_read_no_further_than_the_bound(tmp_path):
 
 
 def test_cli_refuses_devices_fifos_folders_and_oversized_files(tmp_path):
-    from meduris_env.engine.jsonfile import MAX_BYTES
+    from meduris_rl.kit.jsonfile import MAX_BYTES
 
     cases = _not_regular_files(tmp_path)
     with open(tmp_path / "huge.json", "wb") as fh:  # sparse: nothing is written
@@ -333,7 +333,7 @@ def test_cli_refuses_devices_fifos_folders_and_oversized_files(tmp_path):
 # --- runaway labels (issue 31, item 4) -----------------------------------------------------
 
 def test_a_record_with_a_huge_or_multi_line_label_is_refused_in_one_line(tmp_path):
-    from meduris_env.records.record import MAX_LABEL
+    from meduris_rl.kit.records import MAX_LABEL
 
     for label, words in (("a" * 5_000_000, f"at most {MAX_LABEL} characters"),
                          ("two\nlines", "one line"), (7, "must be text")):

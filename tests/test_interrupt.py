@@ -97,7 +97,7 @@ def test_ctrl_c_while_a_file_is_written_is_taken_when_it_is_complete(tmp_path):
     RuntimeError) is raised as KeyboardInterrupt after the file is whole and in place."""
     import torch
 
-    from meduris_env.records.atomic import atomic_replace
+    from meduris_rl.kit.atomic import atomic_replace
 
     target = tmp_path / "checkpoint.pt"
     weights = {"w": torch.arange(100_000, dtype=torch.float32)}

@@ -24,9 +24,8 @@ import pytest
 from helpers import run_cli
 
 from meduris_rl.agents.arena.ladder import (
-    LADDERS,
-    SHIPPED,
     fit_ratings,
+    ladder_of,
     open_ladder,
     play_anchors,
     play_gauntlet,
@@ -38,6 +37,8 @@ from meduris_rl.agents.arena.match import GameResult
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = ["random", "mcts:5", "mcts:50"]  # small real anchors (random < mcts:5 < mcts:50)
+
+SHIPPED = ladder_of("meduris").shipped
 
 
 def synthetic(true: dict[str, float], players: int, games: int, seed: int = 1):
@@ -129,7 +130,7 @@ def test_the_gauntlet_starts_at_the_probes_then_plays_the_anchors_nearest_its_es
     with open_ladder(db) as store:
         rounds = list(win_every_game(store, gauntlet_rounds(store, "x", 2, 32, seed=3)))
     first = rounds[0]
-    assert first.opponents == list(LADDERS["meduris"].probes) == ["greedy", "mcts:200"]
+    assert first.opponents == list(ladder_of("meduris").probes) == ["greedy", "mcts:200"]
     assert len(first.plan) == 8 and first.estimate is None
     assert {p.lineup for p in first.plan} == {("x", "greedy"), ("greedy", "x"),
                                               ("x", "mcts:200"), ("mcts:200", "x")}
@@ -422,7 +423,7 @@ def test_ladder_add_and_anchors_limit_a_cmd_bot_by_move_time_and_game_time(small
     (["add", "greedy", "--games", "0"], "--games: 0 is outside 1..100000"),
     (["add", "greedy", "--games", "1000000000"], "is outside 1..100000"),
     (["add", "greedy", "--workers", "0"], "--workers: 0 is outside 1..1024"),
-    (["add", "greedy", "--players", "5"], "invalid choice: 5"),
+    (["add", "greedy", "--players", "5"], "--players 5: Meduris is played by 2, 3 or 4 (R1)"),
     (["add", "greedy", "--seed", "-1"], "--seed: -1 is outside"),
     (["add", "greedy", "--move-time", "0"], "--move-time: 0 is not a positive number of seconds"),
     (["anchors", "--game-time", "inf"], "--game-time: inf is not a positive number"),
@@ -618,7 +619,7 @@ def test_the_shipped_ladder_rates_the_3_and_4_player_anchors(players):
         games = store.games(players, ANCHORS)
         fit = fit_ratings([(g.agents, g.ranks) for g in games], players, store.anchors(players))
     elo = {r.name: r.elo for r in fit.ratings}
-    assert set(elo) == set(LADDERS["meduris"].anchors[players]) and len(games) >= 72
+    assert set(elo) == set(ladder_of("meduris").anchors[players]) and len(games) >= 72
     assert elo["random"] == 0 < elo["greedy"] < min(elo["mcts:50"], elo["mcts:800"], elo["ppo"])
     assert all(len(set(g.agents)) == players for g in games)
     assert {n: r.elo for n, r in shipped_ratings(players).items()} == elo

@@ -13,10 +13,11 @@ import sqlite3
 import pytest
 from helpers import run_cli
 
-from meduris_rl.agents.arena.ladder import LADDERS, SHIPPED, fit_ratings, open_ladder
+from meduris_rl.agents.arena.ladder import fit_ratings, ladder_of, open_ladder
 from meduris_rl.agents.arena.ladder.store import ANCHORS
 
-DRUIDS = LADDERS["druids"]
+DRUIDS = ladder_of("druids")
+SHIPPED = ladder_of("meduris").shipped
 TINY = "random,greedy,ismcts:4"  # cheap real anchors, weakest first
 
 

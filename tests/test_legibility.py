@@ -5,8 +5,8 @@ import random
 import re
 
 from meduris_env import MedurisGame
-from meduris_env.engine.loop import resolve_chance
 from meduris_env.engine.text import LEGEND, render_text
+from meduris_rl.kit.loop import resolve_chance
 
 
 def _midgame(players=3, seed=1, decisions=150):

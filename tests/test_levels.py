@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from meduris_env.records.record import GameRecord
-from meduris_rl.agents.arena.ladder import SHIPPED, fit_ratings, open_ladder
-from meduris_rl.agents.levels import LEVELS, LevelError, describe, level, ratings
+from meduris_rl.agents.arena.ladder import fit_ratings, ladder_of, open_ladder
+from meduris_rl.agents.levels import LevelError, describe, level, ratings
+from meduris_rl.agents.meduris.levels import LEVELS
 from meduris_rl.cli import main
+from meduris_rl.kit.records import GameRecord
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -34,6 +35,8 @@ def test_the_five_levels_are_measured_on_the_ladder_and_increase(players):
     if players == 2:  # roughly evenly spaced: no gap more than 2.5 times another
         gaps = [b - a for a, b in zip(elos, elos[1:], strict=False)]
         assert max(gaps) <= 2.5 * min(gaps), gaps
+
+SHIPPED = ladder_of("meduris").shipped
 
 
 def test_a_level_that_does_not_exist_is_one_line():

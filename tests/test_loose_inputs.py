@@ -1,6 +1,6 @@
 """Loose inputs below the command line: every environment's flags are strict bools (``"no"`` is
 not true), every option naming a choice (``exchange``, ``reward``, ``render_mode``, an opponent)
-is refused with one line as a MedurisError that is still a ValueError, an action id out of range
+is refused with one line as a InputError that is still a ValueError, an action id out of range
 says so (not "a chance outcome"), and MedurisSB3VecEnv says how to give the number of games."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import meduris_env
 from meduris_env import (
     IllegalActionError,
     MedurisBatch,
-    MedurisError,
     MedurisGame,
     MedurisSingleAgentEnv,
     MedurisVectorEnv,
@@ -20,13 +19,14 @@ from meduris_env import (
     raw_env,
 )
 from meduris_env.engine.constants import NUM_IDS
-from meduris_env.engine.values import ValueCheckError, check_choice
-from meduris_env.envs.opponents import OpponentError
+from meduris_rl.kit.envs.opponents import OpponentError
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.values import ValueCheckError, check_choice
 
 LOOSE_BOOLS = ["no", "False", 0, 1, None, np.int64(1)]
 
 
-def one_line(err: BaseException, kind: type = MedurisError) -> str:
+def one_line(err: BaseException, kind: type = InputError) -> str:
     assert isinstance(err, kind) and isinstance(err, ValueError), type(err)
     text = str(err)
     assert "\n" not in text and 0 < len(text) <= 300, text
@@ -135,7 +135,7 @@ def test_check_choice_words_two_and_more_choices():
     (lambda: MedurisVectorEnv(2, 2, opponents="gredy"), "opponent 'gredy': a vector "
      "environment takes"),
     (lambda: MedurisVectorEnv(2, 2, opponents="greedy"), "build this one with "
-     "meduris_rl.agents.policies.batch.make_batch_opponent('greedy')"),
+     "meduris_rl.agents.meduris.batch.make_batch_opponent('greedy')"),
     (lambda: MedurisVectorEnv(2, 2, opponents=["random"] * 2), "2 players need 1 opponent, "
      "got 2"),
     (lambda: MedurisVectorEnv(2, 4, opponents=["random"]), "4 players need 3 opponents, got 1"),

@@ -22,14 +22,14 @@ from helpers import play_cut_rllib_game
 import meduris_env.openspiel  # noqa: F401  (registers python_meduris)
 from meduris_env import MedurisSingleAgentEnv, env
 from meduris_env.engine.constants import C_DIE
-from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import MedurisGame
-from meduris_env.engine.seeding import derive_seed
 from meduris_env.envs.batch import MedurisBatch
 from meduris_env.envs.rewards import terminal_rewards
 from meduris_env.envs.rllib import MedurisMultiAgentCore, agent_id
 from meduris_env.envs.vector import MedurisVectorEnv
-from meduris_env.records.record import GameRecord
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.records import GameRecord
+from meduris_rl.kit.seeding import derive_seed
 
 PLAYERS, MAX_TURNS, SEED = 3, 5, 11
 # the RLlib env's episode 0 after reset(seed=SEED) draws chance from Random(this); the AEC and
@@ -154,9 +154,9 @@ def test_single_agent_env_cut(reference, truncation_reward):
 
 def test_a_bad_truncation_reward_is_one_clear_error():
     for bad in ("standing", None, 1):
-        with pytest.raises(MedurisError, match="truncation_reward must be one of"):
+        with pytest.raises(InputError, match="truncation_reward must be one of"):
             env(num_players=2, truncation_reward=bad)
-        with pytest.raises(MedurisError, match="truncation_reward must be one of"):
+        with pytest.raises(InputError, match="truncation_reward must be one of"):
             MedurisSingleAgentEnv(num_players=2, truncation_reward=bad)
 
 

@@ -18,16 +18,16 @@ import pytest
 import torch
 from helpers import run_cli
 
-from meduris_env.engine.errors import MedurisError
 from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.meduris.ppo import shipped_model
 from meduris_rl.agents.policies.network import (
     PolicyFileError,
     load_policy_file,
     load_value_network,
     save_policy,
 )
-from meduris_rl.agents.policies.ppo import shipped_model
 from meduris_rl.cli.commands.train import interrupted_advice
+from meduris_rl.kit.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_non_finite_policy_weights_are_refused_at_load_naming_the_file(tmp_path,
         make_agent(kind.format(path))
     message = str(err.value)
     assert "\n" not in message and str(path) in message and "not all finite" in message
-    assert isinstance(err.value, MedurisError)
+    assert isinstance(err.value, InputError)
 
 
 def test_non_finite_value_network_weights_are_refused_for_az(tmp_path):
@@ -154,9 +154,9 @@ def test_the_mismatch_is_refused_at_the_first_decision_too(tmp_path):
 
 @pytest.mark.parametrize("recorded, name", [(4, "mine.pt"), (None, "ppo_3p.pt")])
 def test_a_batch_opponent_of_another_player_count_is_refused(tmp_path, recorded, name):
-    """The vector env's and the league's batched opponents (``meduris_rl.agents.policies.batch``)
+    """The vector env's and the league's batched opponents (``meduris_rl.agents.meduris.batch``)
     check too."""
-    from meduris_rl.agents.policies.batch import make_batch_opponent
+    from meduris_rl.agents.meduris.batch import make_batch_opponent
 
     path = policy_copy(tmp_path, name, players=recorded)
     trained = recorded or 3
@@ -182,7 +182,7 @@ def test_play_with_stdin_closed_saves_the_record_and_exits_1(tmp_path, how):
     assert "Traceback" not in done.stderr and done.stderr.strip() == ""
     assert "(input ended)" in done.stdout and f"record saved to {record}" in done.stdout
     assert record.is_file()
-    from meduris_env.records.record import GameRecord
+    from meduris_rl.kit.records import GameRecord
     GameRecord.load(record)
 
 

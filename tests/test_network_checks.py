@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from meduris_env import MedurisGame
-from meduris_env.engine.errors import MedurisError
+from meduris_rl.agents.meduris.ppo import PPOAgent, shipped_model
 from meduris_rl.agents.policies.network import (
     MAX_OUTPUT,
     PLAYER_WARNINGS,
@@ -23,9 +23,9 @@ from meduris_rl.agents.policies.network import (
     load_value_network,
     save_policy,
 )
-from meduris_rl.agents.policies.ppo import PPOAgent, shipped_model
 from meduris_rl.agents.registry import make_agent
 from meduris_rl.cli.main import main
+from meduris_rl.kit.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,7 +86,7 @@ def test_act_names_the_file_when_the_logits_overflow_in_play(factor):
     from meduris_env.envs.observation import observe_state
     state = MedurisGame(2).new_initial_state()
     observation = observe_state(state, state.current_player())
-    with pytest.raises(MedurisError, match="computed NaN, inf or huge logits") as caught:
+    with pytest.raises(InputError, match="computed NaN, inf or huge logits") as caught:
         agent.act(observation, state)
     assert str(shipped_model(2)) in str(caught.value) and "\n" not in str(caught.value)
 
@@ -186,7 +186,7 @@ def test_a_file_that_is_no_policy_file_says_why_in_one_line(kind, tmp_path, caps
         load_policy_file(path)
     assert str(caught.value) == f"{path} is not a weights-only policy file ({reason})"
     for name in (f"az:5:{path}", f"ppo:{path}"):
-        with pytest.raises(MedurisError) as caught:
+        with pytest.raises(InputError) as caught:
             make_agent(name)
         assert str(caught.value).endswith(f"({reason})") and "\n" not in str(caught.value)
     out = tmp_path / "o"
@@ -203,7 +203,7 @@ def test_etc_passwd_is_not_a_torch_file(capsys):
     passwd = Path("/etc/passwd")
     if not passwd.is_file():
         pytest.skip("no /etc/passwd here")
-    with pytest.raises(MedurisError, match=r"/etc/passwd is not a weights-only policy file "
+    with pytest.raises(InputError, match=r"/etc/passwd is not a weights-only policy file "
                                            r"\(not a torch file\)"):
         make_agent("az:5:/etc/passwd")
 

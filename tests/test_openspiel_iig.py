@@ -11,9 +11,9 @@ import pytest
 from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
 
 import meduris_env.openspiel  # noqa: F401  (registers python_meduris)
-from meduris_env.engine.errors import MedurisError
 from meduris_env.envs.observation import OBS_SIZE, decode_observation, observation_vector
 from meduris_env.envs.openspiel import MedurisOpenSpielGame
+from meduris_rl.kit.errors import InputError
 
 PRIVATE = pyspiel.PrivateInfoType
 
@@ -70,7 +70,7 @@ def test_bad_hidden_materials_is_one_clear_error():
     # pyspiel checks the declared bool type itself; the game checks a direct construction
     with pytest.raises(pyspiel.SpielError, match="hidden_materials"):
         pyspiel.load_game("python_meduris", {"hidden_materials": "yes"})
-    with pytest.raises(MedurisError, match="hidden_materials must be True or False"):
+    with pytest.raises(InputError, match="hidden_materials must be True or False"):
         MedurisOpenSpielGame({"hidden_materials": "yes"})
 
 

@@ -7,7 +7,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import meduris_env.envs.openspiel as os_game  # noqa: E402
-from meduris_env.engine.values import ValueCheckError  # noqa: E402
+from meduris_rl.kit.values import ValueCheckError  # noqa: E402
 
 
 @pytest.mark.parametrize("max_turns", [os_game.MAX_TURNS + 1, 2**31 - 1, -1, 10**12, 2.5, True])

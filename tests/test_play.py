@@ -9,11 +9,11 @@ import pytest
 
 from meduris_env import MedurisGame
 from meduris_env.engine.constants import A_OFFER
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.records.record import GameRecord
 from meduris_rl.agents.meduris.human import describe_action, parse_choice
 from meduris_rl.cli import main
 from meduris_rl.cli.commands.play import PlayError, play
+from meduris_rl.kit.loop import resolve_chance
+from meduris_rl.kit.records import GameRecord
 
 BAD_INPUT = "abc\n0\n999\ntake stone\n\nhelp\nboard\n"
 
@@ -66,7 +66,7 @@ def test_quitting_saves_the_unfinished_game(tmp_path, capsys, monkeypatch):
     path = tmp_path / "quit.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n2\nquit\n"))
     assert main(["play", "--opponents", "greedy", "--seed", "5", "--record", str(path),
-                 "--open-screens"]) == 0
+                 "--option", "open_screens=yes"]) == 0
     out = capsys.readouterr().out
     assert "game abandoned at turn 0" in out
     assert "behind the screen" not in out and "seat 1: VP   5  wood=1" in out

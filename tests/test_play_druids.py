@@ -11,10 +11,10 @@ import pytest
 from druids_env import DruidsGame, resolve_chance
 from druids_env.engine.cards import PLAYER_COLOURS, card_name, gem_name, is_gem, servant_owner
 from druids_env.text_view import hand_text
-from meduris_env.records.record import GameRecord
 from meduris_rl.agents.druids.human import DruidsHumanAgent
 from meduris_rl.cli import main
 from meduris_rl.cli.commands.play import play
+from meduris_rl.kit.records import GameRecord
 
 BAD_INPUT = "abc\n0\n999\ncollect place 9\ndraw a servant\n\nhelp\nboard\n"
 
@@ -140,13 +140,14 @@ def test_same_seed_and_input_give_the_same_game(tmp_path):
     (["--opponents", "mcts:200"], "--opponents: agent 'mcts:200' does not play druids; druids "
                                   "agents: random, greedy"),
     (["--opponents", "gredy"], "did you mean 'greedy'?"),
-    (["--exchange", "manual"], "--exchange is a Meduris option (R15); Druids has no exchanges"),
-    (["--exchange", "auto"], "--exchange is a Meduris option"),
-    (["--open-screens"], "--open-screens is a Meduris option; in Druids you see only your own"),
-    (["--level", "2"], "--level picks Meduris opponents from its ladder; with --game druids "
-                       "name them with --opponents"),
+    (["--option", "exchange=manual"], "option 'exchange': Druids has no such option; its "
+                                      "options: circles, max_turns"),
+    (["--option", "open_screens=true"], "option 'open_screens': Druids has no such option"),
+    (["--option", "circles=0"], "--option circles: option circles (D12 ruling) must be"),
+    (["--level", "2"], "--level: Druids has no levels; name its opponents (meduris agents "
+                       "--game druids lists them)"),
     (["--players", "5"], "--players 5: Druids is played by 2, 3 or 4 (D2)"),
-    (["--seat", "2"], "--seat 2: seats are 0..1 (seat 0 starts, D3)"),
+    (["--seat", "2"], "--seat 2: seats are 0..1 (seat 0 starts)"),
 ])
 def test_druids_setup_errors_are_one_line(args, message, capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 50))

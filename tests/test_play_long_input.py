@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from meduris_env.records.record import GameRecord
-from meduris_rl.agents.meduris.human import MAX_LINE, HumanAgent, parse_common
+from meduris_rl.agents.human import MAX_LINE, parse_common
+from meduris_rl.agents.meduris.human import HumanAgent
+from meduris_rl.kit.records import GameRecord
 
 HOSTILE = ["9" * 5000, "-" + "9" * 5000, "²", "٣" * 40, "x" * 1_000_000, "0" * 20 + "1"]
 

@@ -24,13 +24,15 @@ from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
 from meduris_rl.agents.arena.tournament.backends import init_worker, play_task
 from meduris_rl.agents.plugins.load import ActAgent, PluginError, PolicyAgent, worker_context
 from meduris_rl.agents.registry import (
-    BY_NAME,
-    IGNORED_ENTRY_POINTS,
-    KINDS,
+    FOUND,
     AgentSpec,
     entry_point_kinds,
+    ignored_entry_points,
+    kind_named,
+    kinds,
 )
 from meduris_rl.cli import main
+from meduris_rl.kit.games import game_names
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -200,17 +202,17 @@ def test_plugin_names_parse_to_their_row_target_and_parameter(on_path):
         spec = AgentSpec.parse(text)
         assert (spec.kind, spec.target, spec.parameter) == (kind, target, parameter)
         assert str(spec) == text.strip() and AgentSpec.parse(str(spec)) == spec
-        assert spec.describe().startswith(f"{kind}: {BY_NAME[kind].summary}")
-    assert BY_NAME["cautious"].source == "entry point"
-    assert BY_NAME["cautious"].package == "meduris-bot-example"
+        assert spec.describe().startswith(f"{kind}: {kind_named(kind).summary}")
+    assert kind_named("cautious").source == "entry point"
+    assert kind_named("cautious").package == "meduris-bot-example"
 
 
 def test_the_entry_points_of_the_installed_example_package_are_rows():
-    rows = {k.name: k for k in KINDS if k.source == "entry point"}
+    rows = {k.name: k for k in kinds() if k.source == "entry point"}
     assert rows["cautious"].target == "meduris_bot_example:Cautious"
     assert rows["first-legal"].target == "meduris_bot_example:first_legal"
     assert all(k.web and not k.needs for k in rows.values())  # registered when serve starts
-    assert "cautious" not in IGNORED_ENTRY_POINTS
+    assert "cautious" not in ignored_entry_points()
 
 
 def test_an_entry_point_whose_name_is_taken_or_malformed_is_ignored_with_a_reason():
@@ -320,8 +322,9 @@ def test_a_bad_plugin_stops_the_tournament_and_play_before_any_game(place, tmp_p
     record = tmp_path / "me.json"
     monkeypatch.setattr(sys, "stdin", None)  # (no game: nothing is read)
     assert main(["play", "--opponents", name, "--seed", "1", "--record", str(record)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"meduris: error: agent {name!r}") and err.count("\n") == 1
+    err = capsys.readouterr().err  # (play names its flag, in every game)
+    assert err.startswith(f"meduris: error: --opponents: agent {name!r}") and \
+        err.count("\n") == 1
     assert not record.exists()
 
 
@@ -548,11 +551,14 @@ def test_a_plugin_may_declare_the_games_it_plays(on_path, monkeypatch, capsys, t
         AgentSpec.parse("p1bots.strategies:nowhere", game="druids")
     assert str(err.value) == ("agent 'p1bots.strategies:nowhere': its games = ['druids', "
                               "'chess'] must name the games it plays ('chess' is not one); "
-                              "the games: meduris, druids")
+                              f"the games: {', '.join(game_names())}")  # (+ nim, if registered)
     # an entry point says it the same way (its row is made without importing it)
-    row = dataclasses.replace(BY_NAME["cautious"], name="p1-druids", target=only)
-    monkeypatch.setitem(BY_NAME, "p1-druids", row)
-    assert BY_NAME["p1-druids"].serves("meduris")
+    row = dataclasses.replace(kind_named("cautious"), name="p1-druids", target=only)
+    found, ignored = FOUND["entry points"]
+    monkeypatch.setitem(FOUND, "entry points", (found + (row,), ignored))
+    for game in ("meduris", "druids"):
+        monkeypatch.delitem(FOUND, ("kinds", game), raising=False)
+    assert kind_named("p1-druids").serves("meduris")
     assert make_agent("p1-druids", "druids").name == "p1-druids"
     with pytest.raises(UnknownAgentError, match=r"'p1-druids' does not play meduris \(its"):
         AgentSpec.parse("p1-druids")

@@ -15,8 +15,8 @@ import time
 import pytest
 
 from meduris_env import MedurisGame
-from meduris_env.records.record import GameRecord, RecordError, action_text
-from meduris_env.records.replay import frames, html_replay, terminal_replay
+from meduris_env.records.codec import action_text
+from meduris_env.records.replay import html_replay
 from meduris_rl.agents.arena.match import play_game
 from meduris_rl.agents.arena.tournament import (
     TournamentConfig,
@@ -26,6 +26,8 @@ from meduris_rl.agents.arena.tournament import (
 )
 from meduris_rl.agents.registry import make_agent
 from meduris_rl.cli import main
+from meduris_rl.kit.records import GameRecord, RecordError
+from meduris_rl.kit.replay import frames, terminal_replay
 
 
 def record_of(players=2, seed=7, agents=("greedy", "random"), exchange="auto"):
@@ -138,7 +140,7 @@ def test_an_unfinished_game_has_a_record_too():
     state = game.new_initial_state()
     import random
 
-    from meduris_env.engine.loop import resolve_chance
+    from meduris_rl.kit.loop import resolve_chance
     rng = random.Random(0)
     for _ in range(30):
         resolve_chance(state, rng)

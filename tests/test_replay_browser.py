@@ -12,10 +12,11 @@ import pytest
 from helpers import watched_page
 
 from meduris_env import MedurisGame
-from meduris_env.records.record import GameRecord
-from meduris_env.records.replay import frames, write_html
+from meduris_env.records.replay import write_html
 from meduris_rl.agents.arena.match import play_game
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.records import GameRecord
+from meduris_rl.kit.replay import frames
 
 
 def open_page(browser, url):

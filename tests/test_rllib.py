@@ -20,7 +20,7 @@ from meduris_env import MedurisGame
 from meduris_env.envs.rllib import MedurisMultiAgentEnv
 from meduris_rl.agents import UnknownAgentError, make_agent
 from meduris_rl.agents.arena.match import play_game
-from meduris_rl.agents.policies.rllib import RLlibAgent
+from meduris_rl.agents.meduris.rllib import RLlibAgent
 from meduris_rl.train.meduris import rllib_ppo
 from meduris_rl.train.meduris.rllib_ppo import train
 

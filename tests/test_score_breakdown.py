@@ -26,8 +26,8 @@ from helpers import (
 
 from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.constants import HUT, TEMPLE
-from meduris_env.engine.loop import play
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.loop import play
 
 AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 KEYS = ["start", "bonus", "offerings", "runes", "temples", "total"]

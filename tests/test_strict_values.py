@@ -1,7 +1,7 @@
 """Issue 31, "budgets that never end" and "loose types": one strict checker of bools, ints and
-floats (meduris_env.engine.values) used by the game, the environments' seeds, the agents'
+floats (meduris_rl.kit.values) used by the game, the environments' seeds, the agents'
 budgets and the search agents' numbers. Each bad value is refused with one line, as a
-MedurisError (also a ValueError/TypeError where the API raised those before); numpy ints are
+InputError (also a ValueError/TypeError where the API raised those before); numpy ints are
 accepted wherever Python ints are."""
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ import numpy as np
 import pytest
 
 from meduris_env import MedurisBatch, MedurisGame, MedurisSingleAgentEnv, MedurisVectorEnv, raw_env
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.values import (
+from meduris_rl.agents import UnknownAgentError, make_agent
+from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS
+from meduris_rl.agents.meduris.mcts import MCTSAgent
+from meduris_rl.agents.registry import AgentSpec
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.values import (
     SEED_MAX,
     ValueCheckError,
     check_bool,
@@ -24,10 +28,6 @@ from meduris_env.engine.values import (
     parse_float,
     parse_int,
 )
-from meduris_rl.agents import UnknownAgentError, make_agent
-from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS
-from meduris_rl.agents.meduris.mcts import MCTSAgent
-from meduris_rl.agents.registry import AgentSpec
 
 
 def one_line(err: BaseException, longest: int = 300) -> str:
@@ -91,7 +91,7 @@ def test_parse_float_refuses_exponents_non_finite_and_long_text(text):
 
 
 def test_the_error_is_in_the_family_and_keeps_the_old_bases():
-    assert issubclass(ValueCheckError, MedurisError)
+    assert issubclass(ValueCheckError, InputError)
     assert issubclass(ValueCheckError, ValueError) and issubclass(ValueCheckError, TypeError)
 
 
@@ -203,7 +203,7 @@ def test_the_maxima_are_documented():
 def test_search_agent_numbers_are_finite_and_bounded(kwargs):
     with pytest.raises(ValueError) as err:
         MCTSAgent("mcts", **kwargs)
-    assert isinstance(err.value, MedurisError)
+    assert isinstance(err.value, InputError)
     one_line(err.value)
 
 
@@ -250,7 +250,7 @@ def test_messages_without_bounds_say_what_is_wanted_in_words():
 
 
 def test_unwrap_action_takes_0d_integer_arrays_only():
-    from meduris_env.engine.values import unwrap_action
+    from meduris_rl.kit.values import unwrap_action
 
     got = unwrap_action(np.array(7, dtype=np.int16))
     assert isinstance(got, np.integer) and got == 7

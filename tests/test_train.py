@@ -13,7 +13,7 @@ from test_agents import LegalityChecker
 from meduris_env import MedurisGame
 from meduris_rl.agents import UnknownAgentError, make_agent
 from meduris_rl.agents.meduris.heuristics import action_values
-from meduris_rl.agents.policies.ppo import DEFAULT_MODEL, shipped_model
+from meduris_rl.agents.meduris.ppo import DEFAULT_MODEL, shipped_model
 from meduris_rl.train.config import ConfigError, load_config
 from meduris_rl.train.run import CheckpointError, load_checkpoint, train
 
@@ -227,8 +227,8 @@ def test_residual_policy_starts_out_playing_like_greedy():
 
     from meduris_env.engine.chance import sample_chance
     from meduris_env.envs.observation import observe_state
+    from meduris_rl.agents.meduris.ppo import PPOAgent
     from meduris_rl.agents.policies.network import init_as_greedy, residual_policy_kwargs
-    from meduris_rl.agents.policies.ppo import PPOAgent
     from meduris_rl.train.config import TrainConfig
     from meduris_rl.train.meduris.league import TrainingEnv
 
@@ -426,9 +426,9 @@ def test_az_evaluates_a_batch_of_leaves_as_it_would_each_alone():
     """The search evaluates its new nodes in batches (one forward pass for up to leaf_batch
     leaves): each row must be what that leaf alone gives, and the shipped 2-player model
     carries the value network that scores them."""
-    from meduris_env.engine.loop import resolve_chance
     from meduris_rl.agents.meduris.az import AZAgent
     from meduris_rl.agents.policies.network import load_value_network
+    from meduris_rl.kit.loop import resolve_chance
 
     assert load_value_network(shipped_model(2)) is not None
     az = AZAgent("az", iterations=16)
@@ -460,8 +460,8 @@ def test_az_with_a_budget_below_its_leaf_batch_still_searches(budget):
     """The first batch's descents all stop at the root: a budget of at most ``leaf_batch``
     iterations leaves no root child (that used to fail), and the prior chooses; every later
     iteration passes a root child, and ``last_visits`` counts them."""
-    from meduris_env.engine.loop import resolve_chance
     from meduris_rl.agents.meduris.az import LEAF_BATCH, AZAgent
+    from meduris_rl.kit.loop import resolve_chance
 
     az = AZAgent("az", iterations=budget)
     az.reset(1)
@@ -752,10 +752,10 @@ def test_distill_teachers_are_read_by_the_agent_table():
     without a network of its own gets the policy being distilled and, unless given, its kind's
     default budget from the agent table; the report names it without that file."""
     from meduris_rl.agents.base import UnknownAgentError
-    from meduris_rl.agents.registry import BY_NAME
+    from meduris_rl.agents.registry import kind_named
     from meduris_rl.train.meduris.distill import teacher_label, teacher_name
 
-    assert teacher_name("az", "p.pt") == f"az:{BY_NAME['az'].budget.default}:p.pt"
+    assert teacher_name("az", "p.pt") == f"az:{kind_named('az').budget.default}:p.pt"
     assert teacher_name("az-fast:0.5s", "p.pt") == "az-fast:0.5s:p.pt"
     assert teacher_name("az:6:other.pt", "p.pt") == "az:6:other.pt"
     assert teacher_name("mcts:30", "p.pt") == "mcts:30"
@@ -766,9 +766,9 @@ def test_distill_teachers_are_read_by_the_agent_table():
 
 def test_the_cli_and_rllib_share_one_output_folder_check(tmp_path):
     """meduris_rl.cli.checks.output_folder and meduris_rl.train.meduris.rllib_ppo's run folder ask
-    the same check (meduris_env.records.atomic.output_folder_problem), each naming its own fix."""
-    from meduris_env.records.atomic import earlier_results, output_folder_problem
+    the same check (meduris_rl.kit.atomic.output_folder_problem), each naming its own fix."""
     from meduris_rl.cli.checks import UsageError, output_folder
+    from meduris_rl.kit.atomic import earlier_results, output_folder_problem
     from meduris_rl.train.meduris.rllib_ppo import RUN_RESULTS
 
     (tmp_path / "file").write_text("x")

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from meduris_rl.agents import make_agent
+from meduris_rl.agents.meduris.ppo import shipped_model
 from meduris_rl.agents.policies.network import (
     NumpyValue,
     PolicyFileError,
@@ -18,7 +19,6 @@ from meduris_rl.agents.policies.network import (
     save_policy,
     value_module,
 )
-from meduris_rl.agents.policies.ppo import shipped_model
 from meduris_rl.cli.main import main as meduris
 
 SHIPPED = shipped_model(2)

@@ -14,11 +14,11 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from meduris_env import MedurisBatch, MedurisVectorEnv
-from meduris_env.engine.errors import MedurisError
 from meduris_env.envs.batch import MAX_BATCH_BYTES, MAX_GAMES, MAX_HISTORY, batch_bytes
-from meduris_env.envs.spaces import LegalMultiDiscrete, NoLegalActionError
 from meduris_env.envs.vector import AutoresetModeError
-from meduris_rl.agents.policies.batch import make_batch_opponent
+from meduris_rl.agents.meduris.batch import make_batch_opponent
+from meduris_rl.kit.envs.spaces import LegalMultiDiscrete, NoLegalActionError
+from meduris_rl.kit.errors import InputError
 
 MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -76,7 +76,7 @@ def test_autoreset_mode_takes_the_enum_or_its_name_and_sets_the_instance_metadat
 def test_autoreset_mode_refuses_anything_else_in_one_line(bad):
     with pytest.raises(AutoresetModeError) as caught:
         MedurisVectorEnv(2, 2, autoreset_mode=bad)
-    assert isinstance(caught.value, MedurisError) and isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, InputError) and isinstance(caught.value, ValueError)
     assert "autoreset_mode must be" in _one_line(caught.value)
 
 
@@ -198,7 +198,7 @@ def test_sampling_is_seeded_by_the_env_seed_and_refused_before_reset():
     env = MedurisVectorEnv(3, 2, seed=8)
     with pytest.raises(NoLegalActionError) as caught:
         env.action_space.sample()
-    assert isinstance(caught.value, MedurisError) and "reset()" in _one_line(caught.value)
+    assert isinstance(caught.value, InputError) and "reset()" in _one_line(caught.value)
     first = MedurisVectorEnv(3, 2, seed=8)
     first.reset()
     again = MedurisVectorEnv(3, 2, seed=8)
@@ -272,7 +272,7 @@ def test_sb3_set_attr_and_env_method_reach_the_games_or_name_what_is_offered():
         with pytest.raises(VecEnvAttributeError) as caught:
             call()
         err = caught.value
-        assert isinstance(err, AttributeError) and isinstance(err, MedurisError)
+        assert isinstance(err, AttributeError) and isinstance(err, InputError)
         assert words in _one_line(err)
     assert venv.venv.opponents == ["random"]  # refused calls changed nothing
 
@@ -303,7 +303,7 @@ def test_batch_sizes_are_bounded_in_one_line_before_allocating(kwargs, words):
         makers.append(lambda: MedurisVectorEnv(kwargs["num_games"], 2))
     for make in makers:
         start = time.monotonic()
-        with pytest.raises(MedurisError) as caught:
+        with pytest.raises(InputError) as caught:
             make()
         assert words in _one_line(caught.value) and time.monotonic() - start < 2.0
 
@@ -315,5 +315,5 @@ def test_the_memory_estimate_matches_the_buffers_and_the_bound_admits_what_fits(
     largest = MAX_BATCH_BYTES // batch_bytes(1, MAX_HISTORY)
     assert 1 <= largest < MAX_GAMES
     MedurisBatch(2, 2, history=MAX_HISTORY)  # the largest history, a few games: fine
-    with pytest.raises(MedurisError, match=f"1..{largest}, got {largest + 1}"):
+    with pytest.raises(InputError, match=f"1..{largest}, got {largest + 1}"):
         MedurisBatch(largest + 1, 2, history=MAX_HISTORY)

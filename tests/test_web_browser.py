@@ -154,7 +154,7 @@ def test_a_whole_two_player_game_against_greedy_played_by_clicking(browser, serv
 
 
 def test_a_four_player_game_against_ppo_or_mcts_for_several_turns(browser, server):
-    from meduris_rl.agents.policies.ppo import shipped_model
+    from meduris_rl.agents.meduris.ppo import shipped_model
     strong = "ppo" if shipped_model(4).is_file() else "mcts:50"
     page, problems = open_page(browser, server.url)
     game_id = start_game(page, players=4, opponents=(strong, "greedy", "mcts:50"), seat=1, seed=3)

@@ -34,12 +34,12 @@ import pytest
 from test_web_browser import Server
 
 from meduris_env import MedurisGame
-from meduris_env.engine.loop import play
-from meduris_env.engine.seeding import derive_seed
 from meduris_env.envs.observation import observe_state
 from meduris_rl.agents import make_agent
 from meduris_rl.cli.web import live as live_module
 from meduris_rl.cli.web.store import LiveGame
+from meduris_rl.kit.loop import play
+from meduris_rl.kit.seeding import derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -251,12 +251,12 @@ def test_every_trivial_kind_the_page_offers_moves_in_the_server_process():
     decides in well under a millisecond: it is played in-process (thinking.is_instant), never
     queued in the thinking pool behind the searches. A plug-in that says nothing is not known
     to be quick."""
-    from meduris_rl.agents.registry import BY_NAME
+    from meduris_rl.agents.registry import kind_named
     from meduris_rl.cli.web.thinking import is_instant
 
-    ours = [BY_NAME[a["name"]] for a in store.available_agents()
-            if BY_NAME[a["name"]].source == "built-in"
-            or BY_NAME[a["name"]].package == "meduris-bot-example"]
+    ours = [kind_named(a["name"]) for a in store.available_agents()
+            if kind_named(a["name"]).source == "built-in"
+            or kind_named(a["name"]).package == "meduris-bot-example"]
     trivial = [k.name for k in ours if k.budget is None and not k.needs]
     assert {"random", "greedy"} <= set(trivial)
     assert [n for n in trivial if not is_instant(n)] == []

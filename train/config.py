@@ -17,24 +17,26 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.jsonfile import clip, read_bounded
-from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.jsonfile import clip, read_bounded
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 
 
-class ConfigError(MedurisError, ValueError):
+class ConfigError(InputError, ValueError):
     """A configuration file or value that cannot be used (the message says which and why)."""
 
 
-class CheckpointError(MedurisError, ValueError):
+class CheckpointError(InputError, ValueError):
     """A checkpoint to resume from that is missing, cannot be loaded or is not the trainer's
     (``meduris train``'s and ``meduris az-train``'s alike; the message says why)."""
 
 
 @dataclass
 class TrainConfig:
-    # or "druids" (meduris_rl.train.druids.league: a vector env, no batch engine)
-    game: str = "meduris"
+    # a game of the table of games (None: the default game); its row names its training parts
+    # (Meduris's league on the batch engine; Druids': meduris_rl.train.druids.league)
+    game: str | None = None
     players: int = 2
     steps: int = 2_000_000  # PPO environment steps (the learner's decisions)
     envs: int = 256  # games played at once by the batch engine
@@ -81,13 +83,13 @@ class TrainConfig:
             self.bc_teacher = None  # the flag's and the file's way to say: no warm start
         for f in fields(self):
             setattr(self, f.name, checked_value(f.name, getattr(self, f.name)))
-        from meduris_rl.agents.games import GAME_NAMES, game_spec
-        if self.game not in GAME_NAMES:
-            raise ConfigError(f"game: {excerpt(self.game)}; one of {', '.join(GAME_NAMES)}")
-        spec = game_spec(self.game)
+        spec = game_spec(self.game, ConfigError)
+        self.game = spec.name
+        if not spec.has_part("train_env"):
+            raise ConfigError(f"game: {spec.title} has no trainer (its row names no train_env)")
         spec.check_players(self.players, "players", ConfigError)
-        from meduris_rl.train.games import training_part
-        training_part(self.game, "check")(self)
+        if spec.has_part("train_check"):  # settings the game's runs cannot use
+            spec.part("train_check")(self)
         FEATURE_SETS = spec.part("features")
         if self.features not in FEATURE_SETS:
             raise ConfigError(f"features: {excerpt(self.features)}; one of {list(FEATURE_SETS)}")
@@ -131,13 +133,13 @@ _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snap
                             "value_positions", "value_epochs", "best_against_games")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
                                  "ent_coef", "shaping")})
-_TYPES.update(game=(str,), features=(str,), reward=(str,), policy=(str,), out=(str,),
+_TYPES.update(game=(str, type(None)), features=(str,), reward=(str,), policy=(str,), out=(str,),
               opponents=(dict,), net_arch=(list,), bc_teacher=(str, type(None)),
               best_against=(str,))
 
 
 def checked_value(name: str, value):
-    """The one type check of a setting, by :mod:`meduris_env.engine.values` (the project's
+    """The one type check of a setting, by :mod:`meduris_rl.kit.values` (the project's
     one checker): integers are Python or numpy ints, never bools nor floats such as 2048.7
     (refused rather than truncated); numbers are finite ints or
     floats (numpy's too; an int stays an int, as the run's checkpoint.json saves it); numpy
@@ -248,7 +250,7 @@ _EXPONENT_FLOAT = r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"
 def read_config_file(path: str | Path):
     """The YAML document of a config file, read safely: a regular file of at most
     :data:`MAX_CONFIG_BYTES` (the one bounded reader,
-    :func:`meduris_env.engine.jsonfile.read_bounded`: a folder, a device or a FIFO is refused
+    :func:`meduris_rl.kit.jsonfile.read_bounded`: a folder, a device or a FIFO is refused
     before it is opened, and no more than the bound is ever read), no aliases (``*name``: the
     "billion laughs" expansion), no merge keys (``<<``), no duplicate keys, at most
     :data:`MAX_CONFIG_DEPTH` levels of nesting and :data:`MAX_NUMBER_DIGITS` digits in a number,
@@ -342,7 +344,3 @@ def _strict_loader():
     Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(_EXPONENT_FLOAT),
                                  list("-+0123456789."))
     return Loader
-
-
-def no_check(cfg: TrainConfig) -> None:
-    """Meduris's ``check`` part (:mod:`meduris_rl.train.games`): every setting is Meduris's own."""

@@ -44,14 +44,13 @@ import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
-from meduris_env.engine.jsonfile import parse_json, read_json_file
-from meduris_env.engine.values import excerpt
-from meduris_env.records.atomic import atomic_replace
-from meduris_rl.agents.games import game_spec
+from meduris_rl.kit.atomic import atomic_replace
+from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.jsonfile import parse_json, read_json_file
+from meduris_rl.kit.values import excerpt
 from meduris_rl.train.config import CheckpointError, TrainConfig
-from meduris_rl.train.games import training_part
+from meduris_rl.train.meduris.progress import bar
 from meduris_rl.train.meduris.warm_start import behaviour_cloning, collect_teacher_data
-from meduris_rl.train.progress import bar
 
 BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
 
@@ -106,7 +105,8 @@ def zip_timesteps(path: Path, data: dict | None = None) -> int:
 def save_checkpoint(model, state: dict, out: Path) -> None:
     """``out/checkpoint.zip``, then ``out/checkpoint.json`` naming it (its digest and steps)."""
     config = state.get("config", {})  # (the zip records what it was trained for: checked)
-    model.meduris_run = {"game": config.get("game", "meduris"), "players": config.get("players")}
+    model.meduris_run = {"game": game_spec(config.get("game")).name,
+                         "players": config.get("players")}
     save_model(model, out / "checkpoint.zip")
     state["checkpoint"] = {"sha256": zip_digest(out / "checkpoint.zip"),
                            "timesteps": int(model.num_timesteps)}
@@ -203,9 +203,11 @@ def check_run(path: Path, meta_path: Path, meta: dict) -> None:
     if not isinstance(config, dict):
         return  # (resume_config refuses it in one line)
     recorded = data.get("meduris_run") if isinstance(data.get("meduris_run"), dict) else {}
+    said = {"players": config.get("players"), "game": config.get("game")}
+    if said["game"] is None:
+        said["game"] = game_spec(None).name  # (a run's config without a game: the default)
     for key in ("players", "game"):
-        if key in recorded and config.get(key, "meduris" if key == "game" else None) != \
-                recorded[key]:
+        if key in recorded and said[key] != recorded[key]:
             raise CheckpointError(
                 f"{meta_path}: its config says {key} {excerpt(config.get(key))}, but "
                 f"{path.name} was trained with {key} {excerpt(recorded[key])}: was it edited? "
@@ -229,7 +231,7 @@ def check_sizes(path: Path, meta_path: Path, config: dict, data: dict) -> None:
     """The zip's observation and action sizes are those of ``config``'s game and features
     (when they are valid names: else the configuration check refuses them)."""
     from meduris_rl.agents.policies.network import game_actions
-    game = config.get("game", "meduris")
+    game = config.get("game")
     try:
         want = (game_spec(game).part("features")[config.get("features")], game_actions(game))
         have = (data["observation_space"]["_shape"][0], int(data["action_space"]["n"]))
@@ -273,14 +275,13 @@ def network_of(cfg: TrainConfig) -> dict:
 def training_env(cfg: TrainConfig):
     """The run's vector env with its league: Meduris's on the batch engine
     (:mod:`meduris_rl.train.meduris.league`), Druids's on its single-agent env
-    (:mod:`meduris_rl.train.druids.league`); the game's ``env`` part
-    (:mod:`meduris_rl.train.games`)."""
-    return training_part(cfg.game, "env")(cfg)
+    (:mod:`meduris_rl.train.druids.league`): the ``train_env`` part of the game's row."""
+    return game_spec(cfg.game).part("train_env")(cfg)
 
 
 def win_rate_vs_greedy(cfg: TrainConfig, model) -> float:
     """The evaluation against greedy (module docstring, 3) for the run's game."""
-    return training_part(cfg.game, "win_rate")(cfg, model, None, "greedy", cfg.eval_games)
+    return game_spec(cfg.game).part("win_rate")(cfg, model, None, "greedy", cfg.eval_games)
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
@@ -478,7 +479,7 @@ def _evaluate_ppo(cfg: TrainConfig, state: dict, model, arch: dict, out: Path,
              "win_rate_vs_greedy": win_rate_vs_greedy(cfg, model),
              "wall_seconds": wall_seconds}
     if cfg.best_against != "greedy":
-        entry["win_rate_vs_best_against"] = training_part(cfg.game, "win_rate")(
+        entry["win_rate_vs_best_against"] = game_spec(cfg.game).part("win_rate")(
             cfg, model, arch, cfg.best_against, cfg.best_against_games)
     state["evals"].append(entry)
     _keep_best(state, model.policy, arch, out, entry, cfg)
@@ -512,7 +513,7 @@ def _write_eval_csv(out: Path, evals: list[dict], cfg: TrainConfig) -> None:
 
 
 def plot_learning_curve(evals: list[dict], path: Path, players: int,
-                        best_against: str = "greedy", game: str = "meduris") -> None:
+                        best_against: str = "greedy", game: str | None = None) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -537,8 +538,7 @@ def plot_learning_curve(evals: list[dict], path: Path, players: int,
     ax.set_ylabel("win rate vs greedy" if not pts else "win rate")
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right")
-    ax.set_title(f"MaskablePPO on the batch engine, {players} players" if game == "meduris"
-                 else f"MaskablePPO, {game.capitalize()}, {players} players")
+    ax.set_title(f"MaskablePPO, {game_spec(game).title}, {players} players")
     fig.tight_layout()
     atomic_replace(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)

@@ -28,9 +28,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import DEFAULT_MAX_TURNS
-from meduris_env.engine.seeding import derive_seed
 from meduris_rl.agents.arena import sprt
 from meduris_rl.agents.arena.match import GameResult
 from meduris_rl.agents.arena.tournament.backends import (
@@ -40,21 +37,29 @@ from meduris_rl.agents.arena.tournament.backends import (
     worker_pool,
 )
 from meduris_rl.agents.arena.tournament.schedule import (
+    ArenaSettings,
     Task,
     TournamentConfig,
+    arena_settings,
+    check_game_settings,
     check_limits,
     entrant_labels,
 )
-from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, default_log_dir
+from meduris_rl.agents.plugins.external import default_log_dir
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.seeding import derive_seed
 
 
-class DuelError(MedurisError, ValueError):
+class DuelError(InputError, ValueError):
     """A duel that cannot be run as asked (the message names the fix)."""
 
 
 @dataclass
-class DuelConfig:
+class DuelConfig(ArenaSettings):
+    """A duel: A against B (the game, its options, the seed, the workers and the ``cmd:``
+    agents' limits are every arena run's: :class:`ArenaSettings`)."""
+
     a: str
     b: str
     elo0: float = 0.0
@@ -62,16 +67,6 @@ class DuelConfig:
     alpha: float = 0.05
     beta: float = 0.05
     max_games: int = 10_000
-    workers: int = 1
-    seed: int = 0
-    exchange: str = "auto"
-    max_turns: int = DEFAULT_MAX_TURNS
-    # cmd: agents (meduris_rl.agents.plugins.external): seconds per decision and per game (None: no
-    # game limit), the folder of their stderr logs ("": <temp dir>/meduris-bots)
-    move_time: float = DEFAULT_MOVE_TIME
-    game_time: float | None = None
-    log_dir: str = ""
-    game: str = "meduris"  # a game of meduris_rl.agents.games.GAMES
 
 
 # how check_duel names each setting in its errors: the configuration's fields
@@ -92,8 +87,9 @@ def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
     if cfg.workers < 1:
         raise DuelError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     check_limits(cfg.move_time, cfg.game_time, names)
+    spec = check_game_settings(cfg, DuelError)
     for name in dict.fromkeys((cfg.a, cfg.b)):
-        agent = make_agent(name, cfg.game)  # (loads its model: a missing file is refused now)
+        agent = make_agent(name, spec.name)  # (loads its model: a missing file is refused now)
         if hasattr(agent, "check_players"):  # a policy file for another player count
             agent.check_players(2)
 
@@ -125,18 +121,15 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
     """Play ``tasks`` (in order of submission, at most ``2 * workers`` at a time) and yield
     ``(index, result)`` as games finish. ``workers`` 1 plays here; more use a pool of spawned
     processes, stopped when the generator is closed or raises (Ctrl-C included)."""
-    tcfg = TournamentConfig(agents=[cfg.a, cfg.b], players=2, games=2, seed=cfg.seed,
-                            workers=cfg.workers, exchange=cfg.exchange, max_turns=cfg.max_turns,
-                            game=cfg.game,
-                            move_time=cfg.move_time, game_time=cfg.game_time, log_dir=cfg.log_dir)
+    tcfg = TournamentConfig(agents=[cfg.a, cfg.b], players=2, games=2, **arena_settings(cfg))
     labels = labels_of(cfg)
     todo = iter(tasks)
     if cfg.workers == 1:
-        init_worker(tcfg, labels)
+        init_worker(tcfg, labels, None, tcfg.row)
         for task in todo:
             yield play_task(task)
         return
-    pool = worker_pool(cfg.workers, init_worker, (tcfg, labels))
+    pool = worker_pool(cfg.workers, init_worker, (tcfg, labels, None, tcfg.row))
     done: queue.SimpleQueue = queue.SimpleQueue()
 
     def submit() -> int:
@@ -212,8 +205,7 @@ class DuelResult:
                 "forfeit_reasons": {label: reason for label, reason
                                     in zip(self.labels, self.forfeit_reasons, strict=True)
                                     if reason},
-                "config": {k: v for k, v in asdict(self.config).items()
-                           if (k, v) != ("game", "meduris")}}
+                "config": {**asdict(self.config), "game": self.config.row.name}}
 
     def summary(self) -> str:
         """A few lines for people: the result, the LLR against its bounds, the Elo."""
@@ -257,8 +249,7 @@ def run_duel(cfg: DuelConfig, progress: bool = False) -> DuelResult:
     if progress:
         from tqdm import tqdm
 
-        from meduris_env.engine.compiled import compile_notice
-        compile_notice()
+        cfg.row.compile_notice()
         bar = tqdm(total=2 * max_pairs, desc="duel", unit="game", file=sys.stderr,
                    dynamic_ncols=True)
     t0 = time.perf_counter()

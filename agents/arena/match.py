@@ -9,9 +9,9 @@ order of the position where the game stopped (ranked among themselves: 1 = best)
 rank 1 win. ``GameResult.forfeit`` holds the reason ("" if none) and ``forfeit_seat`` the seat
 (None). The VP are the position's. Every agent is told the result afterwards (``Agent.game_over``).
 
-Any game of :data:`meduris_rl.agents.games.GAMES` is played the same way (``game`` a ``MedurisGame``
-or a ``DruidsGame``): its row says how an agent observes a state and how its end reasons read;
-``vp`` is then the game's score (Druids' amulets) and ``ranks`` its ranking (D13).
+Any game of the table of games (:mod:`meduris_rl.kit.games`) is played the same way: its row says
+how an agent observes a state and how its end reasons read; ``vp`` is then the game's score
+(Druids' amulets) and ``ranks`` its ranking (D13).
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from meduris_env import MedurisGame
-from meduris_env.engine.loop import Observer, play
-from meduris_env.engine.seeding import derive_seed
-from meduris_env.engine.state import State
-from meduris_env.records.record import GameRecord, record_labels
 from meduris_rl.agents.base import Agent, Forfeit, GameAbandoned
-from meduris_rl.agents.games import spec_of
+from meduris_rl.kit.games import spec_of
+from meduris_rl.kit.loop import Observer, play
+from meduris_rl.kit.protocol import Game, State
+from meduris_rl.kit.records import GameRecord, record_labels
+from meduris_rl.kit.seeding import derive_seed
 
 
 @dataclass
@@ -56,7 +55,7 @@ def forfeit_ranks(ranks: list[int], seat: int) -> list[int]:
             for s, r in enumerate(ranks)]
 
 
-def play_game(game: MedurisGame, agents: list[Agent], seed: int, labels: list[str] | None = None,
+def play_game(game: Game, agents: list[Agent], seed: int, labels: list[str] | None = None,
               keep_history: bool = False, keep_record: bool = False,
               observer: Observer | None = None, meta: dict | None = None) -> GameResult:
     """Play one game: chance from ``random.Random(seed)``, each agent reset with a seed derived

@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from meduris_env.engine.errors import MedurisError
+from meduris_rl.kit.errors import InputError
 
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)  # what a pair of games can score for A
 VALUES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # the per-game score of each pair score
@@ -53,7 +53,7 @@ Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 BISECTIONS = 80  # halvings of the secular equation's interval (its width ~ 1e-24 after)
 
 
-class SprtError(MedurisError, ValueError):
+class SprtError(InputError, ValueError):
     """SPRT parameters that make no test (the message names the fix)."""
 
 

@@ -1,5 +1,5 @@
-"""A person playing Druids at the terminal (``meduris play --game druids``): the Meduris
-:class:`~meduris_rl.agents.meduris.human.HumanAgent` (its prompt, numbers, commands and end of
+"""A person playing Druids at the terminal (``meduris play --game druids``): every game's
+:class:`~meduris_rl.agents.human.TerminalHuman` (its prompt, numbers, commands and end of
 input) with Druids' views, every one of them what the person's seat knows (D14;
 :mod:`druids_env.text_view`).
 
@@ -20,7 +20,7 @@ from druids_env.engine import action_to_string, string_to_action
 from druids_env.engine.cards import PLAYER_COLOURS
 from druids_env.engine.errors import IllegalActionError
 from druids_env.text_view import decision_text, event_lines, seat_view
-from meduris_rl.agents.meduris.human import HumanAgent, HumanSeat, parse_words
+from meduris_rl.agents.human import HumanSeat, TerminalHuman, parse_words
 
 HELP = ("type the number of an action, or its words as listed (e.g. 'collect place 2', 'draw "
         "a gem'); 'board' shows the table again, 'help' this text, 'quit' ends the game and "
@@ -28,7 +28,7 @@ HELP = ("type the number of an action, or its words as listed (e.g. 'collect pla
         "down on the table show only their backs (D14): 'a blue gem', 'a blue servant'.")
 
 
-class DruidsHumanAgent(HumanAgent):
+class DruidsHumanAgent(TerminalHuman):
     """Reads each decision of ``seat`` from ``inp``; writes to ``out`` only what ``seat``
     knows (D14)."""
 
@@ -63,11 +63,11 @@ class DruidsHumanAgent(HumanAgent):
         return HELP
 
 
-def druids_human(inp: TextIO, out: TextIO, seat: int, labels: list[str], *,
-                 exchange: str = "auto", open_screens: bool = False) -> HumanSeat:
-    """The person's seat at a Druids game (the games table's ``human`` part): nothing shown
-    but what ``seat`` knows (D14), the end as that seat knows it. (``exchange`` and
-    ``open_screens`` are Meduris's; the command refuses them for Druids.)"""
+def druids_human(inp: TextIO, out: TextIO, seat: int, labels: list[str],
+                 settings: dict) -> HumanSeat:
+    """The person's seat at a Druids game (its row's ``human`` part): nothing shown but what
+    ``seat`` knows (D14), the end as that seat knows it (``settings``: the game's options, with
+    nothing of the seat's to choose)."""
     human = DruidsHumanAgent(inp, out, seat)
     return HumanSeat(human, human.observe, f"you are seat {seat} ({PLAYER_COLOURS[seat]})", {},
                      lambda end: "The final position, as you know it:\n" + human.board(end))

@@ -73,10 +73,10 @@ from druids_env.engine.cards import (
     servant_value,
 )
 from druids_env.engine.information import relabel_servants, resample_hidden
-from meduris_env.engine.constants import CHANCE, TERMINAL
-from meduris_env.engine.values import check_float, check_int
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
+from meduris_rl.kit.protocol import CHANCE, TERMINAL
+from meduris_rl.kit.values import check_float, check_int
 
 # keys for the public part of another seat's action (beyond every action and chance id)
 KEY_GEM = 1000  # + slot: a gem played face down above a place

@@ -49,12 +49,12 @@ import threading
 
 import numpy as np
 
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.engine.values import check_float, check_int
 from meduris_env.envs.observation import observation_vector
 from meduris_rl.agents.meduris.heuristics import rollout_values
 from meduris_rl.agents.meduris.mcts import MCTSAgent
-from meduris_rl.agents.policies.ppo import PPOAgent
+from meduris_rl.agents.meduris.ppo import PPOAgent
+from meduris_rl.kit.loop import resolve_chance
+from meduris_rl.kit.values import check_float, check_int
 
 
 class _Node:
@@ -94,13 +94,13 @@ class AZAgent(MCTSAgent):
         self.value_network(2)  # (checked now, as the policy is)
 
     def check_players(self, players: int) -> None:
-        """As :meth:`meduris_rl.agents.policies.ppo.PPOAgent.check_players`: the policy file's
+        """As :meth:`meduris_rl.agents.meduris.ppo.PPOAgent.check_players`: the policy file's
         player count."""
         self.network.check_players(players)
 
     def value_network(self, players: int):
         """The value network of the policy file
-        (:meth:`meduris_rl.agents.policies.ppo.PPOAgent.value_network`), or None when the file
+        (:meth:`meduris_rl.agents.meduris.ppo.PPOAgent.value_network`), or None when the file
         carries none."""
         return self.network.value_network(players)
 

@@ -52,10 +52,10 @@ from meduris_env.engine.kernel import (
     win_returns,
 )
 from meduris_env.engine.layout import O_PHASE, STATE_SIZE
-from meduris_env.engine.values import check_bool, check_int
 from meduris_env.envs.observation import OBS_SIZE, encode_observation
 from meduris_rl.agents.budgets import MAX_TREE_ITERATIONS
 from meduris_rl.agents.meduris.az import VIRTUAL_LOSS, AZAgent
+from meduris_rl.kit.values import check_bool, check_int
 
 #: the most nodes a tree holds: a time budget stops there
 MAX_NODES = MAX_TREE_ITERATIONS + 1

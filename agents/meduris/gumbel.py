@@ -41,11 +41,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from meduris_env.engine.values import check_int
 from meduris_env.envs.positions import PositionPool
 from meduris_rl.agents.base import Agent
-from meduris_rl.agents.policies.ppo import PPOAgent
+from meduris_rl.agents.meduris.ppo import PPOAgent
 from meduris_rl.agents.search.gumbel_batch import GumbelResult, InputsPool, batched_gumbel_search
+from meduris_rl.kit.values import check_int
 
 #: simulations per move by default, and at most (the registry's Budget says the same)
 DEFAULT_SIMULATIONS = 32
@@ -75,13 +75,13 @@ class GumbelAgent(Agent):
         return self.simulations
 
     def check_players(self, players: int) -> None:
-        """As :meth:`meduris_rl.agents.policies.ppo.PPOAgent.check_players`: the policy file's
+        """As :meth:`meduris_rl.agents.meduris.ppo.PPOAgent.check_players`: the policy file's
         player count."""
         self.network.check_players(players)
 
     def value_network(self, players: int):
         """The value network of the policy file
-        (:meth:`meduris_rl.agents.policies.ppo.PPOAgent.value_network`), or None when the file
+        (:meth:`meduris_rl.agents.meduris.ppo.PPOAgent.value_network`), or None when the file
         carries none."""
         return self.network.value_network(players)
 

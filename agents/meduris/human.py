@@ -1,31 +1,18 @@
-"""A person at the terminal as an agent: the board each turn, legal actions numbered and written
-in the game's words, and input read until it names a legal action.
-
-Input: a number from the list, or an action's words (``build hut on field 12``); ``board``
-shows the board again, ``help`` the commands, ``quit`` ends the game (the record is still saved).
-Anything else is refused with the reason and asked again. The end of input counts as ``quit``,
-and so does no input at all (stdin closed or unreadable: :meth:`HumanAgent.read_line`).
-
-What the agent shows and how it reads an action's words are its methods (``board``,
-``decision``, ``action_text``, ``parse``, ``help_text``): Meduris's here, Druids' in
-:mod:`meduris_rl.agents.druids.human`; the commands, the numbers and the end of input are the same
-in every game (:func:`parse_common`).
+"""A person playing Meduris at the terminal (Meduris's row's ``human`` part,
+:func:`meduris_human`): the board each turn, the legal actions numbered and in Meduris's words,
+every move printed as it is made, the screens lifted at the end. The reading of input is every
+game's (:mod:`meduris_rl.agents.human`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple, TextIO
+from typing import TextIO
 
 from meduris_env.engine.actions import action_to_string, decode_action, string_to_action
 from meduris_env.engine.constants import MATERIALS
 from meduris_env.engine.text import LEGEND, render_text
-from meduris_env.engine.values import ValueCheckError, excerpt, parse_int
 from meduris_env.render import view
-from meduris_rl.agents.base import Agent, GameAbandoned
-
-#: the longest line read at the prompt; the rest of a longer line is skipped (it names nothing)
-MAX_LINE = 4096
+from meduris_rl.agents.human import HumanSeat, TerminalHuman, parse_words
 
 HELP = ("type the number of an action, or its words (e.g. 'take wood'); 'board' shows the "
         "board, 'help' this text, 'quit' ends the game and saves its record")
@@ -49,60 +36,15 @@ def describe_decision(state) -> str:
     return d["kind"]
 
 
-class HumanSeat(NamedTuple):
-    """A person's seat at a game in the terminal (a game's ``human`` part, meduris_rl.agents.games):
-    the agent reading their decisions, the play loop's observer writing what they see, how the
-    first line names them, what the record's meta adds, and the text of the end (the final
-    position as they may see it)."""
-
-    agent: Any  # a HumanAgent
-    observer: Callable
-    words: str
-    meta: dict
-    final: Callable[[Any], str]
-
-
-class HumanAgent(Agent):
-    """Reads each decision from ``inp`` and writes the board and choices to ``out``."""
+class HumanAgent(TerminalHuman):
+    """A person playing Meduris at the terminal: the board (the others' materials as totals,
+    behind their screens, unless ``open_screens``), the decision due and every action in
+    Meduris's words."""
 
     def __init__(self, inp: TextIO, out: TextIO, name: str = "human", open_screens: bool = False):
-        super().__init__(name)
-        self.inp = inp
-        self.out = out
+        super().__init__(inp, out, name)
         self.open_screens = open_screens  # False: others' materials show as totals only
-        self.input_ended = False
 
-    def say(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def read_line(self) -> str:
-        """The next line of input; "quit" on Ctrl-C (the record is kept), and "" (the end of
-        input) when there is no input to read: stdin closed (``inp`` None, as Python makes
-        ``sys.stdin`` for a closed descriptor, ``<&-``), a closed file, or a read error."""
-        if self.inp is None or getattr(self.inp, "closed", False):
-            return ""
-        try:
-            return self._bounded_line()
-        except KeyboardInterrupt:  # Ctrl-C at the prompt: quit, but keep the record
-            return "quit"
-        except UnicodeDecodeError:  # bytes that are no text: a line that is refused
-            return "\ufffd\n"
-        except (OSError, ValueError):  # a descriptor that cannot be read is the end of input
-            return ""
-
-    def _bounded_line(self) -> str:
-        """The next line cut to :data:`MAX_LINE` characters, the rest of it read and dropped in
-        pieces (a huge line never sits in memory whole)."""
-        line = self.inp.readline(MAX_LINE)
-        if len(line) < MAX_LINE or line.endswith("\n"):
-            return line
-        while True:
-            rest = self.inp.readline(MAX_LINE)
-            if not rest or rest.endswith("\n"):
-                return line + "\n"
-
-    # what a game shows and reads (Meduris's here; meduris_rl.agents.druids.human overrides them)
     def board(self, state) -> str:
         return render_text(state, None if self.open_screens else state.current_player())
 
@@ -118,34 +60,6 @@ class HumanAgent(Agent):
     def help_text(self) -> str:
         return HELP + "\n" + LEGEND
 
-    def act(self, observation, state) -> int:
-        legal = state.legal_actions()
-        seat = state.current_player()
-        self.say("\n" + self.board(state))
-        self.say(f"\nYour move, seat {seat}: {self.decision(state)}")
-        for i, a in enumerate(legal, 1):
-            self.say(f"  {i:>3}. {self.action_text(state, a)}")
-        while True:
-            self.out.write(f"choose 1-{len(legal)} > ")
-            self.out.flush()
-            line = self.read_line()
-            if not line:
-                self.say("\n(input ended)")
-                self.input_ended = True
-                raise GameAbandoned("input ended")
-            choice, reason = self.parse(line, legal, state)
-            if choice is not None:
-                return choice
-            if reason == "quit":
-                raise GameAbandoned("quit")
-            if reason == "board":
-                self.say(self.board(state))
-            elif reason == "help":
-                self.say(self.help_text())
-            else:
-                self.say(f"not accepted: {reason}; type a number 1-{len(legal)}, an action's "
-                         "words, or 'help'")
-
 
 def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
     """(action, "") for a valid choice, else (None, reason) - or a command word as reason."""
@@ -153,43 +67,23 @@ def parse_choice(line: str, legal: list[int], state) -> tuple[int | None, str]:
                        lambda: describe_decision(state))
 
 
-def parse_words(line: str, legal: list[int], to_action, to_string, due,
-                errors: tuple[type[Exception], ...] = (ValueError,)
-                ) -> tuple[int | None, str]:
-    """:func:`parse_common`, else the line as an action's words in a game's own language
-    (``to_action`` raising one of ``errors`` for words that name no action; ``to_string`` its
-    inverse; ``due()`` the decision due, named when the action is not legal now)."""
-    common = parse_common(line, legal)
-    if common is not None:
-        return common
-    text = line.strip()
-    try:
-        a = to_action(text)
-    except errors:
-        return None, f"{excerpt(text)} is neither a number nor an action"
-    if a not in legal:
-        return None, f"'{to_string(a)}' is not legal now ({due()} is due)"
-    return a, ""
+def meduris_human(inp: TextIO, out: TextIO, seat: int, labels: list[str],
+                  settings: dict) -> HumanSeat:
+    """The person's seat at a Meduris game (its row's ``human`` part; ``settings``: the game's
+    options and the seat's, each with its value): every move printed as it is made, the screens
+    lifted at the end (or all along with ``open_screens``)."""
+    return HumanSeat(HumanAgent(inp, out, open_screens=settings["open_screens"]),
+                     meduris_observer(out, seat, labels), f"you are seat {seat}",
+                     {"exchange": settings["exchange"], "open_screens": settings["open_screens"]},
+                     lambda end: "The screens are lifted:\n" + render_text(end))
 
 
-def parse_common(line: str, legal: list[int]) -> tuple[int | None, str] | None:
-    """What every game reads alike: a command word (as the reason), empty input, a number from
-    the list; None for any other line (the game reads it as an action's words)."""
-    text = line.strip()
-    low = text.lower()
-    if low in ("quit", "q", "exit"):
-        return None, "quit"
-    if low in ("board", "b"):
-        return None, "board"
-    if low in ("help", "h", "?"):
-        return None, "help"
-    if not text:
-        return None, "empty input"
-    if text.lstrip("-").isdigit():  # any digits, even '²' or 5000 of them: the strict parser
-        try:
-            return legal[parse_int("a choice", text, 1, len(legal)) - 1], ""
-        except ValueCheckError:
-            cut = "+" if len(text) >= MAX_LINE - 1 else ""  # the rest of the line was skipped
-            shown = text if len(text) <= 24 else f"{text[:12]}... ({len(text):,}{cut} digits)"
-            return None, f"{shown} is not on the list (1-{len(legal)})"
-    return None
+def meduris_observer(out: TextIO, seat: int, labels: list[str]):
+    """Meduris's observer: each move and its events as they are made (Meduris hides nothing
+    in a move: the materials behind the screens are shown as totals by the board)."""
+    def observer(state, who: int, action: int) -> None:
+        name = "chance" if who < 0 else ("you" if who == seat else f"seat {who} ({labels[who]})")
+        out.write(f"{name}: {state.action_to_string(action)}\n")
+        for e in state.last_events():
+            out.write(f"    {e.describe()}\n")
+    return observer

@@ -25,11 +25,11 @@ import time
 
 import numpy as np
 
-from meduris_env.engine.loop import resolve_chance
-from meduris_env.engine.values import check_float, check_int
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
 from meduris_rl.agents.meduris.heuristics import action_values, rollout_values
+from meduris_rl.kit.loop import resolve_chance
+from meduris_rl.kit.values import check_float, check_int
 
 
 class _Node:

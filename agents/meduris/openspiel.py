@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from meduris_env.engine.values import check_float, check_int
 from meduris_rl.agents.base import Agent, UnknownAgentError
 from meduris_rl.agents.budgets import MAX_COUNT
+from meduris_rl.kit.values import check_float, check_int
 
 #: random rollouts per leaf, at most
 MAX_ROLLOUTS = 1000

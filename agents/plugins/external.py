@@ -6,7 +6,7 @@ stdout: one JSON object per line, UTF-8, each line ended by ``\\n``, in both dir
 child's stderr is its own: it is appended to a log file (below). Like UCI engines under
 cutechess, the bot is a plain loop: read a line, and answer the lines that ask a question.
 
-The bot plays any game of :data:`meduris_rl.agents.games.GAMES`: ``"meduris"`` or ``"druids"``,
+The bot plays any game of the table of games (``"meduris"``, ``"druids"``, ...),
 named by the ``game`` field of ``hello`` and ``new_game``. A child plays one game: an agent asked to
 play another game than its child's starts a new child (with a new handshake). A bot that only picks
 among the ``legal`` ids plays every game. Messages to the bot (``type`` says which) and the
@@ -101,9 +101,9 @@ import time
 import weakref
 from pathlib import Path
 
-from meduris_env.engine.values import ValueCheckError, check_float
 from meduris_rl.agents.base import Agent, Forfeit, UnknownAgentError
-from meduris_rl.agents.games import spec_of
+from meduris_rl.kit.games import game_spec, spec_of
+from meduris_rl.kit.values import ValueCheckError, check_float
 
 PROTOCOL = 1  # Druids and the game field were added, nothing changed: protocol 1 bots play on
 DEFAULT_MOVE_TIME = 10.0  # seconds per decision
@@ -392,9 +392,10 @@ class SubprocessAgent(Agent):
             self.close(0.0)
 
     # --- the child -----------------------------------------------------------------------------
-    def start(self, game: str = "meduris") -> None:
-        """Start the child and shake hands for ``game`` (a name of
-        :data:`meduris_rl.agents.games.GAMES`); a Forfeit if either fails."""
+    def start(self, game: str | None = None) -> None:
+        """Start the child and shake hands for ``game`` (a name of the table of games; None:
+        the default game); a Forfeit if either fails."""
+        game = game_spec(game).name
         self.close(0.0)
         self.game = game
         install_cleanup()
@@ -465,10 +466,10 @@ class SubprocessAgent(Agent):
 # --- the messages of a game ---------------------------------------------------------------------
 def new_game_message(game, seat: int, seed: int | None, move_time: float,
                      game_time: float | None) -> dict:
-    """The ``new_game`` message of ``game`` (a ``MedurisGame`` or a ``DruidsGame``)."""
+    """The ``new_game`` message of ``game`` (its row's ``game_fields`` say what is its own)."""
     spec = spec_of(game)
     return {"type": "new_game", "game": spec.name, "seat": seat, "players": game.num_players,
-            "seed": seed, **spec.part("game_fields")(game), "move_time": move_time,
+            "seed": seed, **spec.game_fields(game), "move_time": move_time,
             "game_time": game_time}
 
 
@@ -483,7 +484,7 @@ def decide_message(state, seat: int, legal: list[int], observation: dict,
                "legal": [[a, state.action_to_string(a)] for a in legal],
                "observation": {key: value.tolist() for key, value in observation.items()},
                "time_left": time_left}
-    view = spec_of(state.game).part("seat_view")(state, seat)
+    view = spec_of(state.game).seat_view(state, seat)
     return json.dumps(message, separators=(",", ":"))[:-1] + ',"state":' + view + "}"
 
 

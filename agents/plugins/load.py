@@ -6,7 +6,7 @@ and builds it. A plug-in is found by one of
 * a file, ``path/to/bots.py:Cautious`` (the text before the first colon contains ``/`` or
   ends in ``.py``; a relative path is taken from the current folder);
 * a module, ``my_pkg.bots:Cautious`` (importable: installed, or its folder on ``PYTHONPATH``);
-* an entry point of the group ``meduris.agents`` of an installed package
+* an entry point of the group ``meduris_rl.agents`` of an installed package
   (:func:`entry_points`), written by its name, e.g. ``cautious``;
 
 each optionally followed by ``:<parameter>``, handed over as one string (``...:Cautious:3``
@@ -23,11 +23,11 @@ an :class:`~meduris_rl.agents.base.Agent` by :func:`build`:
   ``f(observation) -> action id``, ``observation = {"observation": vector, "action_mask":
   mask}``), wrapped in :class:`PolicyAgent`.
 
-A plug-in plays every game of :data:`meduris_rl.agents.games.GAMES` (Meduris, Druids) and receives
-what a built-in agent of that game receives (:func:`meduris_rl.agents.arena.match.play_game`):
-``act(observation, state)`` the game's observation dict (``GameSpec.observe``: in Druids
-:func:`meduris_rl.agents.games.observe_druids`, the seat's D14 view, 857 numbers and a mask of the
-Druids action ids) and the live state (a ``DruidsState`` in Druids: the whole position, so a plug-in
+A plug-in plays every game of the table of games (Meduris, Druids, ...) and receives what a
+built-in agent of that game receives (:func:`meduris_rl.agents.arena.match.play_game`):
+``act(observation, state)`` the game's observation dict (its row's ``observe``: in Druids
+:func:`druids_env.row.observe`, the seat's D14 view, 857 numbers and a mask of the Druids action
+ids) and the live state (a ``DruidsState`` in Druids: the whole position, so a plug-in
 honouring D14 reads its observation, or searches on ``druids_env.resample_hidden`` copies); a
 policy the observation dict. The object named may declare the games it plays with an attribute
 ``games`` (:func:`declared_games`, e.g. ``games = ("druids",)``); the registry refuses its name
@@ -66,10 +66,10 @@ import sys
 import traceback
 from pathlib import Path
 
-from meduris_env.engine.values import excerpt
 from meduris_rl.agents.base import Agent, UnknownAgentError
+from meduris_rl.kit.values import excerpt
 
-GROUP = "meduris.agents"  # the entry-point group installed packages register agents in
+GROUP = "meduris_rl.agents"  # the entry-point group installed packages register agents in
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")  # a dotted Python name
 
 _FILES: dict[str, object] = {}  # absolute path -> its module, imported once per process
@@ -160,7 +160,7 @@ def resolve(location: str, dotted: str, text: str, hint: str = ""):
 
 def entry_points() -> list[tuple[str, str, str]]:
     """(name, ``module:attribute``, package) of every entry point in the group
-    ``meduris.agents`` of the installed packages, sorted by name."""
+    ``meduris_rl.agents`` of the installed packages, sorted by name."""
     from importlib.metadata import entry_points as installed
 
     found = []

@@ -52,10 +52,8 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import check_players as check_game_players
-from meduris_rl.agents.games import GAME_NAMES, GAMES
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec
 
 GREEDY_LOGIT_SCALE = 20.0  # logits per unit of relative value (1 VP-equivalent = 2 logits)
 
@@ -64,8 +62,7 @@ class GreedyResidualExtractor(BaseFeaturesExtractor):
     """An MLP of the whole input beside the last ``actions`` inputs (the greedy evaluation of
     each of the game's actions) passed through."""
 
-    def __init__(self, observation_space: spaces.Box, hidden: int = 256,
-                 actions: int = NUM_ACTIONS):
+    def __init__(self, observation_space: spaces.Box, hidden: int, actions: int):
         super().__init__(observation_space, features_dim=hidden + actions)
         n = int(observation_space.shape[0])
         self.mlp = nn.Sequential(nn.Linear(n, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
@@ -80,60 +77,47 @@ class GreedyResidualExtractor(BaseFeaturesExtractor):
 KINDS = ("residual", "mlp")
 
 
-def game_actions(game: str) -> int:
+def game_actions(game: str | None) -> int:
     """The number of distinct actions of ``game`` (the policy's action space)."""
-    return GAMES[game].part("actions")
+    return game_spec(game).num_actions
 POLICY_FORMAT = "meduris-policy"
 POLICY_VERSION = 1
 
 
-class PolicyFileError(MedurisError, ValueError):
+class PolicyFileError(InputError, ValueError):
     """A policy file that is not a weights-only Meduris policy (the message says why)."""
 
 
 def architecture(kind: str, inputs: int, net_arch: list[int], players: int | None = None,
-                 game: str = "meduris") -> dict:
+                 game: str | None = None) -> dict:
     """The description of a policy network that a policy file carries: ``kind`` ("residual":
     the greedy-residual network with ``net_arch[0]`` hidden units; "mlp": sb3's MLP with
     ``net_arch`` layers), ``inputs`` (the feature vector's length), when known ``players``
-    (the player count it was trained for) and, for a game other than Meduris, ``game``
-    (files without one are Meduris policies)."""
+    (the player count it was trained for) and ``game`` (None: the default game), written only
+    for a game other than the default one (files without it, the shipped Meduris policies
+    among them, are the default game's)."""
     if kind not in KINDS:
         raise ValueError(f"policy kind {kind!r}; one of {KINDS}")
-    if game not in GAME_NAMES:
-        raise ValueError(f"game {game!r}; one of {GAME_NAMES}")
+    row = game_spec(game, ValueError)
     arch = {"kind": kind, "inputs": int(inputs), "net_arch": [int(h) for h in net_arch]}
-    if game != "meduris":
-        arch["game"] = game
+    if not row.default:
+        arch["game"] = row.name
     if players is not None:
-        arch["players"] = _check_players(players, game)
+        arch["players"] = row.check_players(players, "players", ValueError)
     return arch
 
 
-def _check_players(players, game: str) -> int:
-    """``players`` as an int if ``game`` is played by that many (Meduris: the engine's
-    :func:`~meduris_env.engine.game.check_players`; another game: its row of the games
-    table), else ValueError."""
-    if game == "meduris":
-        return check_game_players(players, "players")
-    spec = GAMES[game]
-    if isinstance(players, bool) or players not in spec.player_counts:
-        raise ValueError(f"players {players!r}; {game} is played by "
-                         f"{', '.join(map(str, spec.player_counts))} ({spec.players_rule})")
-    return int(players)
-
-
 def game_of(arch: dict) -> str:
-    """The game a policy is for (files without ``game`` are Meduris policies)."""
-    return arch.get("game", "meduris")
+    """The game a policy is for (files without ``game`` are the default game's)."""
+    return game_spec(arch.get("game")).name
 
 
-def check_game(arch: dict, path, game: str) -> None:
+def check_game(arch: dict, path, game: str | None) -> None:
     """PolicyFileError unless the policy in ``path`` plays ``game``."""
-    if game_of(arch) != game:
-        raise PolicyFileError(f"{path} is a {game_of(arch).capitalize()} policy: it cannot play "
-                              f"{game.capitalize()}; use one trained with `meduris train "
-                              f"--game {game}`")
+    want, have = game_spec(game), game_spec(game_of(arch))
+    if have.name != want.name:
+        raise PolicyFileError(f"{path} is a {have.title} policy: it cannot play {want.title}; "
+                              f"use one trained with `meduris train --game {want.name}`")
 
 
 SHIPPED_NAME = re.compile(r"ppo_([234])p\.pt")
@@ -246,7 +230,7 @@ def build_policy(arch: dict):
 def save_policy(policy, arch: dict, path, value_network=None) -> None:
     """Write ``policy``'s weights and ``arch`` as a policy file (temporary file, then rename),
     with ``value_network`` (a module from :func:`build_value`) beside them if given."""
-    from meduris_env.records.atomic import atomic_replace
+    from meduris_rl.kit.atomic import atomic_replace
 
     doc = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "architecture": arch,
            "state_dict": {k: v.detach().cpu() for k, v in policy.state_dict().items()}}
@@ -420,7 +404,7 @@ def load_policy_file(path):
     arch = doc.get("architecture")
     try:
         arch = architecture(arch["kind"], arch["inputs"], arch["net_arch"],
-                            arch.get("players"), arch.get("game", "meduris"))
+                            arch.get("players"), arch.get("game"))
         policy = build_policy(arch)
         policy.load_state_dict(doc["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
@@ -506,7 +490,10 @@ class NumpyForward:
         return logits, values[:, 0]
 
 
-def residual_policy_kwargs(hidden: int = 256, actions: int = NUM_ACTIONS) -> dict:
+def residual_policy_kwargs(hidden: int = 256, actions: int | None = None) -> dict:
+    """sb3's ``policy_kwargs`` of the residual network: ``hidden`` units, the greedy inputs of
+    ``actions`` actions (None: the default game's)."""
+    actions = game_actions(None) if actions is None else actions
     return {"features_extractor_class": GreedyResidualExtractor,
             "features_extractor_kwargs": {"hidden": hidden, "actions": actions},
             "net_arch": {"pi": [], "vf": [128]}}

@@ -1,11 +1,11 @@
 """The Druids rules engine (a pure game module, pgx / OpenSpiel style): :class:`DruidsGame`,
 :class:`DruidsState`, the action texts, the information functions (D14) and the one position
-checker. Games are played by the shared loop (:func:`meduris_env.engine.loop.play`,
+checker. Games are played by the shared loop (:func:`meduris_rl.kit.loop.play`,
 re-exported here with ``resolve_chance`` and ``random_decide``). Nothing here imports
 environments, agents or training."""
 
-from meduris_env.engine.constants import CHANCE, TERMINAL
-from meduris_env.engine.loop import play, random_decide, resolve_chance
+from meduris_rl.kit.loop import play, random_decide, resolve_chance
+from meduris_rl.kit.protocol import CHANCE, TERMINAL
 
 from .actions import (
     NUM_ACTIONS,

@@ -9,7 +9,8 @@ True
 
 from __future__ import annotations
 
-from meduris_env.engine.values import check_int
+from meduris_rl.kit.protocol import TableGame
+from meduris_rl.kit.values import check_int
 
 from .actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, string_to_action
 from .cards import HAND_LIMIT, NUM_GEMS, NUM_PLACES, ROW_SIZE, SERVANT_VALUES
@@ -20,11 +21,12 @@ DEFAULT_MAX_TURNS = 500  # random games take 20-40 turns; a bound, not a rule
 MAX_TURNS_LIMIT = 100_000
 
 
-class DruidsGame:
+class DruidsGame(TableGame):
     """Druids for ``num_players`` (2-4, D2) with ``circles`` per scoring card (D12 ruling,
     default 5) and ``max_turns`` (a guard: reaching it ends the game as truncated; 0: none)."""
 
     short_name = "druids"
+    DISTINCT_ACTIONS, CHANCE_OUTCOMES = NUM_ACTIONS, NUM_CHANCE_OUTCOMES  # (the kit's TableGame)
     long_name = "Druids (Colovini, 2004)"
     dynamics = "sequential"
     chance_mode = "explicit_stochastic"
@@ -44,13 +46,6 @@ class DruidsGame:
             "max_turns (0 or None: no limit)", max_turns, 0, MAX_TURNS_LIMIT)
 
     # --- properties as data (OpenSpiel's GameType / Game) ----------------------------------------
-    @staticmethod
-    def num_distinct_actions() -> int:
-        return NUM_ACTIONS
-
-    @staticmethod
-    def max_chance_outcomes() -> int:
-        return NUM_CHANCE_OUTCOMES
 
     def max_game_length(self) -> int:
         """A bound on the actions and outcomes of one game (``history()`` length): per turn at

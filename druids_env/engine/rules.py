@@ -10,7 +10,7 @@ collected, "discard nothing" with no gem in hand, the only source left to draw f
 
 from __future__ import annotations
 
-from meduris_env.engine.constants import CHANCE, TERMINAL
+from meduris_rl.kit.protocol import CHANCE, TERMINAL
 
 from . import actions as A
 from .cards import (

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 
-from meduris_env.engine.constants import CHANCE, TERMINAL
+from meduris_rl.kit.protocol import CHANCE, TERMINAL, TurnState
 
 from . import rules
 from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
@@ -51,8 +51,10 @@ _FLAT_LISTS = ("row", "gem_deck", "place_deck", "discards", "removed", "collecte
                "drawn_at", "played_at", "reveals")
 
 
-class DruidsState:
+class DruidsState(TurnState):
     """A Druids position. Create with ``DruidsGame.new_initial_state()``."""
+
+    TRUNCATED_END = rules.END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
 
     def __init__(self, game):
         n = game.num_players
@@ -83,19 +85,6 @@ class DruidsState:
         self.log_events.append(Event(len(self.log_actions) - 1, kind, data, owner, hidden))
 
     # --- OpenSpiel-style core ----------------------------------------------------------------
-    def current_player(self) -> int:
-        """The seat to decide, ``CHANCE`` (-1) at a chance node or ``TERMINAL`` (-4)."""
-        return self.to_move
-
-    def is_chance_node(self) -> bool:
-        return self.to_move == CHANCE
-
-    def is_terminal(self) -> bool:
-        return self.to_move == TERMINAL
-
-    def is_truncated(self) -> bool:
-        """True when the game ended on the turn limit (``max_turns``), not by the rules."""
-        return self.to_move == TERMINAL and self.end_reason == rules.END_TRUNCATED
 
     def legal_actions(self) -> list[int]:
         """Legal player actions (ids < NUM_ACTIONS), or the possible outcome ids at a chance
@@ -118,7 +107,7 @@ class DruidsState:
     def sample_chance(self, rng) -> int:
         """One outcome id of this chance node drawn from ``rng`` (a ``random.Random``), each
         card left equally likely (one ``randrange``): what the shared play loop
-        (:func:`meduris_env.engine.loop.play`) asks at a chance node."""
+        (:func:`meduris_rl.kit.loop.play`) asks at a chance node."""
         ids = rules.chance_ids(self)
         return ids[rng.randrange(len(ids))]
 
@@ -165,12 +154,6 @@ class DruidsState:
         legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:6])
         return f"{what} is not legal now; seat {self.seat} must decide: {kind}; legal " \
                f"actions include: {legal}"
-
-    def step(self, action: int) -> DruidsState:
-        """``apply_action`` on a clone; returns the new state (the original is unchanged)."""
-        child = self.clone()
-        child.apply_action(action)
-        return child
 
     def clone(self) -> DruidsState:
         """An independent copy (events are immutable and shared)."""

@@ -15,7 +15,7 @@ engine takes decisions with a single legal action itself.
 **Actions** ``Discrete(424)``, the engine's player actions (docs/druids.md). Illegal actions
 raise :class:`~druids_env.engine.errors.IllegalActionError` and change nothing (or, with
 ``illegal_action="terminate"``, end the game with -1 for the offender). ``sample()`` without a
-mask draws a legal action (:class:`meduris_env.envs.spaces.LegalActionSpace`).
+mask draws a legal action (:class:`meduris_rl.kit.envs.spaces.LegalActionSpace`).
 
 **Observations** ``Dict(observation=Box(0, high, (857,), float32), action_mask=Box(0, 1, (424,),
 int8))``: what that agent knows (D14, :func:`druids_env.engine.observation_tensor`), never
@@ -41,8 +41,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from meduris_env.engine.values import ValueCheckError, excerpt
-from meduris_env.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
+from meduris_rl.kit.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
+from meduris_rl.kit.values import ValueCheckError, excerpt
 
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
 from .common import (

@@ -14,15 +14,15 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from meduris_env.engine.values import (
+from meduris_rl.kit.envs.opponents import OpponentError
+from meduris_rl.kit.envs.turn_based import GameEngine
+from meduris_rl.kit.values import (
     SEED_MAX,
     ValueCheckError,
     check_choice,
     check_int,
     excerpt,
 )
-from meduris_env.envs.opponents import OpponentError
-from meduris_env.envs.turn_based import GameEngine
 
 from ..engine import play, resolve_chance
 from ..engine.actions import NUM_ACTIONS

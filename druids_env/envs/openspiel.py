@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from meduris_env.envs.openspiel_base import (
+from meduris_rl.kit.envs.openspiel import (
     EngineOpenSpielGame,
     EngineOpenSpielState,
     game_type,

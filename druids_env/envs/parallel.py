@@ -3,14 +3,14 @@
 Druids is turn-based: each parallel step applies the action of the one agent to move
 (``infos[agent]["active_agent"]``; only its ``action_mask`` has legal actions) and ignores the
 others'. This is the generic turn-based parallel view
-(:class:`meduris_env.envs.parallel.TurnBasedParallelEnv`, Meduris's too) over the Druids AEC
+(:class:`meduris_rl.kit.envs.parallel.TurnBasedParallelEnv`, the kit's) over the Druids AEC
 env; ``max_cycles`` caps the parallel steps, the other arguments are
 :class:`~druids_env.envs.aec.raw_env`'s.
 """
 
 from __future__ import annotations
 
-from meduris_env.envs.parallel import TurnBasedParallelEnv
+from meduris_rl.kit.envs.parallel import TurnBasedParallelEnv
 
 from .aec import raw_env
 

@@ -8,7 +8,7 @@
 For stable-baselines3 and sb3-contrib's ``MaskablePPO``: the **observation** is the learner's
 D14 vector (``Box(0, high, (857,), float32)``), the legal-action mask is ``action_masks()`` and
 ``info["action_mask"]``; the **action** space is ``Discrete(424)`` whose ``sample()`` plays a
-legal action (:class:`meduris_env.envs.spaces.LegalActionSpace`); the **reward** is the engine's
+legal action (:class:`meduris_rl.kit.envs.spaces.LegalActionSpace`); the **reward** is the engine's
 ``returns()`` for the learner at the end (D13); ``terminated`` when the game ends by the rules,
 ``truncated`` at ``max_turns`` (``truncation_reward`` as in the AEC env).
 ``illegal_action="raise"`` (default) raises :class:`~druids_env.engine.errors.IllegalActionError`
@@ -33,8 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from meduris_env.envs.single_agent import TurnBasedSingleAgentEnv
-from meduris_env.envs.turn_based import check_illegal_action
+from meduris_rl.kit.envs.single_agent import TurnBasedSingleAgentEnv
+from meduris_rl.kit.envs.turn_based import check_illegal_action
 
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
 from ..engine.information import observation_tensor

@@ -16,5 +16,6 @@ COMMANDS = (
     "train",
     "serve",
     "agents",
+    "games",
     "value", "distill", "rllib_train", "az_train",
 )

@@ -15,9 +15,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from meduris_env.engine.game import PLAYER_COUNTS
-from meduris_env.records.atomic import output_file_problem
 from meduris_rl.cli.checks import SEED, UsageError
+from meduris_rl.kit.atomic import output_file_problem
+from meduris_rl.train.meduris import PLAYER_COUNTS
 from meduris_rl.train.meduris.distill import SAVE_EVERY, TARGETS, teacher_label
 
 
@@ -76,7 +76,7 @@ def run(args) -> int:
     if wrong:
         raise UsageError(wrong)
     data_path = Path(args.data) if args.data else None
-    # (a bad policy file, teacher or --data file: its MedurisError reaches meduris_rl.cli.main)
+    # (a bad policy file, teacher or --data file: its InputError reaches meduris_rl.cli.main)
     try:
         report = distill(args.policy, Path(args.out), args.teacher, args.players, args.games,
                          data_path, args.targets, args.epochs, args.lr, args.holdout,

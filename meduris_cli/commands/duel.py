@@ -17,8 +17,8 @@ import os
 import sys
 
 from meduris_rl.agents.arena.duel import DuelConfig, DuelError, check_duel, run_duel
-from meduris_rl.agents.games import GAME_NAMES
 from meduris_rl.cli.checks import MAX_GAMES, SEED, add_time_flags, int_in
+from meduris_rl.cli.commands.games import add_game_flags, game_settings
 
 # the flag of each DuelConfig setting, for check_duel's errors
 FLAGS = {name: "--" + name.replace("_", "-") for name in
@@ -47,10 +47,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=SEED, default=0, help="duel seed")
     p.add_argument("--players", type=int, default=2,
                    help="a duel is between 2 players (other counts are refused)")
-    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
-                   help="the game to play (default meduris; or druids)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
-                   help="exchanges made by the engine when needed, or chosen by the agents (R15)")
+    add_game_flags(p)
     add_time_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -61,10 +58,11 @@ def run(args) -> int:
     if args.players != 2:
         raise DuelError(f"--players {args.players}: a duel is between 2 players; for 3 or 4 "
                         "use meduris tournament --players")
+    row, options = game_settings(args, DuelError)
     cfg = DuelConfig(a=args.a, b=args.b, elo0=args.elo0, elo1=args.elo1, alpha=args.alpha,
                      beta=args.beta, max_games=args.max_games, workers=args.workers,
-                     seed=args.seed, exchange=args.exchange, move_time=args.move_time,
-                     game_time=args.game_time, game=args.game)
+                     seed=args.seed, move_time=args.move_time, game_time=args.game_time,
+                     game=row.name, options=options)
     check_duel(cfg, FLAGS)
     useful = min(cfg.workers, os.cpu_count() or 1)
     if useful < cfg.workers:

@@ -33,9 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from meduris_env.engine.game import PLAYER_COUNTS
 from meduris_rl.agents.arena.ladder import (
-    LADDERS,
     MAX_LADDER_GAMES,
     LadderError,
     check_agents,
@@ -51,10 +49,9 @@ from meduris_rl.agents.arena.ladder import (
     to_json,
 )
 from meduris_rl.agents.base import check_names
-from meduris_rl.agents.games import GAME_NAMES
 from meduris_rl.cli.checks import SEED, HelpFormatter, add_time_flags, int_in, output_file
-
-DB = LADDERS["meduris"].db
+from meduris_rl.cli.commands.games import add_game_flags
+from meduris_rl.kit.games import game_spec
 
 
 def add_parser(sub) -> None:
@@ -66,19 +63,17 @@ def add_parser(sub) -> None:
 
     def command(name: str, help: str, func) -> object:
         c = cmds.add_parser(name, help=help, description=help, formatter_class=HelpFormatter)
-        c.add_argument("--db", default=None, help=f"the ladder file (default {DB}; "
-                       f"{LADDERS['druids'].db} with --game druids)")
-        c.add_argument("--game", choices=GAME_NAMES, default="meduris",
-                       help="the game of the ladder (default meduris; or druids: "
-                       "docs/druids.md)")
+        c.add_argument("--db", default=None, help="the ladder file (default: the game's, "
+                       "ladder.sqlite for Meduris, ladder_druids.sqlite for Druids)")
+        add_game_flags(c, options=False, what="the game of the ladder")
         c.set_defaults(func=lambda args: func(with_db(args)))
         return c
 
     def playing(c, games: int, games_help: str) -> None:
         c.add_argument("--games", type=int_in(1, MAX_LADDER_GAMES), default=games,
                        help=games_help)
-        c.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2,
-                       help="2, 3 or 4 (default 2)")
+        c.add_argument("--players", type=int, default=2,
+                       help="the number of players, one the game is played by (default 2)")
         c.add_argument("--workers", type=int_in(1, 1024), default=min(2, os.cpu_count() or 1),
                        help="parallel processes (default: 2 or the CPUs there are)")
         c.add_argument("--seed", type=SEED, default=0, help="seed of the games (default 0)")
@@ -95,7 +90,7 @@ def add_parser(sub) -> None:
     anchors.add_argument("--anchors", default=None, help="comma-separated anchors, weakest "
                          "first (default: the shipped anchors of --players)")
     show = command("show", "print the ratings fitted over all stored games", run_show)
-    show.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=None,
+    show.add_argument("--players", type=int, default=None,
                       help="one player count (default: each one stored, a table each)")
     show.add_argument("--free-anchors", action="store_true", help="fit the anchors with every "
                       "game, the entrants' too (default: the anchors held at the ratings of "
@@ -106,14 +101,21 @@ def add_parser(sub) -> None:
     command("list", "list the stored agents and their games", run_list)
     remove = command("remove", "delete an entrant's games (never the anchors')", run_remove)
     remove.add_argument("agent", help="the entrant's name")
-    remove.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2,
-                        help="2, 3 or 4 (default 2)")
+    remove.add_argument("--players", type=int, default=2,
+                        help="the number of players, one the game is played by (default 2)")
 
 
 def with_db(args):
-    """``args`` with ``--db`` filled in: the game's default ladder file if not given."""
+    """``args`` with the game named (``--game``, the default game if not given; one without a
+    ladder is one line), its player count checked and ``--db`` filled in: the game's default
+    ladder file if not given (``db_given``: the flag as given)."""
+    ladder = ladder_of(game_spec(args.game, LadderError))
+    args.game = ladder.game
+    if getattr(args, "players", None) is not None:
+        game_spec(args.game).check_players(args.players, "--players", LadderError)
+    args.db_given = args.db
     if args.db is None:
-        args.db = ladder_of(args.game).db
+        args.db = ladder.db
     return args
 
 
@@ -131,8 +133,7 @@ def progress(args, total: int, desc: str):
         return (lambda count: None), None
     from tqdm import tqdm
 
-    from meduris_env.engine.compiled import compile_notice
-    compile_notice()
+    game_spec(args.game).compile_notice()
     bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
     return bar.update, bar
 
@@ -238,6 +239,10 @@ def run_anchors(args) -> int:
 
 def run_show(args) -> int:
     png = output_file(args.png, "--png", args.force) if args.png else None
+    if args.db_given is None and not Path(args.db).exists():  # (a new user's first look)
+        args.db = str(ladder_of(args.game).shipped)
+        print(f"no {Path(ladder_of(args.game).db).name} here: the shipped anchors' ladder "
+              f"({args.db})", file=sys.stderr)
     with open_ladder(args.db, read_only=True, game=args.game) as store:
         counts = [args.players] if args.players else store.player_counts()
         fits = []

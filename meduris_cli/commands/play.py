@@ -2,10 +2,11 @@
 :func:`meduris_rl.agents.arena.play.play_human`); this module is its flags and their checks, made
 before the game starts, each error one line naming the flag to change (:class:`PlayError`).
 
-``--game druids`` plays Druids (docs/druids.md): the person sees only what their seat knows
-(D14). Its opponents are Druids agents (``meduris agents --game druids``; default
-``ismcts:200``); Meduris's own flags (``--exchange``, ``--open-screens``, ``--level``, whose
-ladder is Meduris's) are refused with it."""
+Any game of the table of games: ``--game druids`` plays Druids (docs/druids.md), where the
+person sees only what their seat knows (D14). The opponents default to the game's own
+(its row's ``default_opponent``); ``--option NAME=VALUE`` sets the game's options and the
+person's seat's (Meduris: ``exchange=manual``, ``open_screens=true``); ``--level`` picks the
+opponents from the game's levels (its row's; Meduris has them)."""
 
 from __future__ import annotations
 
@@ -14,53 +15,43 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.envs.opponents import opponent_count
-from meduris_env.records.atomic import unwritable_reason
 from meduris_rl.agents import UnknownAgentError, make_agent
 from meduris_rl.agents.arena.play import play_human
 from meduris_rl.agents.base import check_names
-from meduris_rl.agents.games import GAME_NAMES, game_spec
-from meduris_rl.agents.levels import describe, level
+from meduris_rl.agents.levels import LevelError, describe, level
 from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, set_limits
 from meduris_rl.cli.checks import SEED, add_time_flags
+from meduris_rl.cli.commands.games import add_game_flags, game_settings
+from meduris_rl.kit.atomic import unwritable_reason
+from meduris_rl.kit.envs.opponents import opponent_count
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec
 
 
-class PlayError(MedurisError, ValueError):
+class PlayError(InputError, ValueError):
     """A game that cannot be set up as asked (the message names the fix)."""
-
-
-DEFAULT_OPPONENTS = {"meduris": "mcts:200", "druids": "ismcts:200"}
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play against agents in the terminal",
-                       description="Play Meduris (or Druids, --game druids) against agents: "
-                       "the board is shown each turn and your legal actions are numbered. The "
-                       "game record is saved at the end.")
-    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
-                   help="the game to play (default meduris; druids: docs/druids.md, you see "
-                   "only your own cards)")
+                       description="Play a game (Meduris by default; Druids with --game "
+                       "druids) against agents: the position is shown each turn and your legal "
+                       "actions are numbered. The game record is saved at the end.")
+    add_game_flags(p)
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     p.add_argument("--opponents", default=None,
                    help="agent name for every opponent, or one per opponent separated by commas "
-                   f"(default {DEFAULT_OPPONENTS['meduris']}; with --game druids "
-                   f"{DEFAULT_OPPONENTS['druids']}: meduris agents --game druids lists them)")
+                   "(default: the game's own, Meduris's mcts:200, Druids' ismcts:200; meduris "
+                   "agents --game GAME lists them)")
     p.add_argument("--level", type=int, default=None,
                    help="every opponent at a difficulty level: 1 beginner .. 5 expert, each an "
                    "agent with its rating on the ladder (meduris agents lists them); instead "
                    "of --opponents")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
     p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default=None,
-                   help="Meduris: exchanges made by the engine when needed (auto, the "
-                   "default), or chosen by you (R15)")
     p.add_argument("--record", default=None,
                    help="where to save the game record (default records/play-<seed>.json)")
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
-    p.add_argument("--open-screens", action="store_true",
-                   help="Meduris: show the opponents' materials (by the rules they are behind "
-                   "screens: you see their totals)")
     add_time_flags(p)
     p.set_defaults(func=run)
 
@@ -68,28 +59,27 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     record = args.record or f"records/play-{seed}.json"
-    opponents = args.opponents or DEFAULT_OPPONENTS[args.game]
+    row, options = game_settings(args, PlayError)
+    opponents = args.opponents or row.default_opponent
     if args.level is not None:
-        if args.game != "meduris":
-            raise PlayError(f"--level picks Meduris opponents from its ladder; with --game "
-                            f"{args.game} name them with --opponents (meduris agents --game "
-                            f"{args.game} lists them)")
         if args.opponents is not None:
             raise PlayError("give --level or --opponents, not both")
-        chosen = level(args.level)
+        try:
+            chosen = level(args.level, row)
+        except LevelError as err:
+            raise PlayError(f"--level: {err}") from None
         opponents = chosen.agent_for(args.players)
-        print(f"opponents: {describe(chosen, args.players)}", flush=True)
+        print(f"opponents: {describe(chosen, args.players, row)}", flush=True)
     return play(args.players, opponents, args.seat, seed, record, sys.stdin, sys.stdout,
-                exchange=args.exchange, open_screens=args.open_screens, force=args.force,
-                move_time=args.move_time, game_time=args.game_time, game=args.game)
+                options=options, force=args.force, move_time=args.move_time,
+                game_time=args.game_time, game=row.name)
 
 
-def opponent_specs(opponents: str, players: int, game: str = "meduris") -> list[str]:
+def opponent_specs(opponents: str, players: int, game: str | None = None) -> list[str]:
     """One agent name per opponent seat; a single name fills every opponent seat."""
-    spec = game_spec(game)
+    spec = game_spec(game, PlayError)
     spec.check_players(players, "--players", PlayError)
-    names = check_names(opponents.split(","), "--opponents", PlayError,
-                        DEFAULT_OPPONENTS[game])
+    names = check_names(opponents.split(","), "--opponents", PlayError, spec.default_opponent)
     if len(names) == 1:
         names *= players - 1
     if len(names) != players - 1:
@@ -113,44 +103,32 @@ def check_record_path(path: Path, force: bool) -> None:
 
 
 def play(players: int, opponents: str, seat: int, seed: int | None, record_path: str | Path,
-         inp: TextIO, out: TextIO, exchange: str | None = None, open_screens: bool = False,
-         force: bool = False, move_time: float = DEFAULT_MOVE_TIME,
-         game_time: float | None = None, game: str = "meduris") -> int:
-    """Check the flags' values, then play one game of ``game`` with the person at ``seat``
-    (:func:`meduris_rl.agents.arena.play.play_human`); return its exit status. ``move_time`` and
-    ``game_time`` limit ``cmd:`` opponents (their stderr goes to ``<temp dir>/meduris-bots``).
-    ``exchange`` (None: "auto") and ``open_screens`` are Meduris's options, refused with Druids."""
-    check_game_options(game, exchange, open_screens)
-    names = opponent_specs(opponents, players, game)
+         inp: TextIO, out: TextIO, options: dict | None = None, force: bool = False,
+         move_time: float = DEFAULT_MOVE_TIME, game_time: float | None = None,
+         game: str | None = None) -> int:
+    """Check the flags' values, then play one game of ``game`` (None: the default game) with
+    the person at ``seat`` (:func:`meduris_rl.agents.arena.play.play_human`); return its exit
+    status. ``options`` are the game's and the person's seat's (its row's, by name).
+    ``move_time`` and ``game_time`` limit ``cmd:`` opponents (their stderr goes to
+    ``<temp dir>/meduris-bots``)."""
+    spec = game_spec(game, PlayError)
+    if not spec.has_part("human"):
+        raise PlayError(f"{spec.title} has no person's seat (its row names no human part): it "
+                        "cannot be played at the terminal")
+    options = spec.check_options(options, seat=None, error=PlayError)
+    names = opponent_specs(opponents, players, spec.name)
     if not 0 <= seat < players:
-        raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts, "
-                        f"{'R6' if game == 'meduris' else 'D3'})")
+        raise PlayError(f"--seat {seat}: seats are 0..{players - 1} (seat 0 starts)")
     try:
-        bots = [make_agent(n, game) for n in names]
+        bots = [make_agent(n, spec.name) for n in names]
         for bot in bots:  # a policy file trained for another player count: refused now
             if hasattr(bot, "check_players"):
                 bot.check_players(players)
     except UnknownAgentError as err:
-        raise PlayError(str(err) if game == "meduris" else f"--opponents: {err}") from None
+        raise PlayError(f"--opponents: {err}") from None
     set_limits(bots, move_time, game_time)
     record_path = Path(record_path)
     check_record_path(record_path, force)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    return play_human(players, bots, seat, seed, record_path, inp, out,
-                      exchange=exchange or "auto", open_screens=open_screens, game=game)
-
-
-def check_game_options(game: str, exchange: str | None, open_screens: bool) -> None:
-    """The game is one of :data:`meduris_rl.agents.games.GAMES` and only its own options are
-    given."""
-    if game not in GAME_NAMES:
-        raise PlayError(f"--game {game!r}: the games are {', '.join(GAME_NAMES)}")
-    if game == "meduris":
-        return
-    if exchange is not None:
-        raise PlayError(f"--exchange is a Meduris option (R15); {game.capitalize()} has no "
-                        "exchanges: leave it out")
-    if open_screens:
-        raise PlayError(f"--open-screens is a Meduris option; in {game.capitalize()} you see "
-                        "only your own cards (D14): leave it out")
+    return play_human(players, bots, seat, seed, record_path, inp, out, spec.name, options)

@@ -1,6 +1,7 @@
-"""``meduris replay``: step through a game record in the terminal, or write it as a
-self-contained HTML page; the replay is checked against the record (a record that does not
-replay exactly is a RecordError, one line)."""
+"""``meduris replay``: step through a game record of any game in the terminal, or write it as a
+self-contained HTML page (a game whose row names an ``html_replay`` part: Meduris); the replay is
+checked against the record (a record that does not replay exactly is a RecordError, one
+line)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from meduris_env.records.record import GameRecord
-    from meduris_env.records.replay import summary, terminal_replay, write_html
+    from meduris_rl.kit.records import GameRecord
+    from meduris_rl.kit.replay import summary, terminal_replay
     out = None
     if args.html:  # before the work: the page may be written there
         if not Path(args.html).parent.is_dir():
@@ -35,7 +36,11 @@ def run(args) -> int:
         out = output_file(args.html, "--html", args.force, inputs=(Path(args.record),))
     record = GameRecord.load(args.record)
     if out is not None:
-        write_html(record, out)
+        row = record.row
+        if not row.has_part("html_replay"):
+            raise UsageError(f"--html: {row.title} has no page of its own (only Meduris draws "
+                             "its board); meduris replay RECORD --all prints its steps in words")
+        row.part("html_replay")(record, out)
         print(f"{summary(record)} (replayed exactly)\nwrote {out} "
               f"({len(record.actions) + 1} steps, {out.stat().st_size / 1e3:.0f} kB)")
         return 0

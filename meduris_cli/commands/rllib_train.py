@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from meduris_env.engine.game import DEFAULT_MAX_TURNS, PLAYER_COUNTS
 from meduris_rl.cli.checks import SEED, UsageError
+from meduris_rl.train.meduris import DEFAULT_MAX_TURNS, PLAYER_COUNTS
 
 
 def add_parser(sub) -> None:
@@ -71,7 +71,7 @@ def run(args) -> int:
             print(f"iteration {row['iteration']:4d}  env steps {row['env_steps_sampled']:9d}  "
                   f"{row['seconds']:7.1f} s", flush=True)
 
-    # (Ray missing, a silent cluster, a bad checkpoint or --out: an RLlibError, a MedurisError
+    # (Ray missing, a silent cluster, a bad checkpoint or --out: an RLlibError, a InputError
     # that meduris_rl.cli.main prints)
     metrics = train(args.players, args.iterations, args.out, args.env_runners, args.seed,
                     args.address, shared=not args.per_seat, resume=args.resume,

@@ -16,13 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from meduris_env.engine.errors import MedurisError
 from meduris_rl.cli.checks import int_in
+from meduris_rl.cli.commands.games import add_game_flags
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec
 
 GRACE = 2  # seconds open connections (event streams) get to end when the server stops
 
 
-class ServeError(MedurisError, ValueError):
+class ServeError(InputError, ValueError):
     """``meduris serve`` cannot start as asked (the message names the fix)."""
 
 
@@ -43,6 +45,8 @@ def add_parser(sub) -> None:
     p.add_argument("--thinkers", type=int_in(1, 256), default=None, metavar="N",
                    help="worker processes computing the opponents' moves (default: the CPU "
                    f"count, here {os.cpu_count() or 1}); started before the server listens")
+    add_game_flags(p, options=False, what="the game the page plays (a game whose row names a "
+                   "web page: Meduris)")
     p.set_defaults(func=run)
 
 
@@ -50,7 +54,11 @@ def run(args) -> int:
     import socket
     import sqlite3
 
-    from meduris_env.records.atomic import unwritable_reason
+    from meduris_rl.kit.atomic import unwritable_reason
+    row = game_spec(args.game, ServeError)
+    if not row.has_part("web"):
+        raise ServeError(f"--game {row.name}: {row.title} has no web page (its row names no "
+                         "web part); play it in the terminal with meduris play")
     if not 1 <= args.port <= 65535:
         raise ServeError(f"--port {args.port}: a port is 1..65535")
     db = Path(args.db)
@@ -63,7 +71,7 @@ def run(args) -> int:
     try:
         import uvicorn
 
-        from meduris_rl.cli.web.app import create_app
+        create_app = row.part("web")
         from meduris_rl.cli.web.store import DatabaseRefused
     except ImportError as err:
         raise ServeError(f"meduris serve needs fastapi and uvicorn ({err}); install them with "

@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-from meduris_env.records.atomic import unwritable_reason
 from meduris_rl.agents.arena.tournament import (
     TournamentConfig,
     TournamentError,
@@ -24,8 +23,9 @@ from meduris_rl.agents.arena.tournament import (
     run_tournament,
     write_results,
 )
-from meduris_rl.agents.games import GAME_NAMES
 from meduris_rl.cli.checks import MAX_GAMES, SEED, add_time_flags, int_in, output_folder
+from meduris_rl.cli.commands.games import add_game_flags, game_settings
+from meduris_rl.kit.atomic import unwritable_reason
 
 DEFAULT_AGENTS = "random,greedy,mcts:100,ppo"
 RESULT_FILES = ("games.csv", "summary.json", "records", "logs")  # what a tournament writes
@@ -39,25 +39,22 @@ def add_parser(sub) -> None:
     p = sub.add_parser("tournament", help="play agents against each other and print a leaderboard",
                        description="Play every lineup (ordered choice of agents for the seats) "
                        "equally often; write games.csv and summary.json to --out.")
-    p.add_argument("--agents", default=DEFAULT_AGENTS,
-                   help=f"comma-separated agent names (default {DEFAULT_AGENTS}); repeat a name "
+    p.add_argument("--agents", default=None,
+                   help="comma-separated agent names (default: the game's own list, Meduris's "
+                   f"{DEFAULT_AGENTS}); repeat a name "
                    "to seat it twice; known: random, greedy, mcts[:iterations|:<seconds>s], "
                    "ppo[:policy.pt], az[:iterations[:policy.pt]], openspiel-mcts[:simulations], "
                    "rllib:<checkpoint>; your own: path/bots.py:Class, my_pkg.bots:Class, an "
                    "installed plug-in's name, or cmd:<program> (docs/bring_your_own_agent.md; "
                    "meduris agents lists them)")
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
-    p.add_argument("--game", choices=GAME_NAMES, default="meduris",
-                   help="the game to play (default meduris; druids: docs/druids.md, whose agents "
-                   "meduris agents --game druids lists)")
+    add_game_flags(p)
     p.add_argument("--games", type=int_in(1, MAX_GAMES), default=180,
                    help="games to play, rounded up to a multiple of the lineups (default 180)")
     p.add_argument("--seed", type=SEED, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int_in(1), default=min(2, os.cpu_count() or 1),
                    help="parallel processes (default: 2 or the CPUs there are; at most one per "
                    "game and per CPU with the process backend)")
-    p.add_argument("--exchange", choices=("auto", "manual"), default="auto",
-                   help="exchanges made by the engine when needed, or chosen by the agents (R15)")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="play the games in processes on this machine (default) or as Ray tasks")
     p.add_argument("--address", default=None, metavar="HOST:PORT",
@@ -83,11 +80,12 @@ def check_writable(out: Path) -> None:
 
 def checked_config(args) -> tuple[TournamentConfig, int, int]:
     """The tournament of the flags, checked: (config, lineups, games after rounding up)."""
-    cfg = TournamentConfig(agents=args.agents.split(","), players=args.players, games=args.games,
-                           seed=args.seed, workers=args.workers, exchange=args.exchange,
-                           save_records=args.save_records, backend=args.backend,
-                           address=args.address, move_time=args.move_time,
-                           game_time=args.game_time, game=args.game)
+    row, options = game_settings(args, TournamentError)
+    agents = args.agents if args.agents is not None else ",".join(row.default_agents)
+    cfg = TournamentConfig(agents=agents.split(","), players=args.players, games=args.games,
+                           seed=args.seed, workers=args.workers, save_records=args.save_records,
+                           backend=args.backend, address=args.address, move_time=args.move_time,
+                           game_time=args.game_time, game=row.name, options=options)
     _, lineups, games = check_config(cfg, FLAGS)
     if cfg.backend == "ray":
         check_ray(cfg.address)  # before any work: Ray installed, the cluster reachable

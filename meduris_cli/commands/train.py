@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from meduris_rl.agents.games import GAME_NAMES
+from meduris_rl.agents.arena.ladder.anchors import game_flag
 from meduris_rl.cli.checks import SEED, UsageError, int_in, output_folder
 from meduris_rl.train.config import RESUMABLE, TrainConfig
 
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
         p.add_argument(flag, **{**kw, "help": f"{kw['help']} (default: {shown})"})
 
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
-    setting("--game", choices=GAME_NAMES, help="the game to learn (druids: a vector "
+    setting("--game", metavar="GAME", help="the game to learn (druids: a vector "
             "of its single-agent env, train/druids/league.py)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
@@ -108,14 +108,14 @@ def run(args) -> int:
             output_folder(cfg.out, "--out", args.force, RUN_FILES, clear=True)
         state = train(cfg, resume=args.resume, progress=not args.no_progress,
                       report=lambda line: print(line, file=sys.stderr, flush=True))
-    except OSError as err:  # (a bad setting is a MedurisError: main prints it)
+    except OSError as err:  # (a bad setting is a InputError: main prints it)
         raise UsageError(f"{err.strerror or err} ({err.filename or 'a run file'}); "
                          "check --out") from None
     except KeyboardInterrupt:
         print(f"meduris: interrupted; {interrupted_advice(args, cfg)}", file=sys.stderr)
         return 130
     last = state["evals"][-1]["win_rate_vs_greedy"] if state["evals"] else float("nan")
-    game = "" if cfg.game == "meduris" else f" --game {cfg.game}"
+    game = game_flag(cfg.game)
     print(f"trained {state['timesteps']} steps in {state['wall_seconds']:.0f} s "
           f"({state.get('ppo_steps_per_second', 0):.0f} PPO steps/s); "
           f"win rate vs greedy {last:.1%}; policy: {cfg.out}/policy.pt\n"

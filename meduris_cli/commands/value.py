@@ -10,9 +10,9 @@ policy file, an existing ``--out`` without ``--force``, numbers out of range) pr
 
 from __future__ import annotations
 
-from meduris_env.engine.game import PLAYER_COUNTS
-from meduris_env.records.atomic import output_file_problem
 from meduris_rl.cli.checks import SEED, UsageError
+from meduris_rl.kit.atomic import output_file_problem
+from meduris_rl.train.meduris import PLAYER_COUNTS
 from meduris_rl.train.meduris.az import MAX_SIMULATIONS  # (numpy only)
 from meduris_rl.train.meduris.judges import (  # (numpy only, as meduris_rl.train.meduris.value)
     SEARCH_SHARE,
@@ -130,7 +130,7 @@ def run(args) -> int:
     wrong = problem(args)
     if wrong:
         raise UsageError(wrong)
-    # (an unreadable policy file, bad inputs or settings: their MedurisError or OSError reaches
+    # (an unreadable policy file, bad inputs or settings: their InputError or OSError reaches
     # meduris_rl.cli.main, which prints it)
     if args.mean_of is not None:
         return joined(args)

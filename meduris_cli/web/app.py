@@ -26,7 +26,7 @@ Every error is a JSON object ``{"error": reason, "status": code}`` (one line, va
 short excerpts), never text: a refusal (4xx) changes nothing. Bodies are read by
 :func:`read_body`: ``Content-Type: application/json`` (else 415), at most :data:`MAX_BODY`
 bytes (413, refused by :class:`Guard` before they are read), parsed by the project's bounded
-reader :func:`meduris_env.engine.jsonfile.parse_json` (at most :data:`MAX_DEPTH` levels, 64-bit
+reader :func:`meduris_rl.kit.jsonfile.parse_json` (at most :data:`MAX_DEPTH` levels, 64-bit
 integers, no NaN: else 422) and then checked field by field. A stored game that no longer
 replays is 409 (:class:`.store.DamagedGame`); too many running games 503. Anything unforeseen
 is caught by :class:`Guard`: its traceback goes to the server log (logger ``meduris.web``) and
@@ -57,7 +57,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from meduris_env.engine.jsonfile import clip, parse_json
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
 from meduris_rl.cli.web.live import KEEPALIVE, Live, Refusal
@@ -72,6 +71,7 @@ from meduris_rl.cli.web.store import (
     offered_levels,
 )
 from meduris_rl.cli.web.thinking import Thinkers, is_instant
+from meduris_rl.kit.jsonfile import clip, parse_json
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)

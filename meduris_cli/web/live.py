@@ -48,9 +48,9 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from meduris_env.engine.jsonfile import clip
 from meduris_rl.cli.web.store import GameConfig, Games, LiveGame, WebError
 from meduris_rl.cli.web.thinking import Thinkers
+from meduris_rl.kit.jsonfile import clip
 
 LOG = logging.getLogger("meduris.web")
 QUEUE = 256  # messages a subscriber may have waiting before it is dropped

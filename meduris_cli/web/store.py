@@ -21,8 +21,8 @@ a newer schema version, other tables or columns) is refused by :class:`Store` wi
 
 **Stored rows are input.** What a game's rows hold is checked when the game is read
 (:meth:`Store.load`: the config through the bounded JSON reader
-:func:`meduris_env.engine.jsonfile.parse_json` and the strict checkers of
-:mod:`meduris_env.engine.values`, the moves numbered 0..n-1, then replayed with each seat
+:func:`meduris_rl.kit.jsonfile.parse_json` and the strict checkers of
+:mod:`meduris_rl.kit.values`, the moves numbered 0..n-1, then replayed with each seat
 checked); a game whose rows were tampered with is refused with :class:`DamagedGame` (409, the
 reason) and the other games keep working. Opponent names read back are checked as a request's
 are (:func:`check_opponent`) before an agent is built, so no stored name reaches a file.
@@ -36,13 +36,13 @@ its stored actions to a fresh state, each checked for the seat recorded. Everyth
 is determined by its seed: the chance outcomes that follow an action at step ``k`` (history
 length ``k`` before them) are drawn from ``random.Random(derive_seed(seed, 0, k))``, and the
 opponent at ``seat`` is reset with ``derive_seed(seed, seat + 1, k)`` before it decides at step
-``k`` (the paths of :mod:`meduris_env.engine.seeding`, with the step added). Nothing depends on
+``k`` (the paths of :mod:`meduris_rl.kit.seeding`, with the step added). Nothing depends on
 what the server held in memory, so a game resumed after a restart goes on exactly as it would
 have.
 
 **Opponents** are the built-in agents and shipped models only: a name is read by the one
 agent-name parser, :meth:`meduris_rl.agents.registry.AgentSpec.parse` (:func:`opponent_spec`), after
-its kind was found among the rows of :data:`meduris_rl.agents.registry.KINDS` whose ``web`` flag is
+its kind was found among Meduris's rows of the agent table whose ``web`` flag is
 set (so no file or module named by a request is ever imported), with at most a whole-number budget
 (``mcts:200``); a parameter naming a file (``ppo:<path>``) is refused. Nothing is built to
 check a name: the server process builds the instant opponents only (when they first move);
@@ -90,20 +90,20 @@ from meduris_env import MedurisGame, score_breakdown
 from meduris_env.engine.actions import action_to_string, decode_action
 from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.constants import CHANCE, NUM_ACTIONS, TERMINAL
-from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import PlayerCountError
-from meduris_env.engine.jsonfile import clip, parse_json
-from meduris_env.engine.seeding import derive_seed
 from meduris_env.engine.state import IllegalActionError, State
-from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_int, excerpt
 from meduris_env.envs.observation import observe_state
-from meduris_env.records.record import GameRecord
 from meduris_env.render.view import state_view
+from meduris_env.row import ROW
 from meduris_rl.agents import Agent, UnknownAgentError, make_agent
-from meduris_rl.agents.games import GAMES
 from meduris_rl.agents.registry import AgentSpec
 from meduris_rl.cli.web.thinking import is_instant
 from meduris_rl.cli.web.words import entry_lines, entry_targets, with_offer_words, with_your_status
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.jsonfile import clip, parse_json
+from meduris_rl.kit.records import GameRecord
+from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_int, excerpt
 
 MAX_BUDGET = 2000  # the largest mcts/az/openspiel-mcts budget a request may ask for
 OFFERED_BUDGETS = (50, 200, 800)  # the budgets the page offers for a kind that has one
@@ -134,7 +134,7 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
-class WebError(MedurisError):
+class WebError(InputError):
     """A request the server refuses: an HTTP status (4xx) and the reason, in words."""
 
     def __init__(self, status: int, reason: str):
@@ -151,11 +151,11 @@ class DamagedGame(WebError):
                          f"played: {reason}")
 
 
-class StoredDataError(MedurisError, ValueError):
+class StoredDataError(InputError, ValueError):
     """A stored value that does not read back (the message names it); becomes a DamagedGame."""
 
 
-class DatabaseRefused(MedurisError):
+class DatabaseRefused(InputError):
     """A database file that is not a games database of this server; ``problem`` says why."""
 
     def __init__(self, path: Path, problem: str):
@@ -189,8 +189,7 @@ class GameConfig:
             raise StoredDataError("its config is not an object with players, seat, opponents "
                                   "and seed")
         try:
-            players = GAMES["meduris"].check_players(d["players"], "its config's players",
-                                                     StoredDataError)
+            players = ROW.check_players(d["players"], "its config's players", StoredDataError)
             seat = check_int("its config's seat", d["seat"], 0, players - 1)
             seed = check_int("its config's seed", d["seed"], 0, SEED_MAX)
         except ValueCheckError as err:
@@ -204,15 +203,16 @@ class GameConfig:
 
 
 def available_agents() -> list[dict[str, Any]]:
-    """The opponents a game may ask for: the kinds of :data:`meduris_rl.agents.registry.KINDS` the
-    server may offer (not rllib: it needs a checkpoint file), those needing a model only for the
-    player counts with a shipped one, openspiel-mcts only with OpenSpiel installed. Each with
-    ``examples``: the names the page offers (a kind with a budget at each of
-    :data:`OFFERED_BUDGETS`), which the thinking workers are warmed up with."""
-    from meduris_rl.agents.registry import KINDS
+    """The opponents a game may ask for: the kinds of Meduris (the page's game,
+    :func:`meduris_rl.agents.registry.kinds`) the server may offer (not rllib: it needs a
+    checkpoint file), those needing a model only for the player counts with a shipped one,
+    openspiel-mcts only with OpenSpiel installed. Each with ``examples``: the names the page
+    offers (a kind with a budget at each of :data:`OFFERED_BUDGETS`), which the thinking workers
+    are warmed up with."""
+    from meduris_rl.agents.registry import kinds
 
     out = []
-    for kind in KINDS:
+    for kind in kinds(ROW):
         players = [p for p in kind.players
                    if kind.shipped_model(p) is None or kind.shipped_model(p).is_file()]
         if not kind.web or not players:
@@ -240,10 +240,10 @@ def examples(kind) -> list[str]:
 def offered_levels(agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The difficulty levels (:mod:`meduris_rl.agents.levels`) whose agent is among ``agents`` (what
     :func:`available_agents` offers), each with its rating on the shipped 2-player ladder."""
-    from meduris_rl.agents.levels import LEVELS, as_dict
+    from meduris_rl.agents.levels import as_dict, levels
 
     offered = {a["name"] for a in agents}
-    return [as_dict(lv) for lv in LEVELS if lv.agent.partition(":")[0] in offered]
+    return [as_dict(lv, ROW) for lv in levels(ROW) if lv.agent.partition(":")[0] in offered]
 
 
 def opponent_spec(name: Any, players: int) -> AgentSpec:
@@ -253,7 +253,7 @@ def opponent_spec(name: Any, players: int) -> AgentSpec:
     a model one shipped for ``players``; else a WebError (400) saying why. Nothing is built
     and no model loaded. The kind is looked up before the name is parsed: the parser imports
     a plug-in named by a file or module, and a request never names one."""
-    from meduris_rl.agents.registry import BY_NAME
+    from meduris_rl.agents.registry import kind_named
 
     if not isinstance(name, str) or not name.strip():
         raise WebError(400, "an opponent is an agent name such as 'greedy', got "
@@ -261,11 +261,11 @@ def opponent_spec(name: Any, players: int) -> AgentSpec:
     name = name.strip()
     if len(name) > 40:
         raise WebError(400, "an opponent name has at most 40 characters")
-    kind = BY_NAME.get(name.split(":", 1)[0])
+    kind = kind_named(name.split(":", 1)[0], ROW)
     if kind is None or not kind.web:
         raise unknown_opponent(name)
     try:
-        spec = AgentSpec.parse(name)
+        spec = AgentSpec.parse(name, ROW)
     except UnknownAgentError:
         spec = None
     if kind.budget is not None and (spec is None or spec.parameter is not None
@@ -303,7 +303,7 @@ def check_opponent(name: Any, players: int) -> str:
 def check_config(players: Any, opponents: Any, seat: Any, seed: Any) -> GameConfig:
     """A valid GameConfig from request values, or a WebError (400) naming the problem."""
     try:
-        players = GAMES["meduris"].check_players(players)
+        players = ROW.check_players(players, error=PlayerCountError)
     except PlayerCountError as err:
         raise WebError(400, str(err)) from None
     if isinstance(opponents, str):
@@ -789,7 +789,7 @@ class Games:
                                     seats=[s for _, s in moves], agents=g.labels,
                                     seed=config.seed)
                 states = list(record.states())
-            except MedurisError as err:  # RecordError: an illegal move, a wrong seat, ...
+            except InputError as err:  # RecordError: an illegal move, a wrong seat, ...
                 raise DamagedGame(game_id, f"its moves do not replay: "
                                   f"{clip(str(err), 200)}") from None
             g.state = states[-1]

@@ -3,7 +3,7 @@
 **What a decision is.** :func:`decide` is a pure function of (agent name, player count, the
 state's JSON (:meth:`State.to_json`), seat, seed): the agent named is reset with ``seed`` and
 asked for its action in that state. The server passes ``derive_seed(seed, seat + 1, step)``
-(the game's seed, the seat, the step: :mod:`meduris_env.engine.seeding`), as it always has, so a
+(the game's seed, the seat, the step: :mod:`meduris_rl.kit.seeding`), as it always has, so a
 game played through the pool is the same game, bit for bit, as one played in-process
 (``tests/test_web_live.py`` compares them). A worker keeps one agent per name (its cache):
 resetting before every decision makes a shared agent behave as a fresh one.
@@ -83,8 +83,8 @@ def is_instant(name: str) -> bool:
     if name in INSTANT:
         return True
     from meduris_rl.agents.plugins.load import PluginError, resolve_entry_point
-    from meduris_rl.agents.registry import BY_NAME
-    row = BY_NAME.get(name)
+    from meduris_rl.agents.registry import kind_named
+    row = kind_named(name)
     if row is None or row.source != "entry point":
         return False
     try:
@@ -102,9 +102,9 @@ def warm_up(warm: Iterable[tuple[str, int]]) -> None:
     import random
 
     from meduris_env import MedurisGame
-    from meduris_env.engine.loop import resolve_chance
     from meduris_rl.agents import UnknownAgentError
     from meduris_rl.agents.registry import AgentSpec
+    from meduris_rl.kit.loop import resolve_chance
 
     played: set[tuple[str, int]] = set()
     for name, players in warm:

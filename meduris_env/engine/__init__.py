@@ -8,14 +8,15 @@ play-a-game loop), ``seeding`` (the one seed scheme), ``serialize`` (JSON), ``te
 as text). Nothing here imports the environments, agents or training.
 """
 
+from meduris_rl.kit.loop import play, resolve_chance
+from meduris_rl.kit.seeding import derive_seed
+
 from .boards import Board, BoardError, load_board
 from .chance import sample_chance
 from .constants import CHANCE, NUM_ACTIONS, NUM_CHANCE_OUTCOMES, TERMINAL
 from .events import Event
 from .game import DEFAULT_MAX_TURNS, MedurisGame
 from .layout import FIELDS, STATE_SIZE
-from .loop import play, resolve_chance
-from .seeding import derive_seed
 from .serialize import StateFileError, load_state
 from .state import IllegalActionError, State
 from .text import render_text

@@ -8,7 +8,7 @@ resolved inside the kernel: after every reset and every action, chance nodes are
 with outcomes drawn by :func:`~meduris_env.engine.kernel.chance_outcome` (the documented
 distributions) from the game's own **counter-based random stream**. Game ``i``'s stream is
 SplitMix64 from the key ``stream_key(seed, i, episode)`` (the project's seed hash,
-:mod:`~meduris_env.engine.seeding`), stepped by a per-game counter. Each game therefore depends
+:mod:`~meduris_rl.kit.seeding`), stepped by a per-game counter. Each game therefore depends
 on ``(seed, i, episode)`` and its own actions only, never on the batch size or the number of
 threads. A second counter on the same key, in another domain, serves the game's agent
 randomness: the batched random sampler and the environments' built-in random opponent.
@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from meduris_rl.kit.seeding import STREAM_BATCH, _splitmix64
+
 from .constants import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, PH_QUEUE, PH_TERMINAL
 from .kernel import (
     EV_CAPACITY,
@@ -43,7 +45,6 @@ from .kernel import (
     masked_choice,
 )
 from .layout import O_PHASE
-from .seeding import STREAM_BATCH, _splitmix64
 
 # the columns of ``streams`` and ``counts``
 KEY, CHANCE_DRAWS, AGENT_DRAWS = 0, 1, 2
@@ -59,7 +60,7 @@ CHUNK = 16  # games per parallel work item (scratch buffers are allocated once p
 @njit(cache=True, nogil=True)
 def stream_key(seed, game, episode):
     """The 64-bit key of game ``game``'s random stream in episode ``episode`` of a batch seeded
-    with ``seed`` (the seed hash of :func:`~meduris_env.engine.seeding.derive_seed_kernel`)."""
+    with ``seed`` (the seed hash of :func:`~meduris_rl.kit.seeding.derive_seed_kernel`)."""
     h = np.uint64(0x6A09E667F3BCC908)
     h = _splitmix64(h ^ np.uint64(seed))
     h = _splitmix64(h ^ np.uint64(STREAM_BATCH))

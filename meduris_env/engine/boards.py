@@ -22,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.jsonfile import read_json_file
+
 from .constants import MATERIALS, MAX_FIELDS, NUM_RUNE_AREAS
-from .errors import MedurisError
-from .jsonfile import read_json_file
 
 BUILTIN_BOARDS = {
     "2-3": "board-2-3-players.json",
@@ -32,7 +33,7 @@ BUILTIN_BOARDS = {
 }
 
 
-class BoardError(MedurisError, ValueError):
+class BoardError(InputError, ValueError):
     """A board file or dict that does not describe a valid Meduris board."""
 
 

@@ -34,6 +34,9 @@ import itertools
 
 import numpy as np
 
+# the special current_player values (OpenSpiel's) are the kit's, for every game
+from meduris_rl.kit.protocol import CHANCE, TERMINAL  # noqa: F401 (re-exported)
+
 # --- components (R1, R2, R3, R4) ----------------------------------------------------------------
 MATERIALS = ("wood", "wool", "copper", "stone")  # also the four high plains, same order
 WOOD, WOOL, COPPER, STONE = 0, 1, 2, 3
@@ -103,10 +106,6 @@ C_CHIP = C_DIE + 6
 C_START = C_CHIP + MAX_FIELDS * 3
 NUM_CHANCE_OUTCOMES = C_START + MAX_PLAYERS - C_DIE  # 154
 NUM_IDS = NUM_ACTIONS + NUM_CHANCE_OUTCOMES
-
-# --- special current_player values (OpenSpiel's) -----------------------------------------------
-CHANCE = -1
-TERMINAL = -4
 
 # --- decision kinds (queue entry kinds; the first five need a player's choice) -------------------
 Q_NONE, Q_PLACE, Q_TAKE, Q_RETURN, Q_MAIN, Q_OFFER, Q_INTERIM = 0, 1, 2, 3, 4, 5, 6

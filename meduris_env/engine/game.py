@@ -13,6 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.protocol import TableGame
+from meduris_rl.kit.values import check_bool, check_choice, check_int
+
 from . import actions
 from .boards import Board, BoardError, load_board
 from .constants import (
@@ -31,17 +35,15 @@ from .constants import (
     TEMPLES,
     WORKERS,
 )
-from .errors import MedurisError
 from .layout import OFFSETS, STATE_SIZE
 from .state import State
-from .values import check_bool, check_choice, check_int
 
 DEFAULT_MAX_TURNS = 1000
 MAX_TURNS_LIMIT = 2**31 - 1  # the state array holds it as an int32
 PLAYER_COUNTS = (2, 3, 4)  # R1
 
 
-class PlayerCountError(MedurisError, ValueError):
+class PlayerCountError(InputError, ValueError):
     """A player count Meduris is not played by (R1: 2, 3 or 4)."""
 
 
@@ -68,7 +70,7 @@ def game_from(game: MedurisGame | None = None, **options) -> MedurisGame:
     return game
 
 
-class MedurisGame:
+class MedurisGame(TableGame):
     """Static rules and sizes of one Meduris configuration.
 
     Args:
@@ -83,8 +85,10 @@ class MedurisGame:
         zero_sum: how :meth:`State.returns` scores (see there).
 
     The flags must be real bools and ``max_turns`` an int (numpy ints accepted): anything else
-    is a :class:`~meduris_env.engine.values.ValueCheckError` (also a ``ValueError``).
+    is a :class:`~meduris_rl.kit.values.ValueCheckError` (also a ``ValueError``).
     """
+
+    DISTINCT_ACTIONS, CHANCE_OUTCOMES = NUM_ACTIONS, NUM_CHANCE_OUTCOMES  # (the kit's TableGame)
 
     def __init__(
         self,
@@ -127,13 +131,6 @@ class MedurisGame:
         self._initial = self._initial_array()
 
     # --- sizes ---------------------------------------------------------------------------------
-    @staticmethod
-    def num_distinct_actions() -> int:
-        return NUM_ACTIONS
-
-    @staticmethod
-    def max_chance_outcomes() -> int:
-        return NUM_CHANCE_OUTCOMES
 
     @property
     def num_fields(self) -> int:

@@ -4,7 +4,7 @@
 game, and every invariant of :mod:`~meduris_env.engine.invariants`, the one checker:
 conservation of the 72 materials, piece counts, rune holders, druid, decision queue ...) and
 raises :class:`StateFileError` naming the first problem; nothing is half-built. The text is
-parsed by :func:`~meduris_env.engine.jsonfile.parse_json` (size, nesting depth and 64-bit
+parsed by :func:`~meduris_rl.kit.jsonfile.parse_json` (size, nesting depth and 64-bit
 integers bounded, so deep or huge values are StateFileErrors too).
 """
 
@@ -15,20 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.jsonfile import parse_json
+
 from . import kernel as K
 from .boards import BoardError
 from .constants import NUM_IDS
-from .errors import MedurisError
 from .events import EVENT_KINDS
 from .invariants import first_problem
-from .jsonfile import parse_json
 from .layout import FIELDS, OFFSETS, STATE_SIZE
 
 FORMAT = "meduris-state"
 VERSION = 1
 
 
-class StateFileError(MedurisError, ValueError):
+class StateFileError(InputError, ValueError):
     """A state file that does not parse or does not describe a consistent position."""
 
 

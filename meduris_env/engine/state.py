@@ -31,6 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from meduris_rl.kit.errors import IllegalActionError
+from meduris_rl.kit.protocol import TurnState
+from meduris_rl.kit.values import excerpt, unwrap_action
+
 from . import chance
 from . import kernel as K
 from .actions import ACTIONS, action_to_string
@@ -50,10 +54,8 @@ from .constants import (
     PHASE_NAMES,
     TERMINAL,
 )
-from .errors import IllegalActionError
 from .events import Event, decode
 from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
-from .values import excerpt, unwrap_action
 
 if TYPE_CHECKING:
     from .game import MedurisGame
@@ -96,16 +98,17 @@ def _view(name: str):
     return property(get_array, doc=f"{doc} (numpy view, shape {shape})")
 
 
-class State:
+class State(TurnState):
     """A Meduris position. Create with ``MedurisGame.new_initial_state()``."""
 
-    __slots__ = ("game", "_a", "_log", "_cur")
+    __slots__ = ("game", "_a", "_log", "to_move")
+    TRUNCATED_END = END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
 
     def __init__(self, game: MedurisGame, array: np.ndarray, log: Any = None):
         self.game = game
         self._a = array
         self._log = log  # None or (previous_log, action, events tuple)
-        self._cur = int(K.current_player(array))
+        self.to_move = int(K.current_player(array))
 
     @property
     def array(self) -> np.ndarray:
@@ -115,28 +118,15 @@ class State:
         return self._a
 
     # --- OpenSpiel-style core ------------------------------------------------------------------
-    def current_player(self) -> int:
-        """The seat to decide, ``CHANCE`` (-1) at a chance node or ``TERMINAL`` (-4)."""
-        return self._cur
-
-    def is_chance_node(self) -> bool:
-        return self._cur == CHANCE
-
-    def is_terminal(self) -> bool:
-        return self._cur == TERMINAL
-
-    def is_truncated(self) -> bool:
-        """True when the game ended on the turn limit (``max_turns``), not by the rules."""
-        return self._cur == TERMINAL and self.end_reason == END_TRUNCATED
 
     def legal_actions(self) -> list[int]:
         """Legal player actions (ids < NUM_ACTIONS), or the possible outcome ids at a chance
         node."""
-        if self._cur >= 0:
+        if self.to_move >= 0:
             mask = _SCRATCH.mask
             K.legal_mask(self._a, self.game.field_materials, mask)
             return np.flatnonzero(mask).tolist()
-        if self._cur == CHANCE:
+        if self.to_move == CHANCE:
             return [a for a, _ in self.chance_outcomes()]
         return []
 
@@ -149,12 +139,12 @@ class State:
     def sample_chance(self, rng) -> int:
         """One outcome id of this chance node drawn from ``rng`` (a ``random.Random``) with the
         rules' probabilities: :func:`meduris_env.engine.chance.sample_chance` exactly (the
-        shared play loop, :mod:`meduris_env.engine.loop`, asks every game's state this)."""
+        shared play loop, :mod:`meduris_rl.kit.loop`, asks every game's state this)."""
         return chance.sample_chance(self, rng)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """(outcome id, probability) pairs at a chance node; empty elsewhere."""
-        if self._cur != CHANCE:
+        if self.to_move != CHANCE:
             return []
         phase = self.phase
         if phase == PH_START:
@@ -179,9 +169,9 @@ class State:
         :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when the
         action is not legal now.
         """
-        if player is not None and player != self._cur:
+        if player is not None and player != self.to_move:
             who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
-                self._cur, f"seat {self._cur}")
+                self.to_move, f"seat {self.to_move}")
             raise IllegalActionError(f"seat {player} is not to move: {who} is")
         if type(action) is not int:  # (a Python int, the usual id, needs no more checks)
             action = unwrap_action(action)  # a 0-d integer array (SB3's predict) is an id too
@@ -200,13 +190,7 @@ class State:
             raise RuntimeError(f"event buffer overflow applying {a}")  # pragma: no cover
         n = int(evc[0])
         self._log = (self._log, a, tuple(map(tuple, ev[:n].tolist())) if n else ())
-        self._cur = cur
-
-    def step(self, action: int) -> State:
-        """``apply_action`` on a clone; returns the new state (the original is unchanged)."""
-        child = self.clone()
-        child.apply_action(action)
-        return child
+        self.to_move = cur
 
     def clone(self) -> State:
         """An independent copy (the logs are shared immutably, the position is copied)."""
@@ -214,7 +198,7 @@ class State:
         new.game = self.game
         new._a = self._a.copy()
         new._log = self._log
-        new._cur = self._cur
+        new.to_move = self.to_move
         return new
 
     # --- results -------------------------------------------------------------------------------
@@ -253,7 +237,7 @@ class State:
         """The decision now due: kind, seat, and for an offering the hut's field and settlement
         size; ``None`` kind at chance and terminal nodes."""
         if self.phase != PH_QUEUE:
-            return {"kind": PHASE_NAMES[self.phase], "seat": self._cur, "field": -1, "size": 0}
+            return {"kind": PHASE_NAMES[self.phase], "seat": self.to_move, "field": -1, "size": 0}
         row = self.queue[self.queue_head]
         return {"kind": DECISION_NAMES[row[0]], "seat": int(row[1]), "field": int(row[2]),
                 "size": int(row[3])}
@@ -319,14 +303,14 @@ class State:
         ev, evc = _SCRATCH.events
         K.settle(self._a, ev, evc)
         n = int(evc[0])
-        self._cur = int(K.current_player(self._a))
+        self.to_move = int(K.current_player(self._a))
         return [decode(-1, tuple(row)) for row in ev[:n].tolist()]
 
     def _illegal_reason(self, a: int) -> str:
         what = f"action {a} ({action_to_string(a)})"  # (an id: apply_action checked the range)
-        if self._cur == TERMINAL:
+        if self.to_move == TERMINAL:
             return f"{what}: the game is over"
-        if self._cur == CHANCE:
+        if self.to_move == CHANCE:
             kind = PHASE_NAMES[self.phase]
             if a < NUM_ACTIONS:
                 return f"{what}: this is a chance node ({kind}); apply one of chance_outcomes()"
@@ -346,7 +330,7 @@ class State:
 
     def __repr__(self) -> str:
         return (f"<meduris State: {self.game.num_players} players, turn {self.turn}, "
-                f"{PHASE_NAMES[self.phase]}, current player {self._cur}>")
+                f"{PHASE_NAMES[self.phase]}, current player {self.to_move}>")
 
     def __deepcopy__(self, memo) -> State:
         # the logs are immutable and shared; copying them link by link would recurse once per

@@ -7,10 +7,11 @@ stable-baselines3), the observation encoding, the reward schemes and the action 
 Environments take agent objects or callables, never agent names (:mod:`.opponents`: the two
 opponent protocols)."""
 
+from meduris_rl.kit.envs.opponents import BatchOpponent, Decisions, Opponent
+
 from .aec import env, raw_env
 from .batch import MedurisBatch
 from .observation import OBS_FIELDS, OBS_SIZE, decode_observation, observe_state
-from .opponents import BatchOpponent, Decisions, Opponent
 from .parallel import parallel_env
 from .positions import PositionPool
 from .rewards import REWARD_MODES

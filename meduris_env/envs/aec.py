@@ -49,7 +49,7 @@ Arguments:
     render_mode: ``"human"`` (print the board), ``"ansi"`` (return it as text), ``"rgb_array"``.
     illegal_action: ``"raise"`` (default) or ``"terminate"``.
 
-``game_record(agents)`` returns the episode as a :class:`~meduris_env.records.record.GameRecord`
+``game_record(agents)`` returns the episode as a :class:`~meduris_rl.kit.records.GameRecord`
 (``.save(path)``; it replays exactly, and ``meduris replay`` shows it).
 
 ``reset(options={"state": s})`` starts from a given engine
@@ -63,15 +63,22 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from meduris_rl.kit.envs.turn_based import (
+    GameEngine,
+    TurnBasedAEC,
+    agent_name,
+    check_max_cycles,
+    wrap_aec,
+)
+from meduris_rl.kit.loop import play, resolve_chance
+from meduris_rl.kit.values import SEED_MAX, check_bool, check_int
+
 from ..engine.constants import NUM_ACTIONS
 from ..engine.game import MedurisGame, game_from
-from ..engine.loop import play, resolve_chance
 from ..engine.state import IllegalActionError, State
-from ..engine.values import SEED_MAX, check_bool, check_int
 from ..render.modes import RENDER_MODES, check_render_mode, render_state
 from .observation import observation_high, observe_state
 from .rewards import SCORE_SCALE, check_reward_mode, check_truncation_reward, final_rewards
-from .turn_based import GameEngine, TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
 
 __all__ = ["MEDURIS_ENGINE", "agent_name", "env", "raw_env"]
 
@@ -147,7 +154,7 @@ class raw_env(TurnBasedAEC):
     def game_record(self, agents: list[str] | None = None, meta: dict | None = None):
         """The episode so far (all of it, chance included) as a game record; ``agents``
         labels the seats (default: the agent names)."""
-        from ..records.record import GameRecord
+        from meduris_rl.kit.records import GameRecord
         if self.state is None:
             raise RuntimeError("call reset() before game_record()")
         return GameRecord.from_state(self.state, agents or list(self.possible_agents),

@@ -42,7 +42,7 @@ Rewards follow :mod:`.rewards`: "win" and "score" pay at the end of a game, "den
 changes each step plus the "score" margin at the end; a truncated game pays no terminal reward.
 
 **Bounds.** The buffers are allocated at once, so the sizes are bounded before anything is
-allocated (a one-line :class:`~meduris_env.engine.values.ValueCheckError`, never a MemoryError
+allocated (a one-line :class:`~meduris_rl.kit.values.ValueCheckError`, never a MemoryError
 or a swapping machine): ``num_games`` <= :data:`MAX_GAMES` (1,000,000), ``history`` <=
 :data:`MAX_HISTORY` (100,000 ids a game), and all buffers together <= :data:`MAX_BATCH_BYTES`
 (8 GiB; :func:`batch_bytes` is the estimate, about 14 KB a game without history).
@@ -68,12 +68,13 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from meduris_rl.kit.values import SEED_MAX, check_bool, check_int
+
 from ..engine.batch import COUNT_COLUMNS, EPISODE, HISTORY_LENGTH, STREAM_COLUMNS
 from ..engine.constants import MAX_PLAYERS, NUM_ACTIONS, TERMINAL
 from ..engine.game import MedurisGame, game_from
 from ..engine.layout import O_VP, STATE_SIZE
 from ..engine.state import IllegalActionError, State
-from ..engine.values import SEED_MAX, check_bool, check_int
 from . import batch_kernels as k
 from .batch_kernels import ALL_SEATS, RANDOM_SEAT, Games
 from .observation import OBS_SIZE, encode_board

@@ -63,6 +63,14 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from meduris_rl.kit.envs.openspiel import (
+    EngineOpenSpielGame,
+    EngineOpenSpielState,
+    game_type,
+    zero_sum_game_info,
+)
+from meduris_rl.kit.values import ValueCheckError, check_bool, check_int, excerpt
+
 from ..engine.actions import action_to_string
 from ..engine.constants import (
     C_DIE,
@@ -74,14 +82,7 @@ from ..engine.constants import (
 )
 from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
 from ..engine.text import render_text
-from ..engine.values import ValueCheckError, check_bool, check_int, excerpt
 from .observation import OBS_FIELDS, OBS_OFFSETS, OBS_SIZE, observation_vector
-from .openspiel_base import (
-    EngineOpenSpielGame,
-    EngineOpenSpielState,
-    game_type,
-    zero_sum_game_info,
-)
 
 SHORT_NAME = "python_meduris"
 # per turn at most: the die, a "+1"/"-1" round, the turn action, the offerings of a ring of huts,

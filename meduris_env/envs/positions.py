@@ -44,12 +44,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from meduris_rl.kit.values import SEED_MAX, check_bool, check_int
+
 from ..engine.batch import COUNT_COLUMNS, HISTORY_LENGTH, STREAM_COLUMNS
 from ..engine.constants import MAX_PLAYERS, NUM_ACTIONS
 from ..engine.game import MedurisGame
 from ..engine.layout import O_MANUAL, O_MAXT, O_NF, O_NP, STATE_SIZE
 from ..engine.state import IllegalActionError, State
-from ..engine.values import SEED_MAX, check_bool, check_int
 from . import batch_kernels as k
 from .observation import OBS_SIZE
 

@@ -29,9 +29,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from meduris_rl.kit.values import ValueCheckError, check_choice, excerpt
+
 from ..engine.kernel import win_returns
 from ..engine.layout import O_NP, O_VP
-from ..engine.values import ValueCheckError, check_choice, excerpt
 
 REWARD_MODES = ("win", "score", "dense")
 TRUNCATION_REWARDS = ("none", "standings")

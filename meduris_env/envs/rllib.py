@@ -26,13 +26,14 @@ from functools import partial
 import gymnasium as gym
 import numpy as np
 
+from meduris_rl.kit.envs.spaces import LegalActionSpace
+from meduris_rl.kit.loop import resolve_chance
+from meduris_rl.kit.seeding import STREAM_ACTION_SPACE, STREAM_ENV, derive_seed
+
 from ..engine.constants import NUM_ACTIONS
 from ..engine.game import DEFAULT_MAX_TURNS, MedurisGame
-from ..engine.loop import resolve_chance
-from ..engine.seeding import STREAM_ACTION_SPACE, STREAM_ENV, derive_seed
 from .observation import OBS_SIZE, observation_high, observation_vector
 from .rewards import terminal_rewards
-from .spaces import LegalActionSpace
 
 RAY_MISSING = "RLlib training needs Ray: install the extra: pip install -e '.[ray]'"
 

@@ -14,7 +14,7 @@ final ``scores``). The vector env runs with ``autoreset_mode=SAME_STEP`` (SB3's 
 reset, as SB3's ``DummyVecEnv`` fills it. ``seed(s)`` applies at the next reset. A ``venv`` that is
 not a :class:`~meduris_env.envs.vector.MedurisVectorEnv` (``MedurisSB3VecEnv(4)``: the games'
 number goes by name, ``num_envs=4``), or one given with the vector env's arguments as well, is a
-one-line :class:`~meduris_env.engine.values.ValueCheckError`.
+one-line :class:`~meduris_rl.kit.values.ValueCheckError`.
 
 ``get_attr`` reads the vector env's attribute (the same for every game). ``set_attr`` and
 ``env_method`` reach the games where that means something, honouring ``indices``:
@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from ..engine.errors import MedurisError
-from ..engine.values import ValueCheckError, excerpt
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.values import ValueCheckError, excerpt
+
 from .vector import AutoresetMode, AutoresetModeError, MedurisVectorEnv
 
 #: per-game methods for env_method: name -> f(vector env, game index, *args, **kwargs)
@@ -53,7 +54,7 @@ PER_GAME_METHODS = {
 BATCH_SETTERS = {"opponents": "set_opponents"}
 
 
-class VecEnvAttributeError(MedurisError, AttributeError):
+class VecEnvAttributeError(InputError, AttributeError):
     """``set_attr`` / ``env_method`` of something the games do not offer (or not per game)."""
 
 

@@ -21,22 +21,23 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.constants import NUM_ACTIONS
-from ..engine.errors import MedurisError
-from ..engine.game import MedurisGame
-from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
-from ..engine.state import IllegalActionError
-from ..engine.values import SEED_MAX, ValueCheckError, check_int, excerpt
-from .batch import ALL_SEATS, RANDOM_SEAT, MedurisBatch
-from .observation import observation_high
-from .opponents import (
+from meduris_rl.kit.envs.opponents import (
     BatchOpponentSpec,
     Decisions,
     OpponentError,
     check_batch_opponent,
     opponent_count,
 )
-from .spaces import LegalMultiDiscrete, NoLegalActionError
+from meduris_rl.kit.envs.spaces import LegalMultiDiscrete, NoLegalActionError
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.seeding import STREAM_ACTION_SPACE, derive_seed
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_int, excerpt
+
+from ..engine.constants import NUM_ACTIONS
+from ..engine.game import MedurisGame
+from ..engine.state import IllegalActionError
+from .batch import ALL_SEATS, RANDOM_SEAT, MedurisBatch
+from .observation import observation_high
 
 __all__ = ["AutoresetMode", "AutoresetModeError", "Decisions", "MedurisBatch",
            "MedurisVectorEnv"]  # (the batch: its old home too)
@@ -46,7 +47,7 @@ AutoresetMode = gymnasium.vector.AutoresetMode
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 
-class AutoresetModeError(MedurisError, ValueError):
+class AutoresetModeError(InputError, ValueError):
     """An ``autoreset_mode`` that is not one the vector env offers."""
 
 
@@ -75,7 +76,7 @@ class MedurisVectorEnv(gymnasium.vector.VectorEnv):
     inside the kernel: the fastest), a callable ``f(obs, mask) -> actions`` (e.g. a frozen
     policy network over a batch of observations), or
     an object with ``act_batch(decisions)`` taking :class:`Decisions` (e.g. the batched greedy
-    agent, ``meduris_rl.agents.policies.batch.BatchGreedy``). The env advances each game through the
+    agent, ``meduris_rl.agents.meduris.batch.BatchGreedy``). The env advances each game through the
     opponents' decisions until its learner must decide (in rounds: each round asks every opponent
     once for all games where it is to move).
 

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+from meduris_rl.kit.values import ValueCheckError, excerpt
+
 from ..engine.text import render_text
-from ..engine.values import ValueCheckError, excerpt
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
     """``render_mode`` if it is one of :data:`RENDER_MODES` or None, else a one-line
-    ValueCheckError (a MedurisError, also a ValueError)."""
+    ValueCheckError (a InputError, also a ValueError)."""
     if render_mode is not None and (not isinstance(render_mode, str)
                                     or render_mode not in RENDER_MODES):
         raise ValueCheckError(f"render_mode must be one of {RENDER_MODES} or None, got "

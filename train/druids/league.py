@@ -35,12 +35,12 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from druids_env import DruidsSingleAgentEnv
-from meduris_env.engine.seeding import STREAM_ENV, STREAM_EVAL, derive_seed
-from meduris_env.engine.values import excerpt
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.druids.features import FEATURE_SETS, features
 from meduris_rl.agents.druids.greedy import DruidsGreedyAgent
 from meduris_rl.agents.druids.ppo import policy_action
+from meduris_rl.kit.seeding import STREAM_ENV, STREAM_EVAL, derive_seed
+from meduris_rl.kit.values import excerpt
 from meduris_rl.train.config import ConfigError, TrainConfig
 
 SHAPING_SCALE = 10.0  # amulets of margin per unit of tanh
@@ -212,7 +212,7 @@ class _PolicyAgent(Agent):
 
 def check_config(cfg: TrainConfig) -> None:
     """What a Druids run cannot do (Meduris-only parts of the trainer), one line each (the
-    ``check`` part of :mod:`meduris_rl.train.games`)."""
+    ``check`` part of the game's row)."""
     for name, meduris_only, fix in (
             ("bc_teacher", cfg.bc_teacher is not None, "null"),
             ("value_positions", cfg.value_positions != 0, "0"),
@@ -224,6 +224,6 @@ def check_config(cfg: TrainConfig) -> None:
 
 
 def win_rate(cfg: TrainConfig, model, arch: dict, opponent: str, games: int) -> float:
-    """The ``win_rate`` part of :mod:`meduris_rl.train.games`: :func:`evaluate_druids` of the
+    """The ``win_rate`` part of the game's row: :func:`evaluate_druids` of the
     model's policy."""
     return evaluate_druids(model.policy, cfg.players, games, cfg.seed, opponent)

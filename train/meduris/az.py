@@ -41,7 +41,7 @@ tie-breaks from the move's stream ``s``): opponents beside itself, so that the n
 learn only to beat its own play; those positions are searched and stored like the others (the
 improved policy is a target whoever then moves).
 
-**Seeds** (:func:`~meduris_env.engine.seeding.derive_seed` only): the batch's seed is
+**Seeds** (:func:`~meduris_rl.kit.seeding.derive_seed` only): the batch's seed is
 ``derive_seed(seed, STREAM_AZ_GAMES, generation)`` (game ``g``'s dice depend on it, ``g`` and
 its episode); move ``m`` of episode ``e`` of game ``g`` searches with the Gumbel noise of
 ``default_rng(s)`` and the chance stream number ``s`` (``streams=``), ``s = derive_seed(seed,
@@ -111,14 +111,14 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from meduris_env.engine.jsonfile import read_json_file
-from meduris_env.engine.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
-from meduris_env.engine.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
-from meduris_env.records.atomic import atomic_replace
-from meduris_rl.agents.games import GAMES
+from meduris_env.row import ROW
 from meduris_rl.agents.search.gumbel_batch import InputsPool
+from meduris_rl.kit.atomic import atomic_replace
+from meduris_rl.kit.jsonfile import read_json_file
+from meduris_rl.kit.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 from meduris_rl.train.config import CheckpointError, ConfigError
-from meduris_rl.train.progress import bar
+from meduris_rl.train.meduris.progress import bar
 
 CHECKPOINT_FORMAT = "meduris-az-checkpoint"
 MAX_SIMULATIONS = 1024
@@ -170,7 +170,7 @@ class AZConfig:
                                                                       OPTIONAL_TEXT)):
                 raise ConfigError(f"{f.name}: {excerpt(value)} is not a non-empty str")
             setattr(self, f.name, value)
-        GAMES["meduris"].check_players(self.players, "players", ConfigError)
+        ROW.check_players(self.players, "players", ConfigError)
         if self.batch_size > self.buffer:
             raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
                               f"({self.buffer} positions)")
@@ -197,7 +197,7 @@ class AZConfig:
     def check_eval_ppo(self) -> None:
         """``eval_ppo``: "shipped" or a policy file of this player count, loaded now."""
         from meduris_rl.agents import UnknownAgentError
-        from meduris_rl.agents.policies.batch import make_batch_opponent
+        from meduris_rl.agents.meduris.batch import make_batch_opponent
 
         self.eval_ppo = self.eval_ppo.strip()
         if self.eval_ppo.lower() == "shipped":
@@ -324,6 +324,7 @@ def load_warm_start(cfg: AZConfig) -> AZNet:
     ``cfg.players``; ConfigError in one line when the file cannot be used."""
     import torch
 
+    from meduris_rl.agents.meduris.ppo import shipped_model
     from meduris_rl.agents.policies.network import (
         PolicyFileError,
         architecture,
@@ -333,7 +334,6 @@ def load_warm_start(cfg: AZConfig) -> AZNet:
         load_policy_file,
         load_value_network,
     )
-    from meduris_rl.agents.policies.ppo import shipped_model
 
     torch.manual_seed(derive_seed(cfg.seed, STREAM_AZ_FIT, -1))
     if cfg.warm_start == "none":

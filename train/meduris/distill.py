@@ -50,14 +50,14 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.seeding import STREAM_DISTILL, STREAM_DISTILL_FIT, derive_seed
 
 SAVE_EVERY = 50  # teacher games between two saves of --data
 FIELDS = ("inputs", "masks", "actions", "results", "targets")
 
 
-class DistillError(MedurisError, ValueError):
+class DistillError(InputError, ValueError):
     """Bad settings or files (the message says which and why)."""
 
 
@@ -107,7 +107,7 @@ def _load_data(path: Path, settings: dict):
 
 
 def _save_data(path: Path, data, games: int, settings: dict) -> None:
-    from meduris_env.records.atomic import atomic_replace
+    from meduris_rl.kit.atomic import atomic_replace
 
     def write(tmp):
         with open(tmp, "wb") as f:

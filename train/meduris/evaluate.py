@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from meduris_env.engine.seeding import STREAM_EVAL, derive_seed
+from meduris_rl.kit.seeding import STREAM_EVAL, derive_seed
 
 
 def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> float:
     """Win rate of ``policy`` (a network, played by
-    :class:`meduris_rl.agents.policies.batch.BatchPolicy`) against ``opponent`` (a batch opponent or
+    :class:`meduris_rl.agents.meduris.batch.BatchPolicy`) against ``opponent`` (a batch opponent or
     its name: random, greedy, ppo, ppo:<file>) in every other seat."""
     from meduris_env.envs.vector import Decisions, MedurisVectorEnv
-    from meduris_rl.agents.policies.batch import BatchPolicy, make_batch_opponent
+    from meduris_rl.agents.meduris.batch import BatchPolicy, make_batch_opponent
 
     if isinstance(opponent, str):
         opponent = make_batch_opponent(opponent, players)
@@ -60,7 +60,7 @@ def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
 
 
 def win_rate(cfg, model, arch: dict | None, opponent: str, games: int) -> float:
-    """Meduris's ``win_rate`` part (:mod:`meduris_rl.train.games`): against greedy on the batch
+    """Meduris's ``win_rate`` part (its row's part): against greedy on the batch
     engine (:func:`evaluate_vs_greedy`), against any other agent name in a tournament of the policy
     saved with ``arch`` to a temporary file (:func:`evaluate_in_tournament`)."""
     if opponent == "greedy":

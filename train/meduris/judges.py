@@ -33,16 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.seeding import STREAM_VALUE, derive_seed
+from meduris_rl.train.meduris.progress import bar
 from meduris_rl.train.meduris.value import HIDDEN, collect_positions, fit_value_network
-from meduris_rl.train.progress import bar
 
 SEARCH_SIMULATIONS = 32  # per move of the search's games (as az-train's self-play)
 SEARCH_SHARE = 0.5  # of a position's target that is the search's value, the rest the result
 
 
-class PolicyInputsError(MedurisError, ValueError):
+class PolicyInputsError(InputError, ValueError):
     """Files whose networks do not take the same inputs (the message names them)."""
 
 

@@ -7,9 +7,9 @@ inputs (:func:`meduris_rl.agents.meduris.features.batch_features`: the scaled ob
 ``obs+greedy`` the greedy evaluation of every action, computed for the whole batch in parallel).
 
 The opponents form a league: every game draws each opponent seat at the start of every episode
-from ``random``, ``greedy`` (batched, :class:`meduris_rl.agents.policies.batch.BatchGreedy`) and
+from ``random``, ``greedy`` (batched, :class:`meduris_rl.agents.meduris.batch.BatchGreedy`) and
 frozen snapshots of the learner (policy files saved during the run, played by
-:class:`meduris_rl.agents.policies.batch.BatchPolicy`), with the configuration's weights; the
+:class:`meduris_rl.agents.meduris.batch.BatchPolicy`), with the configuration's weights; the
 snapshots' weight is shared among the last ``max_snapshots`` of them (greedy stands in until the
 first exists).
 
@@ -34,12 +34,12 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_env.engine.seeding import STREAM_ENV, derive_seed
 from meduris_env.envs.sb3 import MedurisSB3VecEnv
+from meduris_rl.agents.meduris.batch import BatchGreedy, BatchPolicy
 from meduris_rl.agents.meduris.features import FEATURE_SETS, batch_features, default_high
 from meduris_rl.agents.meduris.heuristics import batch_evaluate
-from meduris_rl.agents.policies.batch import BatchGreedy, BatchPolicy
 from meduris_rl.agents.policies.network import load_policy_file
+from meduris_rl.kit.seeding import STREAM_ENV, derive_seed
 from meduris_rl.train.config import TrainConfig
 
 SHAPING_SCALE = 10.0  # VP-equivalents of margin per unit of tanh (as the mcts agent's values)

@@ -33,7 +33,7 @@ What it does:
   a temporary folder in ``out`` and renamed into place. ``--resume CKPT`` rebuilds the algorithm
   (with this run's env runners) and restores it, so the iteration count and the env-step
   counters continue. ``out/progress.jsonl`` gets one line per iteration.
-* **Playing**: ``meduris_rl.agents.policies.rllib.RLlibAgent`` (``rllib:<checkpoint>`` in ``meduris
+* **Playing**: ``meduris_rl.agents.meduris.rllib.RLlibAgent`` (``rllib:<checkpoint>`` in ``meduris
 tournament``)
   loads the trained RLModule from the checkpoint with torch, no Ray cluster. Checkpoints are
   pickles: load only your own.
@@ -77,28 +77,28 @@ import tempfile
 import time
 from pathlib import Path
 
-from meduris_env.engine.errors import MedurisError
 from meduris_env.engine.game import DEFAULT_MAX_TURNS, PlayerCountError, check_players
 from meduris_env.envs.rllib import RAY_MISSING, agent_id
-from meduris_env.records.atomic import (
+from meduris_rl.agents.arena.tournament import ray_address_problem
+from meduris_rl.agents.meduris.rllib import (  # (checkpoint folders)
+    META_FILE,
+    META_FORMAT,
+    read_checkpoint_meta,
+)
+from meduris_rl.kit.atomic import (
     atomic_write,
     earlier_results,
     output_folder_problem,
     remove_results,
 )
-from meduris_rl.agents.arena.tournament import ray_address_problem
-from meduris_rl.agents.policies.rllib import (  # (checkpoint folders)
-    META_FILE,
-    META_FORMAT,
-    read_checkpoint_meta,
-)
+from meduris_rl.kit.errors import InputError
 
 SHARED = "shared"  # the module id of the one shared policy
 RUN_RESULTS = ("checkpoint", "progress.jsonl")  # what a run writes into its --out
 HIDDEN = [256, 256]
 
 
-class RLlibError(MedurisError):
+class RLlibError(InputError):
     """An error the user can fix; the message names the fix."""
 
 

@@ -35,8 +35,8 @@ import sys
 
 import numpy as np
 
-from meduris_env.engine.seeding import STREAM_VALUE, derive_seed
-from meduris_rl.train.progress import bar
+from meduris_rl.kit.seeding import STREAM_VALUE, derive_seed
+from meduris_rl.train.meduris.progress import bar
 
 VALIDATION = 20_000  # positions held out of the fit (at most a tenth of them)
 BATCH = 1024
@@ -48,7 +48,7 @@ def collect_positions(policy, players: int, positions: int, keep: float = 0.08,
     """``positions`` (inputs float16 (k, n), results float32 (k,)) from self-play games of
     ``policy`` (see the module docstring); returns them and the number of games played."""
     from meduris_env.envs.vector import Decisions, MedurisBatch
-    from meduris_rl.agents.policies.batch import BatchPolicy
+    from meduris_rl.agents.meduris.batch import BatchPolicy
     from meduris_rl.agents.policies.network import policy_outputs
 
     batch = MedurisBatch(envs, players, seed=derive_seed(seed, STREAM_VALUE, 0), reward="win")

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_env.engine.seeding import STREAM_TEACHER, derive_seed
 from meduris_rl.agents.arena.tournament import worker_pool
+from meduris_rl.kit.seeding import STREAM_TEACHER, derive_seed
 from meduris_rl.train.config import TrainConfig
-from meduris_rl.train.progress import bar
+from meduris_rl.train.meduris.progress import bar
 
 
 class Recorder:

@@ -9,15 +9,16 @@ every game kept in an SQLite file (``meduris ladder``, docs/agents.md#the-rating
 * :mod:`.gauntlet`: the anchors' games and an entrant's gauntlet (duplicate play, seeds from
   ``derive_seed``, the next opponents chosen near the estimate), played in worker processes;
 * :mod:`.report`: the table, JSON and PNG of ``meduris ladder show``;
-* :mod:`.anchors`: each game's ladder (Meduris, Druids): its anchors, probes, shipped file and
-  default file; the rest takes the game as a parameter, and a ladder file records its game.
+* :mod:`.anchors`: a game's ladder (:class:`LadderGame`: its anchors, probes, shipped file and
+  default file), its row's ``ladder`` part; the rest takes the game as a parameter, and a
+  ladder file records its game.
 
-The shipped ladders of the anchors, ``agents/data/ladder_anchors.sqlite`` (Meduris,
-:data:`SHIPPED`) and ``agents/data/ladder_anchors_druids.sqlite`` (Druids), are where a new
-ladder starts (``meduris ladder anchors [--game druids]`` reproduces them).
+The shipped ladders of the anchors, ``agents/data/ladder_anchors.sqlite`` (Meduris) and
+``agents/data/ladder_anchors_druids.sqlite`` (Druids), are where a new ladder starts
+(``meduris ladder anchors [--game druids]`` reproduces them).
 """
 
-from meduris_rl.agents.arena.ladder.anchors import LADDERS, LadderGame, game_flag, ladder_of
+from meduris_rl.agents.arena.ladder.anchors import LadderGame, game_flag, ladder_of
 from meduris_rl.agents.arena.ladder.fit import (
     Fit,
     Rating,
@@ -34,7 +35,6 @@ from meduris_rl.agents.arena.ladder.gauntlet import (
 )
 from meduris_rl.agents.arena.ladder.report import draw, table, to_json
 from meduris_rl.agents.arena.ladder.store import (
-    SHIPPED,
     LadderError,
     LadderStore,
     copy_anchors,
@@ -42,7 +42,7 @@ from meduris_rl.agents.arena.ladder.store import (
 )
 
 __all__ = [
-    "LADDERS", "MAX_LADDER_GAMES", "SHIPPED", "Fit", "LadderError", "LadderGame", "LadderStore",
+    "MAX_LADDER_GAMES", "Fit", "LadderError", "LadderGame", "LadderStore",
     "Rating", "check_agents", "copy_anchors", "draw", "fit_on_anchors", "fit_ratings",
     "game_flag", "ladder_fit", "ladder_of", "open_ladder", "play_anchors", "play_gauntlet",
     "shipped_ratings", "table", "to_json",

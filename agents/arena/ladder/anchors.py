@@ -1,5 +1,6 @@
 """Each game's ladder: its anchors, its probes, its shipped anchors' file and its default ladder
-file, a :class:`LadderGame` row per game of :data:`meduris_rl.agents.games.GAMES` that has a ladder.
+file, a :class:`LadderGame` per game that has a ladder, named by the game's row (its ``ladder``
+part: ``meduris_rl.agents.meduris.ladder``, ``meduris_rl.agents.druids.ladder``).
 
 The ladder's code (:mod:`.store`, :mod:`.gauntlet`, :mod:`.fit`, :mod:`.report`,
 ``meduris ladder``) takes the game as a parameter and asks its row here; nothing else differs
@@ -14,9 +15,6 @@ between the games. A ladder file records the game it holds (:mod:`.store`).
   ``meduris ladder anchors --game G --db <that file>``);
 * ``db``: the ladder file the commands use without ``--db``.
 
-Druids (docs/druids.md): ``random``, the documented ``greedy`` and information-set MCTS
-(``ismcts``, D14: it sees only what its seat sees) at fixed iteration budgets, so every anchor
-is deterministic given the game's seed.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from meduris_rl.agents.games import UnknownGameError, check_game
+from meduris_rl.kit.games import GameSpec, UnknownGameError, game_spec, games
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 
@@ -40,32 +38,18 @@ class LadderGame:
     db: str
 
 
-LADDERS: dict[str, LadderGame] = {
-    "meduris": LadderGame(
-        "meduris",
-        {2: ("random", "greedy", "mcts:50", "mcts:100", "mcts:200", "mcts:400", "mcts:800",
-             "mcts:1600", "ppo", "az:200", "search"),
-         3: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo"),
-         4: ("random", "greedy", "mcts:50", "mcts:200", "mcts:800", "ppo")},
-        ("greedy", "mcts:200"), DATA / "ladder_anchors.sqlite", "ladder.sqlite"),
-    "druids": LadderGame(
-        "druids",
-        {2: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200", "ismcts:800"),
-         3: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200"),
-         4: ("random", "greedy", "ismcts:10", "ismcts:50", "ismcts:200")},
-        ("greedy", "ismcts:50"), DATA / "ladder_anchors_druids.sqlite",
-        "ladder_druids.sqlite"),
-}
+def ladder_of(game: str | GameSpec | None = None) -> LadderGame:
+    """The ladder of ``game`` (None: the default game): its row's ``ladder`` part (an unknown
+    game, or one without a ladder, is one line)."""
+    row = game_spec(game)
+    if not row.has_part("ladder"):
+        have = [g.name for g in games().values() if g.has_part("ladder")]
+        raise UnknownGameError(f"the game {row.name!r} has no ladder; ladders: "
+                               f"{', '.join(have)}")
+    return row.part("ladder")
 
 
-def ladder_of(game: str) -> LadderGame:
-    """The ladder row of ``game`` (an unknown game, or one without a ladder, is one line)."""
-    check_game(game)
-    if game not in LADDERS:
-        raise UnknownGameError(f"the game {game!r} has no ladder; ladders: {', '.join(LADDERS)}")
-    return LADDERS[game]
-
-
-def game_flag(game: str) -> str:
-    """`` --game G`` for commands printed in messages (nothing for Meduris, the default)."""
-    return "" if game == "meduris" else f" --game {game}"
+def game_flag(game: str | GameSpec | None) -> str:
+    """`` --game G`` for commands printed in messages (nothing for the default game)."""
+    row = game_spec(game)
+    return "" if row.default else f" --game {row.name}"

@@ -42,7 +42,8 @@ from functools import cache
 
 import numpy as np
 
-from meduris_rl.agents.arena.ladder.store import ANCHORS, SHIPPED, LadderError, open_ladder
+from meduris_rl.agents.arena.ladder.anchors import ladder_of
+from meduris_rl.agents.arena.ladder.store import ANCHORS, LadderError, open_ladder
 
 ELO = 400 / math.log(10)  # Elo points per unit of theta (natural log of the strength)
 PRIOR_GAMES = 1.0  # virtual drawn games between each pair of agents that met
@@ -364,10 +365,11 @@ def forfeits_of(games) -> dict[str, tuple[int, str]]:
 
 
 @cache
-def shipped_ratings(players: int = 2) -> dict[str, Rating]:
-    """The ratings of the shipped Meduris ladder's table of ``players`` (:data:`SHIPPED`, all
-    its games; {} where it has none), fitted once per process."""
-    with open_ladder(SHIPPED, read_only=True) as store:
+def shipped_ratings(players: int = 2, game: str | None = None) -> dict[str, Rating]:
+    """The ratings of the shipped ladder's table of ``players`` of ``game`` (None: the default
+    game; all its games; {} where it has none), fitted once per process."""
+    ladder = ladder_of(game)
+    with open_ladder(ladder.shipped, read_only=True, game=ladder.game) as store:
         if players not in store.player_counts():
             return {}
         games = store.games(players)

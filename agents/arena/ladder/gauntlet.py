@@ -43,7 +43,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from meduris_env.engine.seeding import derive_seed
 from meduris_rl.agents.arena.ladder.anchors import game_flag, ladder_of
 from meduris_rl.agents.arena.ladder.fit import Fit, fit_on_anchors, fit_ratings
 from meduris_rl.agents.arena.ladder.store import ANCHORS, LadderError, LadderStore, game_key
@@ -52,6 +51,7 @@ from meduris_rl.agents.arena.tournament.stream import game_stream
 from meduris_rl.agents.base import UnknownAgentError
 from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.seeding import derive_seed
 
 ROUND_UNITS = 4  # units (seat-swapped pairs, rotations) per round of a gauntlet
 MAX_LADDER_GAMES = 100_000
@@ -181,7 +181,7 @@ def gauntlet_rounds(store: LadderStore, entrant: str, players: int, games: int, 
         number += 1
 
 
-def check_agents(names: list[str], game: str = "meduris") -> None:
+def check_agents(names: list[str], game: str | None = None) -> None:
     """Every agent plays ``game`` and can be built (its model loaded) before any game: one
     line if not."""
     for name in dict.fromkeys(names):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from meduris_env.records.atomic import atomic_replace
 from meduris_rl.agents.arena.ladder.fit import PRIOR_GAMES, Fit
+from meduris_rl.kit.atomic import atomic_replace
 
 MODEL = {2: "Bradley-Terry", 3: "Plackett-Luce", 4: "Plackett-Luce"}
 

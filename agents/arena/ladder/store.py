@@ -6,10 +6,10 @@ Contract:
 * :func:`open_ladder` opens (or creates) a ladder file in WAL mode and checks that it is one:
   a file that is not SQLite, or an SQLite file of something else (another ``application_id``
   or other tables), is refused with one line (:class:`LadderError`) and left untouched.
-* A ladder holds the games of one game (:data:`meduris_rl.agents.games.GAMES`), recorded in its
+* A ladder holds the games of one game (of the table of games), recorded in its
   ``ladder_meta`` (``game``) when it is created; a file without that entry (made before Druids
-  had a ladder) is a Meduris ladder. Opening a ladder of one game for another is refused in one
-  line naming the ``--game`` that fits it.
+  had a ladder) is the default game's (Meduris's). Opening a ladder of one game for another is
+  refused in one line naming the ``--game`` that fits it.
 * A writer returns the file to the rollback journal when it closes (best effort: not while
   another connection has it open), so a ladder at rest is one file: the shipped anchors' files
   are made by ``meduris ladder anchors`` itself, and reading them leaves no ``-wal``/``-shm``
@@ -25,7 +25,7 @@ Contract:
   games of its gauntlet (:mod:`.gauntlet`). :meth:`LadderStore.remove` deletes an entrant's
   games, never the anchors'.
 * :func:`copy_anchors` copies the anchors' games of a player count from another ladder (the
-  shipped one, :data:`SHIPPED`), keys and all.
+  game's shipped one, :attr:`~.anchors.LadderGame.shipped`), keys and all.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from meduris_env.engine.errors import MedurisError
-from meduris_rl.agents.arena.ladder.anchors import LADDERS, game_flag, ladder_of
+from meduris_rl.agents.arena.ladder.anchors import game_flag, ladder_of
 from meduris_rl.agents.arena.match import GameResult
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec
 
 APPLICATION_ID = 0x4D4C4144  # "MLAD": this file is a Meduris ladder
 SCHEMA_VERSION = 1
-SHIPPED = LADDERS["meduris"].shipped  # the shipped Meduris ladder (each game's: .anchors)
 ANCHORS = ""  # the entrant of the anchors' games
 
 SCHEMA = """
@@ -65,7 +65,7 @@ CREATE INDEX IF NOT EXISTS games_by_players ON games (players, entrant);
 TABLES = {"ladder_meta", "games"}
 
 
-class LadderError(MedurisError, ValueError):
+class LadderError(InputError, ValueError):
     """A ladder that cannot be used as asked (the message names the fix)."""
 
 
@@ -100,10 +100,11 @@ def game_key(players: int, entrant: str, lineup: list[str] | tuple[str, ...], in
 
 
 def open_ladder(path: str | Path, create: bool = True, read_only: bool = False,
-                game: str = "meduris") -> LadderStore:
-    """The ladder of ``game`` in ``path`` (created if missing and ``create``; opened for
-    reading only if ``read_only``, e.g. the shipped one), checked to be a ladder of ``game``."""
-    ladder_of(game)
+                game: str | None = None) -> LadderStore:
+    """The ladder of ``game`` (None: the default game) in ``path`` (created if missing and
+    ``create``; opened for reading only if ``read_only``, e.g. the shipped one), checked to be
+    a ladder of ``game``."""
+    game = ladder_of(game).game
     path = Path(path)
     if path.is_dir():
         raise LadderError(f"--db {str(path)!r} is a folder; give a ladder file, e.g. "
@@ -156,18 +157,19 @@ def prepare(con: sqlite3.Connection, game: str) -> None:
 
 
 def held_game(con: sqlite3.Connection) -> str | None:
-    """The game a ladder holds: its ``game`` entry, Meduris without one (None: no tables)."""
+    """The game a ladder holds: its ``game`` entry; the default game without one (a file made
+    before ladders named their game: they were all the default game's); None: no tables."""
     if not con.execute("SELECT 1 FROM sqlite_master WHERE name='ladder_meta'").fetchone():
         return None
     row = con.execute("SELECT value FROM ladder_meta WHERE key='game'").fetchone()
-    return "meduris" if row is None else row[0]
+    return game_spec(None).name if row is None else row[0]
 
 
 def check_held_game(con: sqlite3.Connection, path: Path, game: str) -> None:
     """Refuse a ladder of another game than ``game``, naming the flag that opens it."""
     held = held_game(con)
     if held is not None and held != game:
-        flag = game_flag(held).strip() or "--game meduris (the default)"
+        flag = game_flag(held).strip() or f"--game {held} (the default)"
         raise LadderError(f"{str(path)!r} is a {held} ladder, not a {game} one: use {flag}, "
                           f"or another --db for {game}")
 
@@ -193,11 +195,11 @@ def check_ladder(con: sqlite3.Connection, path: Path) -> None:
 class LadderStore:
     """An open ladder file (see the module docstring); close it, or use it in ``with``."""
 
-    def __init__(self, con: sqlite3.Connection, path: Path, game: str = "meduris",
+    def __init__(self, con: sqlite3.Connection, path: Path, game: str,
                  read_only: bool = False):
         self.con = con
         self.path = path
-        self.game = game  # the game whose games it holds (meduris_rl.agents.games.GAMES)
+        self.game = game  # the name of the game whose games it holds
         self.read_only = read_only
 
     def __enter__(self) -> LadderStore:

@@ -23,10 +23,10 @@ from meduris_rl.agents.arena.tournament.schedule import (
     tasks,
 )
 from meduris_rl.agents.arena.tournament.statistics import summarize
-from meduris_rl.agents.games import game_spec
 from meduris_rl.agents.plugins import load as plugins
 from meduris_rl.agents.plugins.external import close_agents, set_limits
 from meduris_rl.agents.registry import AgentSpec, make_agent
+from meduris_rl.kit.games import GameSpec, register
 
 _WORKER: dict = {}
 
@@ -107,19 +107,23 @@ def _start_worker(initializer, initargs: tuple) -> None:
         initializer(*initargs)
 
 
-def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None = None) -> None:
+def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None = None,
+                row: GameSpec | None = None) -> None:
     """Build the game and the entrants once per worker (the pool's initializer), each from its
-    name (plug-ins too: nothing of an agent is pickled). ``context``
+    name (plug-ins too: nothing of an agent is pickled). ``row``, the game's row, is registered
+    in the worker first (a game registered by hand in the parent, not installed, plays too:
+    :mod:`meduris_rl.kit.games`). ``context``
     (:func:`meduris_rl.agents.plugins.load.worker_context`) gives a worker that does not inherit
     them (a Ray actor) the parent's current folder and ``sys.path``, so a plug-in's relative file
     path or module resolves as in the parent; spawned pool workers inherit both (and PYTHONPATH)."""
     plugins.apply_worker_context(context)
-    if any("torch" in AgentSpec.parse(n, cfg.game).row.needs for n in cfg.agents):
+    spec = register(row) if row is not None else cfg.row
+    if any("torch" in AgentSpec.parse(n, spec.name).row.needs for n in cfg.agents):
         import torch
         torch.set_num_threads(1)  # one process per core already
-    _WORKER["game"] = game_spec(cfg.game).make(cfg.players, cfg.exchange, cfg.max_turns)
+    _WORKER["game"] = spec.make(cfg.players, cfg.options)
     names = [n.strip() for n in cfg.agents]
-    _WORKER["agents"] = [make_agent(n, cfg.game) for n in names]
+    _WORKER["agents"] = [make_agent(n, spec.name) for n in names]
     quiet_worker(context)
     set_limits(_WORKER["agents"], cfg.move_time, cfg.game_time, cfg.log_dir or None)
     _WORKER["labels"] = labels
@@ -152,8 +156,7 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
     if progress:
         from tqdm import tqdm
 
-        from meduris_env.engine.compiled import compile_notice
-        compile_notice()  # (a fresh install's first minute, else at 0 % without a word)
+        cfg.row.compile_notice()  # (a fresh install's first minute, else 0 % without a word)
         bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
     results: list[GameResult | None] = [None] * games
     stop = None
@@ -164,11 +167,11 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
         if cfg.backend == "ray":
             outcomes, stop = _ray_outcomes(cfg, labels, todo)
         elif cfg.workers == 1:
-            init_worker(cfg, labels)
+            init_worker(cfg, labels, None, cfg.row)
             outcomes = map(play_task, todo)
             stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
         else:
-            pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
+            pool = worker_pool(cfg.workers, init_worker, (cfg, labels, None, cfg.row))
             outcomes = pool.imap_unordered(play_task, todo, chunksize=1)
             stop = functools.partial(stop_workers, pool)
         for index, result in outcomes:
@@ -326,15 +329,15 @@ def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
 
     @ray.remote(num_cpus=1)
     class Worker:
-        def __init__(self, cfg, labels, context):
-            init_worker(cfg, labels, context)
+        def __init__(self, cfg, labels, context, row):
+            init_worker(cfg, labels, context, row)
 
         def play(self, chunk):
             return [play_task(task) for task in chunk]
 
     workers = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
     context = plugins.worker_context()
-    actors = [Worker.remote(cfg, labels, context) for _ in range(workers)]
+    actors = [Worker.remote(cfg, labels, context, cfg.row) for _ in range(workers)]
     chunks = [todo[i:i + RAY_CHUNK] for i in range(0, len(todo), RAY_CHUNK)]
     pool = ray.util.ActorPool(actors)
 

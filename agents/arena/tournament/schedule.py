@@ -15,41 +15,57 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
-from meduris_env.engine.errors import MedurisError
-from meduris_env.engine.game import DEFAULT_MAX_TURNS
-from meduris_env.engine.seeding import derive_seed
-from meduris_env.engine.values import ValueCheckError
 from meduris_rl.agents.base import UnknownAgentError, check_names
-from meduris_rl.agents.games import GAMES, check_game
 from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, check_seconds
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import GameSpec, game_spec
+from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.kit.values import ValueCheckError
 
 
-class TournamentError(MedurisError, ValueError):
+class TournamentError(InputError, ValueError):
     """A tournament that cannot be run as asked (the message names the fix)."""
 
 
-@dataclass
-class TournamentConfig:
-    agents: list[str]
-    players: int = 2
-    games: int = 100
+@dataclass(kw_only=True)
+class ArenaSettings:
+    """What every arena run (a tournament, a duel, a ladder's gauntlet) settles the same way: the
+    game (a name of the table of games, :mod:`meduris_rl.kit.games`; None: the default game),
+    the game's own options as a mapping (its row checks them; what is not given keeps the game's
+    default, its turn limit too), the seed, the worker processes, and the limits and log folder
+    of ``cmd:`` agents (:mod:`meduris_rl.agents.plugins.external`: seconds per decision and per
+    game, None: no game limit; "": ``<temp dir>/meduris-bots``)."""
+
+    game: str | None = None
+    options: dict = field(default_factory=dict)
     seed: int = 0
     workers: int = 1
-    exchange: str = "auto"
-    max_turns: int = DEFAULT_MAX_TURNS
-    save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
-    backend: str = "process"  # "process" (a pool on this machine) or "ray"
-    address: str | None = None  # Ray cluster (host:port); None: a local Ray
-    # subprocess (cmd:) agents, meduris_rl.agents.plugins.external: seconds per decision and per
-    # game (None: no game limit), and the folder of their stderr logs ("": <temp dir>/meduris-bots)
     move_time: float = DEFAULT_MOVE_TIME
     game_time: float | None = None
     log_dir: str = ""
-    # a game of meduris_rl.agents.games.GAMES (summary.json names it unless Meduris)
-    game: str = "meduris"
+
+    @property
+    def row(self) -> GameSpec:
+        """The game's row (an unknown game is an UnknownGameError in one line)."""
+        return game_spec(self.game)
+
+
+def arena_settings(cfg: ArenaSettings) -> dict:
+    """The :class:`ArenaSettings` fields of ``cfg`` (a tournament's, a duel's) as keywords."""
+    return {f.name: getattr(cfg, f.name) for f in fields(ArenaSettings)}
+
+
+@dataclass
+class TournamentConfig(ArenaSettings):
+    agents: list[str]
+    players: int = 2
+    games: int = 100
+    save_records: str = ""  # which games to keep records of: "", "all" or "0,5,10-19"
+    backend: str = "process"  # "process" (a pool on this machine) or "ray"
+    address: str | None = None  # Ray cluster (host:port); None: a local Ray
 
 
 #: the most games a tournament plays (the `--games` flag's maximum), so at most this many lineups
@@ -76,7 +92,7 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
                  ) -> tuple[list[str], list[tuple[int, ...]], int]:
     """Validate (``names``: what to call each setting in the errors); return (labels, lineups,
     games rounded up to a multiple of the lineups)."""
-    spec = GAMES[check_game(cfg.game, TournamentError)]
+    spec = check_game_settings(cfg, TournamentError)
     spec.check_players(cfg.players, names["players"], TournamentError)
     entrants = check_names(list(cfg.agents), names["agents"], TournamentError,
                            "random,greedy,mcts:200")
@@ -87,7 +103,7 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     check_lineups(len(entrants), cfg.players, names)
     for name in dict.fromkeys(entrants):
         try:
-            agent = make_agent(name, cfg.game)  # (loads its model: a missing file is refused)
+            agent = make_agent(name, spec.name)  # (loads its model: a missing file is refused)
             if hasattr(agent, "check_players"):  # a policy file trained for another count
                 agent.check_players(cfg.players)
         except UnknownAgentError as err:
@@ -107,6 +123,15 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
     games = played_games(cfg.games, len(lineups))
     recorded_games(cfg.save_records, games, names["save_records"])
     return labels, lineups, games
+
+
+def check_game_settings(cfg: ArenaSettings, error: type[Exception] = TournamentError
+                        ) -> GameSpec:
+    """The row of ``cfg``'s game, after checking that the game is known and its options are
+    its own with good values (each an ``error`` in one line naming the game or option)."""
+    spec = game_spec(cfg.game, error)
+    spec.check_options(cfg.options, seat=False, error=error)
+    return spec
 
 
 def played_games(games: int, lineups: int) -> int:

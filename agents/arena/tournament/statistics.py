@@ -19,9 +19,10 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from meduris_env.records.atomic import atomic_write
 from meduris_rl.agents.arena.match import GameResult
 from meduris_rl.agents.arena.tournament.schedule import TournamentConfig
+from meduris_rl.kit.atomic import atomic_write
+from meduris_rl.kit.games import game_spec
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -78,9 +79,7 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
             "max_seconds_per_decision": p["longest"],
             "forfeits": p["forfeits"],
         }
-    config = asdict(cfg)
-    if config.get("game") == "meduris":
-        del config["game"]  # (Meduris's summaries read as before the game was a parameter)
+    config = {**asdict(cfg), "game": cfg.row.name}
     return {"config": config, "games": len(results), "lineups": len(lineups),
             "rating_model": "openskill PlackettLuce (rating = mu, ordinal = mu - 3 sigma)",
             "agents": agents}
@@ -88,11 +87,9 @@ def summarize(cfg: TournamentConfig, labels: list[str], lineups, results: list[G
 
 def score_word(summary: dict) -> str:
     """What the game's scores count, for the leaderboard: its row's ``score_unit`` in the
-    table of games (Druids: "amulets", D5; Meduris's victory points: "VP"; summaries of
-    Meduris name no game)."""
-    from meduris_rl.agents.games import game_spec
-
-    return game_spec(summary["config"].get("game", "meduris")).score_unit
+    table of games (Druids: "amulets", D5; Meduris's victory points: "VP"; a summary written
+    before the game was a setting names none: the default game's)."""
+    return game_spec(summary["config"].get("game")).score_unit
 
 
 def leaderboard(summary: dict) -> str:

@@ -32,10 +32,10 @@ def game_stream(cfg: TournamentConfig, labels: list[str]) -> Iterator[Player]:
     """``play(tasks)`` for the agents ``cfg.agents`` (labelled ``labels``) in ``cfg.workers``
     processes: see the module docstring."""
     if cfg.workers <= 1:
-        init_worker(cfg, labels)
+        init_worker(cfg, labels, None, cfg.row)
         yield lambda tasks: map(play_task, tasks)
         return
-    pool = worker_pool(cfg.workers, init_worker, (cfg, labels))
+    pool = worker_pool(cfg.workers, init_worker, (cfg, labels, None, cfg.row))
     try:
         yield lambda tasks: pool.imap_unordered(play_task, list(tasks), chunksize=1)
     finally:

@@ -1,4 +1,4 @@
-"""An example Meduris agent package for meduris-rl's entry-point group ``meduris.agents``.
+"""An example Meduris agent package for meduris-rl's entry-point group ``meduris_rl.agents``.
 
 It imports nothing from the project: a plug-in only needs ``act(observation, state)`` (an
 object) or ``f(observation)`` (a policy function); meduris-rl wraps it in an Agent, gives it

@@ -19,11 +19,11 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .constants import CHANCE, TERMINAL
-from .errors import IllegalActionError
+from meduris_rl.kit.errors import IllegalActionError
+from meduris_rl.kit.protocol import CHANCE, TERMINAL
 
 if TYPE_CHECKING:
-    from .state import State
+    from meduris_rl.kit.protocol import State
 
 Decide = Callable[["State", int], int]  # (state at a decision node, seat to move) -> action id
 Observer = Callable[["State", int, int], None]  # (state after, seat or CHANCE, action) -> None

@@ -19,7 +19,7 @@ excerpt of) what it got. Nothing is coerced silently:
 command line): ASCII digits only, so ``'1e308'``, ``'nan'``, ``'inf'``, ``'²'`` or ``'1_000'``
 are refused or bounded the same way.
 
-:class:`ValueCheckError` is a :class:`~meduris_env.engine.errors.MedurisError` and also a
+:class:`ValueCheckError` is a :class:`~meduris_env.engine.errors.InputError` and also a
 ``ValueError`` and a ``TypeError``, so callers that caught either before keep working. It lives
 in the engine layer (it imports only numpy) so every layer above uses the same checks.
 """
@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from .errors import MedurisError
+from meduris_rl.kit.errors import InputError
 
 __all__ = ["ValueCheckError", "check_bool", "check_int", "check_float", "check_choice",
            "parse_int", "parse_float", "excerpt", "unwrap_action", "SEED_MAX"]
@@ -45,7 +45,7 @@ _INT_TEXT = re.compile(r"[0-9]{1,30}\Z")
 _FLOAT_TEXT = re.compile(r"(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})\Z")
 
 
-class ValueCheckError(MedurisError, ValueError, TypeError):
+class ValueCheckError(InputError, ValueError, TypeError):
     """A number or flag of the wrong type or out of its bounds (one line: name, rule, value)."""
 
 

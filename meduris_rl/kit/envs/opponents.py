@@ -6,7 +6,7 @@ objects, checked here before any game starts:
 * **one game at a time** (:class:`~meduris_env.envs.single_agent.MedurisSingleAgentEnv`):
   ``"random"`` (built in, uniform over the legal actions from the environment's seeded stream),
   an :class:`Opponent` (an object with ``act(observation, state)``, e.g. any agent of
-  :mod:`agents`), or a callable ``f(observation, state) -> action``;
+  :mod:`meduris_rl.agents`), or a callable ``f(observation, state) -> action``;
 * **a batch at a time** (:class:`~meduris_env.envs.vector.MedurisVectorEnv`): ``"random"``
   (built in, inside the kernels: the fastest), a :class:`BatchOpponent` (an object with
   ``act_batch(decisions)`` taking :class:`Decisions`), or a callable ``f(obs, mask) ->
@@ -16,9 +16,9 @@ objects, checked here before any game starts:
 ``None`` for an object whose ``uses_observation`` is false) and ``state`` the live engine state
 (read it or ``clone()`` it, do not change it).
 
-Anything else is an :class:`OpponentError` (a ``MedurisError``, also a ``ValueError`` and a
+Anything else is an :class:`OpponentError` (a ``InputError``, also a ``ValueError`` and a
 ``TypeError``) in one line: a name other than ``'random'`` says to build the agent with
-``agents.make_agent``, which knows every name (and says what a misspelt one may mean); a
+``meduris_rl.agents.make_agent``, which knows every name (and says what a misspelt one may mean); a
 slip of ``'random'`` itself gets a did-you-mean here (``'randm'``).
 """
 
@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_ch
 
 import numpy as np
 
-from ..engine.errors import MedurisError
-from ..engine.values import excerpt
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.values import excerpt
 
 if TYPE_CHECKING:
-    from ..engine.game import MedurisGame
-    from ..engine.state import State
+    from meduris_rl.kit.protocol import Game, State
 
 
 @runtime_checkable
@@ -52,7 +51,7 @@ class Decisions(NamedTuple):
     mask: np.ndarray  # (k, NUM_ACTIONS) int8, the legal actions
     states: np.ndarray  # (k, STATE_SIZE) int32 copies of the games' states
     seeds: np.ndarray  # (k,) int64, one per decision from each game's own stream
-    game: MedurisGame
+    game: Game
 
 
 @runtime_checkable
@@ -73,7 +72,7 @@ def _did_you_mean(spec: str) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-class OpponentError(MedurisError, ValueError, TypeError):
+class OpponentError(InputError, ValueError, TypeError):
     """An opponent an environment cannot use: a name other than ``'random'`` (environments
     build no agents by name), or neither an object of the protocol nor a callable."""
 
@@ -107,7 +106,7 @@ def check_batch_opponent(spec: Any) -> BatchOpponentSpec:
     """``spec`` if a vector environment can use it, else a clear error."""
     return _check(spec, BatchOpponent, "a vector environment",
                   "an object with act_batch(decisions) or a callable f(obs, mask) -> actions",
-                  "meduris_rl.agents.policies.batch.make_batch_opponent")
+                  "meduris_rl.agents.meduris.batch.make_batch_opponent")
 
 
 def opponent_label(opponent: Any) -> str:

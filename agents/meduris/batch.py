@@ -1,7 +1,7 @@
 """Agents that decide for a whole batch of games at once, as opponents of
 :class:`~meduris_env.envs.vector.MedurisVectorEnv` (and the training built on it).
 
-Each takes a :class:`~meduris_env.envs.opponents.Decisions` (observations, masks, state rows
+Each takes a :class:`~meduris_rl.kit.envs.opponents.Decisions` (observations, masks, state rows
 and one seed per decision) and returns one action per row:
 
 * ``BatchGreedy``: the greedy agent (:mod:`meduris_rl.agents.meduris.heuristics`) on every row in
@@ -21,10 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from meduris_env.row import ROW
 from meduris_rl.agents.base import UnknownAgentError
 from meduris_rl.agents.meduris.features import batch_features, feature_set_of_size
 from meduris_rl.agents.meduris.heuristics import greedy_actions
-from meduris_rl.agents.registry import KINDS, AgentSpec
+from meduris_rl.agents.registry import AgentSpec, kinds
 
 
 class BatchGreedy:
@@ -76,17 +77,18 @@ class BatchPolicy:
 
 def make_batch_opponent(spec: str, players: int = 2):
     """An opponent for the vector environment by name: the batched version of its kind's row
-    in :data:`meduris_rl.agents.registry.KINDS` (``random``: the environment's built-in; ``greedy``;
-    ``ppo``, the shipped model for ``players``, or ``ppo:<policy.pt>``)."""
-    parsed = AgentSpec.parse(spec)
+    among Meduris's kinds (``random``: the environment's built-in; ``greedy``; ``ppo``, the
+    shipped model for ``players``, or ``ppo:<policy.pt>``)."""
+    parsed = AgentSpec.parse(spec, ROW)
     batch = parsed.row.batch
     if batch == "environment":
         return "random"
     if batch == "greedy":
         return BatchGreedy()
     if batch == "policy":
+        from meduris_rl.agents.meduris.ppo import shipped_model
         from meduris_rl.agents.policies.network import PolicyFileError, check_players
-        from meduris_rl.agents.policies.ppo import load_policy_and_architecture, shipped_model
+        from meduris_rl.agents.policies.ppo import load_policy_and_architecture
         path = Path(parsed.parameter) if parsed.parameter else shipped_model(players)
         policy, arch = load_policy_and_architecture(path, spec)
         try:  # (a policy of another player count would read the wrong inputs in silence)
@@ -94,7 +96,7 @@ def make_batch_opponent(spec: str, players: int = 2):
         except PolicyFileError as err:
             raise UnknownAgentError(f"agent {spec!r}: {err}") from None
         return BatchPolicy(policy, name=spec)
-    batched = [form for k in KINDS if k.batch
+    batched = [form for k in kinds(ROW) if k.batch
                for form in (k.name, *([f"{k.name}:<{k.file}>"] if k.file else []))]
     raise UnknownAgentError(f"no batch version of agent {spec!r}; batch opponents are "
                             f"{', '.join(batched[:-1])} and {batched[-1]}")

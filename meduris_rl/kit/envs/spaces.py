@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.errors import MedurisError
+from meduris_rl.kit.errors import InputError
 
 
-class NoLegalActionError(MedurisError, RuntimeError):
+class NoLegalActionError(InputError, RuntimeError):
     """``sample()`` was asked for a legal action of a game that has none now."""
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_env.engine.jsonfile import read_json_file
 from meduris_env.envs.observation import observation_high
 from meduris_env.envs.rllib import agent_id
 from meduris_rl.agents.base import Agent, UnknownAgentError
+from meduris_rl.kit.jsonfile import read_json_file
 
 META_FILE = "meduris.json"
 META_FORMAT = "meduris-rllib/1"

@@ -2,7 +2,7 @@
 bounded reader.
 
 Contract: :func:`parse_json` turns text into Python values or raises the caller's error class
-(a :class:`~meduris_env.engine.errors.MedurisError` subclass such as ``RecordError`` or
+(a :class:`~meduris_env.engine.errors.InputError` subclass such as ``RecordError`` or
 ``StateFileError``) with one line starting ``"{what}: "``, never a ``RecursionError``,
 ``OverflowError`` or a message echoing the file. The bounds, checked before (or while) parsing:
 
@@ -22,7 +22,7 @@ at most ``max_bytes + 1`` bytes (a file's reported size is only a hint: it may g
 device), so a read never hangs and never takes more memory than the bound.
 :func:`read_json_file` reads a file so, then parses as above.
 :func:`clip` shortens text for a message (at most :data:`EXCERPT` characters; values:
-:func:`meduris_env.engine.values.excerpt`).
+:func:`meduris_rl.kit.values.excerpt`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .values import excerpt
+from meduris_rl.kit.values import excerpt
 
 MAX_BYTES = 64 * 1024 * 1024  # a long game's record is well under 1 MB
 MAX_DEPTH = 64  # the deepest the project writes is 5 (a state's 3-d arrays inside objects)

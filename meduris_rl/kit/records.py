@@ -1,35 +1,37 @@
-"""Game records: one game as a JSON file that replays exactly.
+"""Game records of every game: one game as a JSON file that replays exactly.
 
-A record holds the game (parameters and board), the seed its chance outcomes were drawn from, a
-label per seat (``"greedy"``, ``"mcts:200"``, ``"human"``), every action in order (player
-actions and chance outcomes alike, so replaying needs no random numbers), the events they caused
-and the result. :meth:`GameRecord.replay` applies the actions to a fresh initial state and checks
-that every action is legal for the seat recorded and that events, scores and winners come out
-exactly as recorded; any difference raises :class:`RecordError` naming the first one.
+A record holds the game (its settings, written by the game's codec), the seed its chance
+outcomes were drawn from, a label per seat (``"greedy"``, ``"mcts:200"``, ``"human"``), every
+action in order (player actions and chance outcomes alike, so replaying needs no random numbers),
+the events they caused and the result. :meth:`GameRecord.replay` applies the actions to a fresh
+initial state and checks that every action is legal for the seat recorded and that events,
+scores and winners come out exactly as recorded; any difference raises :class:`RecordError`
+naming the first one.
 
 File format (a JSON object)::
 
     format   "meduris-record"          version  1
-    game     {num_players, exchange, max_turns, random_start_player, zero_sum, board}
+    game     {...}                     the game's settings, by its codec (with its "name",
+                                       except Meduris's, whose records were first)
     seed     int or null               agents   [label per seat]
     actions  [{"step", "seat" (-1: chance), "action" (id), "text"}]
-    events   [{"step", "kind", ...named integers}]   (as State.events())
+    events   [...]                     by the game's codec (as the state's events())
     result   {"terminal", "end_reason", "turns", "scores", "winners"}
     meta     {...}                     free-form (tournament, game index)
 
-Other games: a record's ``game`` object may name its game (``{"name": "druids", ...}``; no
-``name``: Meduris, so every older record loads unchanged). Such a game is recorded and replayed
-through its own protocol, a codec registered with :func:`register_game` by a higher layer
-(:func:`meduris_rl.agents.games.register_records`): this layer imports no game but Meduris. The
-codec (``druids_env.records.DruidsRecords`` is one) has ``name``, ``owns(game)``,
-``game_to_dict(game)``, ``game_from_dict(doc, error)``, ``action_text(action)``,
-``event_to_dict(event)``, ``event_from_dict(row, index, error)`` and ``result(state)``.
+**Codecs.** Each game's row (:mod:`meduris_rl.kit.games`) has a record codec, the game's own
+code for what differs: ``name`` (the ``game`` object's ``"name"``, or None for a game whose
+records carry none: Meduris's), ``game_to_dict(game)``, ``game_from_dict(doc, error)``,
+``action_text(action)``, ``event_to_dict(event)`` and ``event_from_dict(row, index, error)``.
+The result is the same for every game (:func:`result_of`: the row's end reason, the state's
+turn, scores and winners). This module imports no game: a record names its game and the table
+finds the row.
 
-Files are read through :mod:`meduris_env.engine.jsonfile` (size, nesting depth and 64-bit
+Files are read through :mod:`meduris_rl.kit.jsonfile` (size, nesting depth and 64-bit
 integers bounded, no key given twice): a hostile file is a one-line RecordError, never a
-RecursionError or an OverflowError. The agent labels, which a replay prints, are printable text of
-one line (:func:`label_problem`: no terminal escapes), checked when a record is read and when one
-is made (:func:`record_labels`).
+RecursionError or an OverflowError. The agent labels, which a replay prints, are printable text
+of one line (:func:`label_problem`: no terminal escapes), checked when a record is read and when
+one is made (:func:`record_labels`).
 """
 
 from __future__ import annotations
@@ -41,20 +43,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.constants import END_NAMES
-from ..engine.errors import IllegalActionError, MedurisError
-from ..engine.events import EVENT_KINDS, Event
-from ..engine.jsonfile import clip, parse_json, read_bounded
-from ..engine.serialize import game_from_dict, game_to_dict
-from ..engine.state import State
-from ..engine.values import excerpt
-from .atomic import atomic_write
+from meduris_rl.kit.atomic import atomic_write
+from meduris_rl.kit.errors import IllegalActionError, InputError
+from meduris_rl.kit.games import GameSpec, games, spec_of
+from meduris_rl.kit.jsonfile import clip, parse_json, read_bounded
+from meduris_rl.kit.values import excerpt
 
 FORMAT = "meduris-record"
 VERSION = 1
-
-
-_EVENT_COLUMNS = {name: {c for c in cols if c} for name, cols in EVENT_KINDS.values()}
 
 
 ACTION_KEYS = {"step", "seat", "action", "text"}
@@ -97,40 +93,43 @@ def record_labels(labels: list[Any]) -> list[str]:
     return kept
 
 
-class RecordError(MedurisError, ValueError):
+class RecordError(InputError, ValueError):
     """A record file that does not parse, or a record that does not replay as recorded."""
 
 
-#: name -> record codec of each game other than Meduris (see the module docstring)
-GAME_CODECS: dict[str, Any] = {}
+def is_int(v: Any) -> bool:
+    """An integer of JSON (not a bool): what a codec's fields are checked with."""
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
-def register_game(codec: Any) -> None:
-    """Let records of the game ``codec.name`` be made, read and replayed through ``codec``."""
-    GAME_CODECS[codec.name] = codec
-
-
-def codec_of(game: Any) -> Any:
-    """The registered codec of ``game``'s kind, or None for Meduris."""
-    return next((c for c in GAME_CODECS.values() if c.owns(game)), None)
+def codec_row(game_doc: dict) -> GameSpec:
+    """The row whose codec reads a record's ``game`` object (by its ``"name"``)."""
+    name = game_doc.get("name")
+    rows = games()
+    for row in rows.values():
+        if row.records.name == name:
+            return row
+    known = ", ".join(rows)
+    raise RecordError(f"record: game {excerpt(name, 40)} is not known here (the games: "
+                      f"{known})")
 
 
 @dataclass
 class GameRecord:
     """One game: see the module docstring for the fields."""
 
-    game: Any  # MedurisGame
+    game: Any  # the game object (the kit's Game protocol)
     actions: list[int]
     seats: list[int]  # who chose each action (-1: chance)
     agents: list[str]
     seed: int | None = None
-    events: list[Event] = field(default_factory=list)
+    events: list = field(default_factory=list)
     result: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
 
     # --- making ----------------------------------------------------------------------------
     @classmethod
-    def from_state(cls, state: State, agents: list[str] | None = None, seed: int | None = None,
+    def from_state(cls, state: Any, agents: list[str] | None = None, seed: int | None = None,
                    meta: dict | None = None) -> GameRecord:
         """The record of the game that led to ``state`` (finished or not)."""
         game = state.game
@@ -144,18 +143,20 @@ class GameRecord:
                    events=state.events(), result=result_of(state), meta=dict(meta or {}))
 
     @property
+    def row(self) -> GameSpec:
+        """The row of this record's game."""
+        return spec_of(self.game)
+
+    @property
     def game_name(self) -> str:
-        """The game's name ("meduris" or a registered game's)."""
-        codec = codec_of(self.game)
-        return "meduris" if codec is None else codec.name
+        return self.row.name
 
     def text_of(self, action: int) -> str:
         """An action of this record's game in words."""
-        codec = codec_of(self.game)
-        return action_text(action) if codec is None else codec.action_text(action)
+        return self.row.records.action_text(action)
 
     # --- replaying -------------------------------------------------------------------------
-    def states(self) -> Iterator[State]:
+    def states(self) -> Iterator[Any]:
         """The initial state, then the state after each action (each one a new object)."""
         state = self.game.new_initial_state()
         yield state.clone()
@@ -167,7 +168,7 @@ class GameRecord:
                                   f"replay: {err}") from None
             yield state.clone()
 
-    def replay(self) -> State:
+    def replay(self) -> Any:
         """The final state, after checking it reproduces the recorded events and result."""
         state = deque(self.states(), maxlen=1)[0]  # run through every step, keep the last
         events = state.events()
@@ -186,22 +187,16 @@ class GameRecord:
 
     # --- files -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        codec = codec_of(self.game)
-        if codec is None:
-            game = game_to_dict(self.game)
-            events = [{"step": e.step, "kind": e.kind, **e.data} for e in self.events]
-        else:
-            game = codec.game_to_dict(self.game)
-            events = [codec.event_to_dict(e) for e in self.events]
+        codec = self.row.records
         return {
             "format": FORMAT,
             "version": VERSION,
-            "game": game,
+            "game": codec.game_to_dict(self.game),
             "seed": self.seed,
             "agents": record_labels(self.agents),  # (a record is never written unreadable)
-            "actions": [{"step": i, "seat": s, "action": a, "text": self.text_of(a)}
+            "actions": [{"step": i, "seat": s, "action": a, "text": codec.action_text(a)}
                         for i, (a, s) in enumerate(zip(self.actions, self.seats, strict=True))],
-            "events": events,
+            "events": [codec.event_to_dict(e) for e in self.events],
             "result": dict(self.result),
             "meta": dict(self.meta),
         }
@@ -228,17 +223,8 @@ class GameRecord:
                               f"(expected {VERSION})")
         if not isinstance(doc.get("game"), dict):
             raise RecordError("record: 'game' must be an object")
-        name = doc["game"].get("name", "meduris")
-        codec = GAME_CODECS.get(name) if isinstance(name, str) else None
-        if name != "meduris" and codec is None:
-            raise RecordError(f"record: game {excerpt(name, 40)} is not known here (known: "
-                              f"{', '.join(['meduris', *GAME_CODECS])}; a Druids record is "
-                              "read once meduris_rl.agents.games is imported)")
-        if codec is None:
-            game = game_from_dict(doc["game"], RecordError, "record")
-        else:
-            game = codec.game_from_dict(doc["game"], RecordError)
-        text_of = action_text if codec is None else codec.action_text
+        codec = codec_row(doc["game"]).records
+        game = codec.game_from_dict(doc["game"], RecordError)
         agents = doc.get("agents")
         if not isinstance(agents, list) or len(agents) != game.num_players:
             raise RecordError(f"record: 'agents' must list {game.num_players} labels")
@@ -247,27 +233,13 @@ class GameRecord:
             if problem:
                 raise RecordError(f"record: agents[{seat}]: {problem}")
         seed = doc.get("seed")
-        if seed is not None and not _is_int(seed):
+        if seed is not None and not is_int(seed):
             raise RecordError("record: 'seed' must be an integer or null")
-        actions, seats = [], []
-        rows = doc.get("actions")
+        actions, seats = read_actions(doc.get("actions"), codec.action_text)
+        rows = doc.get("events") or []
         if not isinstance(rows, list):
-            raise RecordError("record: 'actions' must be a list")
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict) or not _is_int(row.get("action")) \
-                    or not _is_int(row.get("seat")):
-                raise RecordError(f"record: actions[{i}] needs integer 'action' and 'seat'")
-            if set(row) != ACTION_KEYS or row["step"] != i or type(row["step"]) is not int \
-                    or row["text"] != text_of(row["action"]):
-                raise RecordError(f"record: actions[{i}] must be {{step: {i}, seat, action, "
-                                  "text: the action in words}")
-            actions.append(row["action"])
-            seats.append(row["seat"])
-        if codec is not None:
-            events = [codec.event_from_dict(row, i, RecordError)
-                      for i, row in enumerate(doc.get("events") or [])]
-        else:
-            events = meduris_events(doc.get("events") or [])
+            raise RecordError("record: 'events' must be a list")
+        events = [codec.event_from_dict(row, i, RecordError) for i, row in enumerate(rows)]
         result = doc.get("result")
         if not isinstance(result, dict):
             raise RecordError("record: 'result' must be an object")
@@ -278,7 +250,7 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         """The record in the file at ``path`` (read by the one bounded reader,
-        :func:`~meduris_env.engine.jsonfile.read_bounded`: a regular file of at most
+        :func:`~meduris_rl.kit.jsonfile.read_bounded`: a regular file of at most
         64 MiB; a folder, a device or a FIFO is refused before it is opened)."""
         data = read_bounded(path, RecordError, "record")
         try:
@@ -289,37 +261,26 @@ class GameRecord:
         return cls.from_json(text)
 
 
-def meduris_events(rows: Any) -> list[Event]:
-    """The Meduris events of a record's ``events`` list (RecordError naming the first bad one)."""
-    events = []
+def read_actions(rows: Any, text_of) -> tuple[list[int], list[int]]:
+    """The actions and seats of a record's ``actions`` list, each row checked (its text must
+    be the action in the game's words: ``text_of``)."""
+    actions, seats = [], []
+    if not isinstance(rows, list):
+        raise RecordError("record: 'actions' must be a list")
     for i, row in enumerate(rows):
-        if not isinstance(row, dict) or not _is_int(row.get("step")) \
-                or not isinstance(row.get("kind"), str):
-            raise RecordError(f"record: events[{i}] needs 'step' and 'kind'")
-        data = {k: v for k, v in row.items() if k not in ("step", "kind")}
-        columns = _EVENT_COLUMNS.get(row["kind"])
-        if columns is None:
-            raise RecordError(f"record: events[{i}]: unknown kind {row['kind']!r}")
-        if set(data) != columns or not all(_is_int(v) for v in data.values()):
-            raise RecordError(f"record: events[{i}] ({row['kind']}) needs the integers "
-                              f"{sorted(columns)}")
-        events.append(Event(row["step"], row["kind"], data))
-    return events
+        if not isinstance(row, dict) or not is_int(row.get("action")) \
+                or not is_int(row.get("seat")):
+            raise RecordError(f"record: actions[{i}] needs integer 'action' and 'seat'")
+        if set(row) != ACTION_KEYS or row["step"] != i or type(row["step"]) is not int \
+                or row["text"] != text_of(row["action"]):
+            raise RecordError(f"record: actions[{i}] must be {{step: {i}, seat, action, "
+                              "text: the action in words}")
+        actions.append(row["action"])
+        seats.append(row["seat"])
+    return actions, seats
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def action_text(action: int) -> str:
-    from ..engine.actions import action_to_string
-    try:
-        return action_to_string(action)
-    except ValueError:
-        return f"action {action}"
-
-
-def _actions_and_seats(final: State) -> tuple[list[int], list[int]]:
+def _actions_and_seats(final: Any) -> tuple[list[int], list[int]]:
     """Who chose each action, found by replaying (the log keeps actions only). A position
     edited by hand is not the end of its history, and cannot be recorded."""
     history = final.history()
@@ -338,15 +299,12 @@ def _actions_and_seats(final: State) -> tuple[list[int], list[int]]:
     return history, seats
 
 
-def result_of(state: State) -> dict:
-    """The result of the game at ``state`` as a record keeps it (its game's codec for others)."""
-    codec = codec_of(state.game)
-    if codec is not None:
-        return codec.result(state)
+def result_of(state: Any) -> dict:
+    """The result of the game at ``state`` as a record keeps it, the same for every game: its
+    end reason in the words of its row, its turn, scores and winners."""
     terminal = state.is_terminal()
     return {"terminal": terminal,
-            "end_reason": END_NAMES[state.end_reason] if terminal else None,
+            "end_reason": spec_of(state.game).end_name(state) if terminal else None,
             "turns": int(state.turn),
             "scores": [int(v) for v in state.scores()],
             "winners": state.winners() if terminal else []}
-

@@ -13,7 +13,7 @@ per-step rewards. :func:`wrap_aec` wraps a raw environment like PettingZoo's cla
 The engine state must offer ``current_player()``, ``apply_action(action, seat)``,
 ``legal_actions()``, ``legal_action_mask()``, ``is_terminal()``, ``is_truncated()``,
 ``clone()`` and ``game``; the game ``num_players`` and ``new_initial_state()``; ``play`` and
-``resolve_chance`` are the game's play loop (:mod:`meduris_env.engine.loop`'s signature).
+``resolve_chance`` are the game's play loop (:mod:`meduris_rl.kit.loop`'s signature).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine.seeding import STREAM_ACTION_SPACE, derive_seed
-from ..engine.values import ValueCheckError, excerpt, unwrap_action
-from .spaces import LegalActionSpace
+from meduris_rl.kit.envs.spaces import LegalActionSpace
+from meduris_rl.kit.seeding import STREAM_ACTION_SPACE, derive_seed
+from meduris_rl.kit.values import ValueCheckError, excerpt, unwrap_action
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
 
@@ -70,7 +70,7 @@ def wrap_aec(raw_class: Callable[..., AECEnv], illegal_action: str = "raise",
 class GameEngine:
     """What an environment needs of a game's engine: the state class (what
     ``options["state"]`` must be), its illegal-action exception, the number of player actions
-    and the play loop's ``play`` and ``resolve_chance`` (:mod:`meduris_env.engine.loop`'s
+    and the play loop's ``play`` and ``resolve_chance`` (:mod:`meduris_rl.kit.loop`'s
     signatures)."""
 
     state_type: type
