@@ -11,10 +11,17 @@ same choices. ``name`` is the registry name that built the agent (``"mcts:200"``
 
 from __future__ import annotations
 
+import contextvars
 import random
 from abc import ABC, abstractmethod
 
 from meduris_rl.kit.errors import InputError
+
+#: the game being played in this thread, as :func:`meduris_rl.agents.arena.match.play_game` sets
+#: it for its agents: ``{"seed": the game's seed, "game": its number in the run (games.csv), or
+#: None}`` (a ``cmd:`` bot's log heads each game's section with them); None outside a game
+CURRENT_GAME: contextvars.ContextVar[dict | None] = contextvars.ContextVar("meduris_game",
+                                                                         default=None)
 
 
 class Agent(ABC):

@@ -63,7 +63,7 @@ from meduris_rl.agents.base import Agent, UnknownAgentError
 from meduris_rl.agents.budgets import MAX_COUNT, MAX_SECONDS
 from meduris_rl.agents.plugins import load as plugins
 from meduris_rl.kit.games import GameSpec, game_names, game_spec, games
-from meduris_rl.kit.values import ValueCheckError, excerpt, parse_float, parse_int
+from meduris_rl.kit.values import ValueCheckError, excerpt, parse_float, parse_int, printable
 
 
 @dataclass(frozen=True)
@@ -325,6 +325,10 @@ class AgentSpec:
             raise UnknownAgentError(f"an agent name is a non-empty string, got {text!r}; "
                                     f"known agents: {known_list(row)}")
         text = text.strip()
+        if not text.isprintable():  # (a label of games.csv, tables and records: text only)
+            raise UnknownAgentError(f"agent '{printable(text, 100)}': a name is printable "
+                                    "UTF-8 text (no control characters, tabs, line breaks or "
+                                    "undecodable bytes)")
         kind, colon, param = text.partition(":")
         found = kind_named(kind, row)
         if kind == "cmd":
@@ -452,3 +456,19 @@ def make_agent(spec: str | AgentSpec, game: str | GameSpec | None = None) -> Age
     if not isinstance(spec, AgentSpec):
         spec = AgentSpec.parse(spec, game)
     return spec.build()
+
+
+def check_agent(name: str, game: str | GameSpec | None = None, players: int | None = None,
+                move_time: float | None = None, log_dir: str | None = None) -> None:
+    """Before a run: the agent ``name`` can be built for ``game`` (its model loaded), plays
+    ``players`` (a policy file trained for another count is refused), and, for a ``cmd:`` bot,
+    starts and answers the handshake within ``move_time`` (at least the handshake time) with
+    its stderr in ``log_dir`` (:meth:`~.plugins.external.SubprocessAgent.preflight`); an
+    UnknownAgentError in one line if not."""
+    agent = make_agent(name, game)
+    if hasattr(agent, "set_limits"):
+        agent.set_limits(move_time, None, log_dir or None)
+    if players is not None and hasattr(agent, "check_players"):
+        agent.check_players(players)
+    if hasattr(agent, "preflight"):
+        agent.preflight(game_spec(game, UnknownAgentError).name)

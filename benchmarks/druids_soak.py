@@ -1,10 +1,12 @@
 """Druids soak test: many random games (uniform over the legal actions, chance with the rules'
 probabilities), the one position checker (:func:`druids_env.engine.invariants.check`: 54 gems,
 6 servants per colour and 12 places conserved, each card in one place, scores equal to the
-amulets shared out, each collection's amulets shared out in full, the column, the hand limit)
-run after every step, for 2, 3 and 4 players.
+amulets shared out, each collection's amulets shared out in full, the column (D12 ruling: no
+marker below it, none past its top but the one that ended the game), the hand limit) run after
+every step, for 2, 3 and 4 players.
 At the end of every game: it is over by a rule (D11, D11b, D12) or the turn limit (reported
-apart), its returns sum to 0 with a winner (D13), and its JSON reads back to an equal state.
+apart), its returns sum to 0 with a winner (D13; at a D12 end, the one who passed the top,
+alone), and its JSON reads back to an equal state.
 
     python benchmarks/druids_soak.py [--games 10000] [--seed 0]
 
@@ -25,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from druids_env import PLAYER_COUNTS, DruidsGame, check, play, random_decide  # noqa: E402
-from druids_env.engine.rules import END_NAMES, END_TRUNCATED  # noqa: E402
+from druids_env.engine.errors import StateFileError  # noqa: E402
+from druids_env.engine.rules import END_COLUMN, END_NAMES, END_TRUNCATED  # noqa: E402
 from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 
@@ -36,8 +39,16 @@ def end_problems(state, game: DruidsGame) -> list[str]:
         out.append("the game did not end")
     if abs(sum(state.returns())) > 1e-9 or not state.winners():
         out.append(f"returns {state.returns()} winners {state.winners()}")
-    if game.state_from_json(state.to_json()) != state:
-        out.append("the JSON does not read back to an equal state")
+    top = state.base + 6 * game.circles
+    if state.end_reason == END_COLUMN and [
+            s for s, v in enumerate(state.score) if v > top] != state.winners():
+        out.append(f"the moving column (D12) ended the game with scores {state.score} "
+                   f"(top {top}), winners {state.winners()}: not the one who passed the top")
+    try:
+        if game.state_from_json(state.to_json()) != state:
+            out.append("the JSON does not read back to an equal state")
+    except StateFileError as err:  # (the reader checks the position too)
+        out.append(f"the JSON does not read back: {err}")
     return out
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from meduris_rl.kit.records import is_int
 
 from .engine import DruidsGame, action_to_string
-from .engine.events import KINDS, Event
+from .engine.events import Event
+from .engine.statefile import event_problem
 
 PARAMS = {"num_players", "circles", "max_turns"}
 EVENT_KEYS = {"step", "kind", "data", "owner", "hidden"}
@@ -51,14 +52,17 @@ class DruidsRecords:
 
     @staticmethod
     def event_from_dict(row, i: int, error: type[Exception]) -> Event:
+        """An event of a record, checked as a state file's are
+        (:func:`~druids_env.engine.statefile.event_problem`: its kind, the data fields of that
+        kind in range, its owner and hidden fields), so a tampered event is one line here, never
+        an error later where it is shown."""
         if not isinstance(row, dict) or set(row) != EVENT_KEYS or not is_int(row["step"]) \
-                or row["kind"] not in KINDS or not isinstance(row["data"], dict) \
-                or not is_int(row["owner"]) or not isinstance(row["hidden"], list):
-            raise error(f"record: events[{i}] needs step, a Druids event kind, data, owner and "
-                        "hidden")
-        if not all(isinstance(k, str) and (v is None or is_int(v) or isinstance(v, str))
-                   for k, v in row["data"].items()):
-            raise error(f"record: events[{i}]: data must map names to integers or words")
+                or row["step"] < 0:
+            raise error(f"record: events[{i}] needs step (an action's index), kind, data, owner "
+                        "and hidden")
+        problem = event_problem(row["kind"], row["data"], row["owner"], row["hidden"])
+        if problem:
+            raise error(f"record: events[{i}]: {problem}")
         return Event(row["step"], row["kind"], dict(row["data"]), row["owner"],
                      tuple(row["hidden"]))
 

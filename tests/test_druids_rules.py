@@ -441,35 +441,140 @@ def test_D11b_ruling_the_turn_limit_truncates():
 
 
 # --- D12 ---------------------------------------------------------------------------------------
+def _column_position(score, *, base=0, gems=(9, 2), under=None):
+    """Seat 0 to move, place 1 (yellow) holding yellow gems of ``gems`` values (their sum the
+    amulets) and, by default, one blue servant 6 under it (blue takes them all, D6)."""
+    return position(len(score), above={0: [gem(YELLOW, v) for v in gems]},
+                    under={0: under or [servant(1, 6)]}, hands={0: [gem(RED, 1)]},
+                    score=score, base=base)
+
+
+def _moves(st):
+    return [e.data for e in st.events() if e.kind == "column_moved"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D12_ruling_markers_start_beside_the_bottom_card_at_0(n):
+    """D3, D12 ruling: the markers start beside the bottom card, on no circle: after the setup
+    every score is 0 and the column's bottom card is the first (``base`` 0: circles 1 .. 30)."""
+    st = D.DruidsGame(n).new_initial_state()
+    rng = random.Random(n)
+    while st.is_chance_node():
+        st.apply_action(st.sample_chance(rng))
+    assert st.current_player() == 0 and st.scores() == [0] * n and st.base == 0
+    assert not D.check(st)
+
+
+def test_D12_ruling_30_circles_hold_scores_1_to_30_the_31st_point_passes_the_top():
+    """6 cards of 5 circles: the 30th point is on the top card's highest circle (nothing
+    moves), the 31st passes the top (the bottom card, free, moves to the top)."""
+    st = _column_position([6, 25], gems=(3, 2))
+    act(st, "collect place 1")
+    assert st.scores() == [6, 30] and st.base == 0 and _moves(st) == [] and not st.is_terminal()
+    st = _column_position([6, 25], gems=(4, 2))
+    act(st, "collect place 1")
+    assert st.scores() == [6, 31] and st.base == 5 and not st.is_terminal()
+    assert _moves(st) == [{"bottom": 6, "top": 35}]
+
+
 def test_D12_the_column_moves_when_a_marker_passes_the_top():
-    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
-                  hands={0: [gem(RED, 1)]}, score=[12, 20])
+    st = _column_position([12, 20])
     act(st, "collect place 1")  # 11 amulets: 31 > 30, no marker on 1-5
     assert st.scores() == [12, 31] and st.base == 5 and not st.is_terminal()
-    assert [e.data for e in st.events() if e.kind == "column_moved"] == [
-        {"bottom": 6, "top": 35}]
+    assert _moves(st) == [{"bottom": 6, "top": 35}]
 
 
 def test_D12_ruling_a_marker_on_the_bottom_card_ends_the_game_and_the_top_wins():
-    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
-                  hands={0: [gem(RED, 1)]}, score=[3, 20])
+    st = _column_position([3, 20])
     act(st, "collect place 1")
     assert st.is_terminal() and st.end_reason == rules.END_COLUMN and st.base == 0
     assert st.winners() == [1] and st.returns() == [-1.0, 1.0]
 
 
-def test_D12_ruling_a_marker_below_the_column_at_0_is_not_on_the_bottom_card():
-    """A marker still at 0 lies below the column (its circles are base + 1 ..), not on its
-    bottom card: the column moves past it, and again and again, and the game goes on."""
-    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
-                  hands={0: [gem(RED, 1)]}, score=[0, 20])
-    act(st, "collect place 1")  # 31 > 30 with seat 0 at 0: the column moves
-    assert not st.is_terminal() and st.scores() == [0, 31] and st.base == 5
-    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 2)]}, under={0: [servant(1, 6)]},
-                  hands={0: [gem(RED, 1)]}, score=[0, 33], base=5)
-    act(st, "collect place 1")  # 44 > 35, then > 40: two moves, seat 0 still at 0
-    assert not st.is_terminal() and st.scores() == [0, 44] and st.base == 15
-    assert [e.data["bottom"] for e in st.events() if e.kind == "column_moved"] == [11, 16]
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_D12_ruling_a_lagging_marker_still_beside_the_bottom_card_at_0_blocks_the_column(n):
+    """A marker that never scored stands beside the bottom card, which counts as on it: when
+    blue passes the top, the column cannot move and the game ends at once (were a marker at 0
+    below the column, it would move)."""
+    lag = 0 if n == 2 else n - 1  # red, or the last seat
+    score = [20] * n
+    score[lag] = 0
+    st = _column_position(score)
+    act(st, "collect place 1")  # blue: 20 + 11 passes the top at 31
+    assert st.is_terminal() and st.end_reason == rules.END_COLUMN and st.base == 0
+    assert st.scores()[1] == 31 and st.scores()[lag] == 0 and _moves(st) == []
+    assert st.winners() == [1] and not D.check(st)
+
+
+@pytest.mark.parametrize("base, lag, blocks", [(0, 0, True), (0, 1, True), (0, 5, True),
+                                               (0, 6, False), (5, 6, True), (5, 10, True),
+                                               (5, 11, False)])
+def test_D12_ruling_on_the_bottom_card_is_a_score_up_to_its_highest_circle(base, lag, blocks):
+    """A marker blocks the column with a score up to the bottom card's highest circle
+    (``base`` + 5), on its circles or beside it; one circle higher it does not."""
+    st = _column_position([lag, base + 25], base=base, gems=(4, 2))
+    act(st, "collect place 1")  # blue passes the top at base + 31
+    assert st.scores() == [lag, base + 31]
+    assert st.is_terminal() == blocks and st.base == (base if blocks else base + 5)
+    assert (st.end_reason == rules.END_COLUMN) == blocks and not D.check(st)
+
+
+def test_D12_ruling_no_marker_is_ever_below_the_column():
+    """The column moves only when every marker is above its bottom card, so after a move every
+    score is above ``base``; the checker refuses a position with a marker below the column,
+    and allows one beside the bottom card at the start (0 with ``base`` 0)."""
+    st = _column_position([6, 25], gems=(4, 2))
+    act(st, "collect place 1")
+    assert st.base == 5 and min(st.scores()) > st.base and not D.check(st)
+    st = _column_position([3, 20])
+    assert not D.check(st)
+    st.base = 5  # red at 3 left below a bottom card that runs from 6
+    assert any("below the column" in p for p in D.check(st)), D.check(st)
+
+
+def test_D12_ruling_the_column_is_checked_amulet_by_amulet_and_moves_twice_in_a_share():
+    """Blue's 11 amulets from 33 (column 6-35): the 36th circle passes the top, the bottom
+    card (6-10) is free, it moves; the 41st passes again, 11-15 free, it moves again."""
+    st = _column_position([17, 33], base=5)
+    act(st, "collect place 1")
+    assert not st.is_terminal() and st.scores() == [17, 44] and st.base == 15
+    assert _moves(st) == [{"bottom": 11, "top": 40}, {"bottom": 16, "top": 45}]
+    assert shares(st) == [(servant(1, 6), 11)] and not D.check(st)
+
+
+def test_D12_ruling_a_move_then_an_occupied_bottom_card_in_one_share_ends_at_that_amulet():
+    """Blue's 11 amulets from 33 (column 6-35), red on 12: the 36th circle moves the column
+    (6-10 is free); the 41st passes the top again with red on the bottom card (11-15): the game
+    ends there, blue at 41, the last 3 amulets of the share scored by no one (checked once per
+    share, blue would end on 44)."""
+    st = _column_position([12, 33], base=5)
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.end_reason == rules.END_COLUMN
+    assert st.scores() == [12, 41] and st.base == 10
+    assert _moves(st) == [{"bottom": 11, "top": 40}] and shares(st) == [(servant(1, 6), 8)]
+    assert kinds(st)[-4:-1] == ["share", "column_moved", "game_end"] and not D.check(st)
+
+
+def test_D12_ruling_the_amulet_that_passes_the_top_ends_the_game_at_once():
+    """Blue's servant 6 takes its 6 amulets from 27 with red on 3: the 4th, to 31, passes the
+    top with the bottom card occupied; the game ends there (blue 31, not 33), and red's servant
+    after it takes nothing."""
+    st = _column_position([3, 27], gems=(9, 8), under=[servant(1, 6), servant(0, 6)])
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.scores() == [3, 31] and shares(st) == [(servant(1, 6), 4)]
+    assert "place_removed" in kinds(st)  # the collection is still cleared (D7)
+    assert not D.check(st)  # 4 of 17 amulets shared out: the checker allows it after D12
+
+
+def test_D12_ruling_the_player_who_passed_the_top_wins_the_rest_scores_nothing():
+    """3 players: blue's servant 3 takes 2 of its amulets, 29 to 31, and passes the top with
+    red on 3: blue wins alone (D13 does not apply), although black on 30, whose servant 6 was
+    to take the other 8 amulets after blue, would have ended above it."""
+    st = _column_position([3, 29, 30], under=[servant(1, 3), servant(2, 6)])
+    act(st, "collect place 1")
+    assert st.is_terminal() and st.end_reason == rules.END_COLUMN
+    assert st.scores() == [3, 31, 30] and shares(st) == [(servant(1, 3), 2)]
+    assert st.winners() == [1] and st.returns() == [-0.5, 1.0, -0.5] and not D.check(st)
 
 
 def test_D12_ruling_circles_per_card_is_a_parameter():
@@ -478,15 +583,6 @@ def test_D12_ruling_circles_per_card_is_a_parameter():
                   circles=4)
     act(st, "collect place 1")  # 25 > 24 = 6 cards x 4 circles; seat 0 at 4: on the bottom
     assert st.is_terminal() and st.end_reason == rules.END_COLUMN
-
-
-def test_D12_ruling_the_game_ends_before_the_next_servant_is_served():
-    st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},
-                  under={0: [servant(1, 6), servant(0, 6)]}, hands={0: [gem(RED, 1)]},
-                  score=[3, 27])
-    act(st, "collect place 1")  # seat 1's 6 amulets take it to 33 with seat 0 on 3
-    assert st.is_terminal() and st.scores() == [3, 33] and len(shares(st)) == 1
-    assert not D.check(st)  # 6 of 17 amulets shared out: the checker allows it after D12
 
 
 # --- D13 ---------------------------------------------------------------------------------------
@@ -543,6 +639,9 @@ def test_events_describe_in_words():
 def _check_step(st, rng, game):
     bad = D.check(st)
     assert not bad, (bad, st.history())
+    # D12 ruling: no marker below the column (a lagging marker blocks it: once it has moved,
+    # every score is above its bottom card's first circle, base + 1)
+    assert st.base == 0 or min(st.score) > st.base, (st.score, st.base, st.history())
     if rng.random() < 0.02:
         back = game.state_from_json(st.to_json())
         assert back == st and json.loads(back.to_json()) == json.loads(st.to_json())
@@ -562,8 +661,12 @@ def test_random_simulation_every_invariant_after_every_step(n):
         D.play(st, D.random_decide(rng), rng,
                observer=lambda s, cur, a, rng=rng: _check_step(s, rng, game))
         assert st.is_terminal() and sum(st.returns()) == pytest.approx(0.0)
+        if st.end_reason == rules.END_COLUMN:  # D12 ruling: the one who passed the top wins
+            top = st.base + 6 * game.circles
+            assert [s for s in st.score if s > top] == [top + 1] and len(st.winners()) == 1
         ends.add(st.end_reason)
     assert rules.END_LAST_PLACE in ends
+    assert n == 4 or rules.END_COLUMN in ends  # (these seeds: 5 and 7 D12 ends in 2 and 3 players)
 
 
 def test_determinism_the_same_seeds_give_the_same_game():

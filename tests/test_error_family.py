@@ -23,6 +23,11 @@ OUTSIDE = {
                      "and its record is still saved",
     "Forfeit": "control flow: a bot broke the protocol (crashed, hung, answered wrongly); it "
                "loses that game, which is scored (a GameAbandoned)",
+    "TournamentInterrupted": "control flow: Ctrl-C or SIGTERM (a KeyboardInterrupt) carrying "
+                             "the finished games, which the command writes",
+    "WorkerFailed": "an exception of a worker process that could not be sent back as itself: "
+                    "a fault of the program, not of the input",
+    "Stop": "control flow inside a bot's keeper (agents/plugins/reaper.py, a script): SIGTERM",
 }
 
 # the classes named in issue 26 (by name: modules move), with the older base each keeps

@@ -43,7 +43,7 @@ from meduris_rl.agents.plugins.external import SubprocessAgent, close_agents, de
 from meduris_rl.agents.registry import make_agent
 from meduris_rl.cli.main import main
 from meduris_rl.kit.records import GameRecord
-from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.kit.seeding import agent_seeds
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -71,14 +71,15 @@ def marked_processes(mark: str, bots_only: bool = True) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        bot = any(arg.endswith((b"_bot.py", b"_bot.js")) for arg in argv)
+        bot = any(arg.endswith((b"_bot.py", b"_bot.js")) for arg in argv) and not any(
+            arg.endswith(b"reaper.py") for arg in argv)  # (a bot, not the keeper running it)
         if f"MEDURIS_BOT_MARK={mark}".encode() in environ.split(b"\0") and state != "Z" and (
                 bot or not bots_only):
             found.append(int(entry.name))
     return found
 
 
-def bots_left(mark: str, within: float = 3.0) -> list[int]:
+def bots_left(mark: str, within: float = 10.0) -> list[int]:
     """The marked processes still there after ``within`` seconds (they may be dying)."""
     end = time.monotonic() + within
     while (left := marked_processes(mark)) and time.monotonic() < end:
@@ -131,8 +132,6 @@ FAULTS = [
                 "action"),
     ("flood", "malformed: an answer line over 1048576 bytes"),
     ("illegal", "illegal: action 999 is not legal now"),
-    ("handshake", "handshake: protocol 99; this side speaks protocol 1"),
-    ("silent", "handshake: crashed: exit code 0"),
 ]
 
 
@@ -141,7 +140,7 @@ def test_a_faulty_bot_forfeits_every_game_with_its_reason_and_is_restarted(tmp_p
                                                                            mode, reason):
     agent = f"{FAULTY} {mode}"
     got = tournament(tmp_path, f"{agent},random", "--move-time", "0.5",
-                     workers=2 if mode in ("hang", "handshake") else 1)
+                     workers=2 if mode == "hang" else 1)
     rows = got["rows"]
     assert len(rows) == 4  # the tournament completed
     for r in rows:
@@ -154,6 +153,24 @@ def test_a_faulty_bot_forfeits_every_game_with_its_reason_and_is_restarted(tmp_p
     assert agents[agent]["wins"] == 0 and agents["random"]["wins"] == 4
     log = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
     assert log.count("# meduris:") >= 4 and f"forfeit: {reason}" in log
+    assert bots_left(mark) == []
+
+
+@pytest.mark.parametrize("mode,reason", [
+    ("handshake", "handshake: protocol 99; this side speaks protocol 1"),
+    ("silent", "handshake: crashed: exit code 0"),
+])
+def test_a_bot_that_fails_its_trial_start_stops_the_run_before_any_game(tmp_path, mark, capsys,
+                                                                         mode, reason):
+    agent = f"{FAULTY} {mode}"
+    code = main(["tournament", "--agents", f"{agent},random", "--games", "4", "--out",
+                 str(tmp_path), "--no-progress", "--move-time", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"agent {agent!r} failed its trial start: {reason}" in err
+    log = Path(err.rpartition("(its stderr: ")[2].rstrip(")\n"))
+    assert "starting" in log.read_text()  # where its stderr is
+    assert not (tmp_path / "games.csv").exists()
     assert bots_left(mark) == []
 
 
@@ -186,6 +203,23 @@ def test_a_bots_own_children_go_with_it(tmp_path, mark):
     rows = tournament(tmp_path, f"{agent},random", "--move-time", "0.5", games=2)["rows"]
     assert [r["forfeit"][:8] for r in rows] == ["timeout:"] * 2
     assert bots_left(mark) == []
+
+
+@pytest.mark.parametrize("mode", ["escape", "launcher"])
+def test_a_grandchild_that_leaves_the_bots_session_goes_with_it(tmp_path, mark, mode):
+    """Issue 46: a grandchild that calls setsid left the bot's process group and session and
+    outlived it. The bot's keeper (agents/plugins/reaper.py, a child subreaper) gets every
+    orphan of the bot and kills them all when the bot ends: played out (escape) or dead after
+    its first answer, its grandchild still running (launcher: a forfeit)."""
+    agent = f"{FAULTY} {mode}"
+    rows = tournament(tmp_path, f"{agent},random", games=2)["rows"]
+    assert len(rows) == 2
+    if mode == "launcher":
+        assert all(r["forfeit"].startswith("crashed: exit code 0") for r in rows)
+    end = time.monotonic() + 5
+    while marked_processes(mark, bots_only=False) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert marked_processes(mark, bots_only=False) == []  # no sleep 600 left anywhere
 
 
 def test_the_game_time_limits_a_whole_game(tmp_path, mark):
@@ -307,7 +341,7 @@ def test_the_messages_follow_the_documented_protocol(tmp_path):
     hello, new, first = messages[:3]
     assert hello == {"type": "hello", "protocol": 1, "game": "meduris"}
     assert new == {"type": "new_game", "game": "meduris", "seat": 1, "players": 2,
-                   "seed": derive_seed(11, 2), "exchange": "auto", "max_turns": 1000,
+                   "seed": agent_seeds(11, -1, 2)[1], "exchange": "auto", "max_turns": 1000,
                    "board": game.board.name, "move_time": 10.0, "game_time": None}
     assert first["type"] == "decide" and first["seat"] == 1 and first["time_left"] is None
     assert len(first["observation"]["observation"]) == 1470
@@ -407,7 +441,7 @@ def test_a_druids_bot_is_sent_only_what_its_seat_knows(tmp_path):
     messages = [json.loads(line) for line in heard.read_text().splitlines()]
     assert messages[0] == {"type": "hello", "protocol": 1, "game": "druids"}
     assert messages[1] == {"type": "new_game", "game": "druids", "seat": 1, "players": 3,
-                           "seed": derive_seed(7, 2), "max_turns": 500, "circles": 5,
+                           "seed": agent_seeds(7, -1, 3)[1], "max_turns": 500, "circles": 5,
                            "move_time": 10.0, "game_time": None}
     decides = [m for m in messages if m["type"] == "decide"]
     assert len(decides) == len(bot.states) == result.decisions_per_seat[1] > 20
@@ -469,7 +503,7 @@ class Quitter(Agent):
 
 
 def test_a_forfeit_is_a_loss_the_others_keep_their_order():
-    quitter, greedy = Quitter(after=40), make_agent("greedy")
+    quitter, greedy = Quitter(after=12), make_agent("greedy")
     result = play_game(MedurisGame(3), [make_agent("random"), quitter, greedy], seed=2,
                        keep_record=True)
     assert result.end_reason == "forfeit" and result.forfeit_seat == 1

@@ -44,7 +44,8 @@ TESTED = {
     "tournament": {"--agents", "--players", "--games", "--seed", "--workers", "--option",
                    "--backend", "--address", "--out", "--force", "--no-progress",
                    "--save-records", "--move-time", "--game-time",  # (time: test_external.py)
-                   "--game"},  # (--game: tests/test_druids_tooling.py)
+                   "--game",  # (--game: tests/test_druids_tooling.py)
+                   "--resume"},  # (its cases: tests/test_arena_faults.py)
     "play": {"--players", "--opponents", "--seat", "--seed", "--option", "--record",
              "--force", "--move-time", "--game-time",
              "--level",  # (its cases: tests/test_levels.py)

@@ -416,7 +416,7 @@ def test_init_worker_takes_the_parents_folder_and_path_for_a_ray_actor(place, mo
     cfg = TournamentConfig(["bots/bots.py:Careful", "p1bots.strategies:Steady"], games=2)
     init_worker(cfg, cfg.agents, context)
     assert os.getcwd() == str(place) and str(place / "mods") in sys.path
-    index, result = play_task((0, (1, 0), 7, False))
+    index, result = play_task((0, (1, 0), 7, False, (1, 2)))
     assert result.agents == cfg.agents[::-1] and result.decisions > 20
 
 

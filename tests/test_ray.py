@@ -38,3 +38,22 @@ def test_an_unreachable_cluster_is_a_one_line_error_before_any_game(tmp_path, ad
     assert run.returncode == 2 and run.stderr.startswith("meduris: error: ")
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r" / "games.csv").exists()
+
+
+def test_a_ray_actor_killed_mid_tournament_costs_only_its_games_played_again(tmp_path):
+    """Issue 46: a killed actor (SIGKILL, as the out-of-memory killer does: the killer plug-in
+    does it to its own process once) is replaced and its games played again with their seeds."""
+    import os
+    killer = str(REPO / "tests" / "data" / "bots" / "killer.py") + ":Killer"
+    common = ["tournament", "--agents", f"{killer},greedy", "--games", "12", "--seed", "5",
+              "--no-progress", "--workers", "2", "--backend", "ray"]
+    marker = tmp_path / "killed"
+    env = {**os.environ, "MEDURIS_KILL_MARKER": str(marker)}
+    disturbed = subprocess.run([sys.executable, "-m", "meduris_rl.cli", *common, "--out",
+                                str(tmp_path / "k")], cwd=REPO, capture_output=True, text=True,
+                               timeout=600, env=env)
+    assert disturbed.returncode == 0, disturbed.stderr
+    assert marker.exists()  # an actor was killed
+    calm = meduris(*common, "--out", str(tmp_path / "c"))
+    assert calm.returncode == 0, calm.stderr
+    assert (tmp_path / "k" / "games.csv").read_text() == (tmp_path / "c" / "games.csv").read_text()

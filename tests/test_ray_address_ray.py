@@ -45,5 +45,8 @@ def test_a_silent_server_at_address_is_one_line_within_seconds(command, tmp_path
         listener.close()
     assert run.returncode == 2 and run.stderr.startswith("meduris: error: "), run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
-    assert "does not answer as a Ray cluster" in run.stderr and took < 15
+    # the probe itself takes at most 3 s (PROBE_SECONDS); the rest is starting Python and
+    # importing Ray (and torch for rllib-train), 5-20 s on a busy 2-core machine; what this
+    # guards against is Ray's own connection retries, which sit there for minutes
+    assert "does not answer as a Ray cluster" in run.stderr and took < 45
     assert not (tmp_path / "r" / "games.csv").exists()

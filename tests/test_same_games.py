@@ -3,7 +3,15 @@ and every game record, 2 and 4 players, greedy / mcts / ppo / az), batch games, 
 training environments and the scalar environments as before the architecture pass; Druids
 tournaments (games.csv and records), duels and ladders (stored games and fitted ratings) of both
 games as before the game-neutral kit (issue 44). The digests were made by :mod:`digests` on the
-code before those passes (``tests/data/game_digests.json``)."""
+code before those passes (``tests/data/game_digests.json``).
+
+Issue 46 changed on purpose what agents are told: their seeds now come from a one-way function of
+the run's seed (:func:`meduris_rl.kit.seeding.agent_seeds`), no longer from the game's, so the
+tournaments, duels and ladders with seeded agents were digested again. Before that, the new code
+was run with the agent seeds of before patched in (``derive_seed(game seed, seat + 1)``): every
+stored digest matched, so the supervised workers, the bots' keeper and the plug-ins' state
+copies changed nothing else. The Druids ruling of D12 (the moving column, issue 46) changes
+Druids games on purpose: its tournaments and ladder were digested again after it."""
 
 import json
 

@@ -132,8 +132,13 @@ def test_a_killed_tournament_leaves_old_results_whole_and_no_half_written_files(
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+    # the old results are whole; beside them only the journal of the games finished so far,
+    # from which --resume would complete the run (issue 46: nothing played is lost)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["progress.jsonl", "summary.json"]
     assert json.loads((tmp_path / "summary.json").read_text()) == {"old": True}
+    from meduris_rl.agents.arena.tournament.journal import Journal
+    cfg, done = Journal(tmp_path).read()
+    assert cfg.games == 200 and all(r.turns > 0 for r in done.values())
 
 
 def test_cli_entry_point_runs_the_default_agents(tmp_path):
@@ -168,6 +173,12 @@ def test_the_leaderboard_stays_aligned_with_long_agent_names():
                 if i}) == 1  # the two rows end in the same column
     assert all(line.rstrip().endswith(("1.00         0", "ms/move  forfeits")) for line in table)
     assert lines[2].startswith(long + " ") and lines[3].startswith("greedy ")
+    # a 10,000-character name is cut, terminal escape codes are shown, not obeyed (issue 46)
+    huge, escape = "x" * 10_000, "evil\x1b[2J\x1b[31mred"
+    summary["agents"] = {huge: row, escape: {**row, "rating_ordinal": 9.0}}
+    lines = leaderboard(summary).splitlines()
+    assert max(len(line) for line in lines) < 200 and "\x1b" not in "".join(lines)
+    assert lines[2].startswith("x" * 61 + "...") and lines[3].startswith("evil\\x1b[2J")
 
 
 @pytest.mark.parametrize("agents,players,lineups", [(40, 4, "2,193,360"), (60, 4, "11,703,240"),
@@ -185,7 +196,7 @@ def test_more_lineups_than_games_allowed_are_refused_before_any_is_listed(
     def no_listing(*args):
         raise AssertionError("the lineups were listed")
     monkeypatch.setattr(itertools, "permutations", no_listing)
-    monkeypatch.setattr(schedule, "make_agent", no_listing)
+    monkeypatch.setattr(schedule, "check_agent", no_listing)
     out = tmp_path / "out"
     code = main(["tournament", "--agents", ",".join(["random"] * agents), "--players",
                  str(players), "--out", str(out), "--no-progress", "--workers", "1"])

@@ -587,6 +587,11 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
     assert not any(is_instant(name) for name in offered)
     assert {p for name, p in warm if name == "ppo"} == {2, 3, 4}
     assert {p for name, p in warm if name == "search"} == {2}  # a 2-player model only
+    # installed entry-point plug-ins (the example package's) are offered but not warmed: built
+    # when first played, one that fails to import or hangs cannot stop the server (issue 46)
+    from meduris_rl.agents.registry import kinds
+    plugins = {k.name for k in kinds(None) if k.source == "entry point"}
+    assert plugins and not plugins & {name.split(":")[0] for name in offered}
     probe = ("(sorted(__import__('meduris_rl.cli.web.thinking', fromlist=['AGENTS']).AGENTS), "
              "len(__import__('meduris_rl.agents.meduris.heuristics', "
              "fromlist=['x']).rollout_values.signatures))")

@@ -11,7 +11,9 @@ ints accepted), then its range.
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -113,6 +115,7 @@ class TrainConfig:
             raise ConfigError(f"opponents: {excerpt(self.opponents)}; non-negative weights for "
                               "greedy, "
                               "random and/or snapshots, not all 0")
+        check_memory(self, FEATURE_SETS[self.features], spec.num_actions)
         from meduris_rl.agents import UnknownAgentError, make_agent
         for name in ("bc_teacher", "best_against"):
             if getattr(self, name) is not None:
@@ -126,6 +129,46 @@ class TrainConfig:
         return asdict(self)
 
 
+def machine_memory() -> int:
+    """Bytes of memory of this machine (its physical memory; 16 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 16 << 30
+
+
+def size_words(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}" if unit != "bytes" else f"{n:.0f} bytes"
+        n /= 1024
+    return f"{n:.3g} PiB"
+
+
+def check_memory(cfg: TrainConfig, inputs: int, actions: int) -> None:
+    """Refuse (one ConfigError, before anything is allocated) settings whose rollout buffer and
+    network cannot fit in this machine's memory (:data:`MEMORY_SHARE` of it): the rollout
+    holds ``envs x n_steps`` steps of the inputs and the action mask (float32, as MaskablePPO
+    stores them) and a few numbers more; the network's weights count four times (weights,
+    gradients and Adam's two moments), for the policy and the value net."""
+    per_step = 4 * (inputs + actions) + 64
+    rollout = cfg.envs * cfg.n_steps * per_step
+    sizes = [inputs, *cfg.net_arch, actions]
+    weights = 2 * sum(a * b + b for a, b in itertools.pairwise(sizes))
+    network = 16 * weights
+    have = MEMORY_SHARE * machine_memory()
+    if rollout + network > have:
+        bigger = (f"the network (net_arch, {weights:,} weights): {size_words(network)}"
+                  if network > rollout else
+                  f"the rollout buffer (envs {cfg.envs} x n_steps {cfg.n_steps}): "
+                  f"{size_words(rollout)}")
+        raise ConfigError(f"these settings need {size_words(rollout + network)} of memory, "
+                          f"most for {bigger}; this machine has {size_words(machine_memory())}"
+                          f" (at most {MEMORY_SHARE:.0%} is used): use fewer envs, a smaller "
+                          "n_steps or a smaller net_arch")
+
+
+MEMORY_SHARE = 0.8  # of the machine's memory a training run may plan to use
 _INT, _NUM = (int,), (int, float)
 _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snapshot_every",
                             "max_snapshots", "eval_every", "eval_games", "checkpoint_every",

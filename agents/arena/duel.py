@@ -9,7 +9,7 @@ pentanomial counts decides: H1 (A is ``elo1`` stronger), H0 (``elo0``), or play 
 ``max_games`` (rounded down to whole pairs).
 
 Determinism: the games run in worker processes
-(:func:`meduris_rl.agents.arena.tournament.backends.worker_pool`, ``init_worker``, ``play_task``),
+(:func:`meduris_rl.agents.arena.tournament.backends.supervised`, ``init_worker``, ``play_task``),
 at most ``2 * workers`` ahead of the test, and their results are taken in pair order (a game that
 finishes early waits in a buffer), so the stopping point, the counts and every figure depend on the
 seed only, not on ``workers`` (agents with a time budget, like ``mcts:0.5s``, excepted). Ctrl-C
@@ -21,7 +21,6 @@ The command line (``meduris duel``, :mod:`meduris_rl.cli.commands.duel`) adds it
 from __future__ import annotations
 
 import math
-import queue
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -30,12 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 from meduris_rl.agents.arena import sprt
 from meduris_rl.agents.arena.match import GameResult
-from meduris_rl.agents.arena.tournament.backends import (
-    init_worker,
-    play_task,
-    stop_pool,
-    worker_pool,
-)
+from meduris_rl.agents.arena.tournament.backends import init_worker, play_task, supervised
 from meduris_rl.agents.arena.tournament.schedule import (
     ArenaSettings,
     Task,
@@ -45,10 +39,10 @@ from meduris_rl.agents.arena.tournament.schedule import (
     check_limits,
     entrant_labels,
 )
-from meduris_rl.agents.plugins.external import default_log_dir
-from meduris_rl.agents.registry import make_agent
+from meduris_rl.agents.plugins.external import run_log_dir
+from meduris_rl.agents.registry import check_agent
 from meduris_rl.kit.errors import InputError
-from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.kit.seeding import agent_seeds, derive_seed
 
 
 class DuelError(InputError, ValueError):
@@ -88,10 +82,10 @@ def check_duel(cfg: DuelConfig, names: dict[str, str] = FIELDS) -> None:
         raise DuelError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     check_limits(cfg.move_time, cfg.game_time, names)
     spec = check_game_settings(cfg, DuelError)
+    cfg.log_dir = run_log_dir(cfg.log_dir, (cfg.a, cfg.b))  # (one folder for all its bots)
     for name in dict.fromkeys((cfg.a, cfg.b)):
-        agent = make_agent(name, spec.name)  # (loads its model: a missing file is refused now)
-        if hasattr(agent, "check_players"):  # a policy file for another player count
-            agent.check_players(2)
+        # (models loaded, cmd: bots started: refused now)
+        check_agent(name, spec.name, 2, cfg.move_time, cfg.log_dir)
 
 
 def labels_of(cfg: DuelConfig) -> list[str]:
@@ -100,14 +94,18 @@ def labels_of(cfg: DuelConfig) -> list[str]:
 
 
 def pair_tasks(seed: int, pairs: int, seeds: str = "paired") -> Iterator[Task]:
-    """The games of ``pairs`` pairs in order: (index, lineup, seed, keep record). ``seeds``
+    """The games of ``pairs`` pairs in order (tasks: index, lineup, seed, keep record, the
+    seats' agent seeds, :func:`~meduris_rl.kit.seeding.agent_seeds` of the pair). ``seeds``
     "paired": both games of pair ``k`` have ``derive_seed(seed, k)`` (a duel); "independent":
     game ``i`` has ``derive_seed(seed, i, 1)`` (the same seating, unrelated luck, none shared
     with the paired games; the benchmark's comparison)."""
     for k in range(pairs):
         for i in (2 * k, 2 * k + 1):
+            # (paired: both games of a pair give each seat the same agent seed too, so one
+            # agent against itself plays the same game twice, mirrored)
             game_seed = derive_seed(seed, k) if seeds == "paired" else derive_seed(seed, i, 1)
-            yield i, (0, 1) if i % 2 == 0 else (1, 0), game_seed, False
+            told = agent_seeds(seed, k, 2) if seeds == "paired" else agent_seeds(seed, i, 2)
+            yield i, (0, 1) if i % 2 == 0 else (1, 0), game_seed, False, told
 
 
 def score_of_a(index: int, result: GameResult) -> float:
@@ -129,27 +127,8 @@ def play_tasks(cfg: DuelConfig, tasks: Iterable[Task]) -> Iterator[tuple[int, Ga
         for task in todo:
             yield play_task(task)
         return
-    pool = worker_pool(cfg.workers, init_worker, (tcfg, labels, None, tcfg.row))
-    done: queue.SimpleQueue = queue.SimpleQueue()
-
-    def submit() -> int:
-        task = next(todo, None)
-        if task is None:
-            return 0
-        pool.apply_async(play_task, (task,), callback=done.put, error_callback=done.put)
-        return 1
-
-    running = 0
-    try:
-        running = sum(submit() for _ in range(2 * cfg.workers))
-        while running:
-            item = done.get()
-            if isinstance(item, BaseException):
-                raise item
-            running += submit() - 1
-            yield item
-    finally:
-        stop_pool(pool, finished=running == 0)
+    with supervised(tcfg, labels) as workers:
+        yield from workers.map_unordered(todo, window=2 * cfg.workers)
 
 
 @dataclass
@@ -234,7 +213,7 @@ class DuelResult:
                                         strict=True):
             if count:
                 lines.append(f"{label} forfeited {count} game(s), the first: {reason} (a cmd: "
-                             f"bot's stderr is in {cfg.log_dir or default_log_dir()})")
+                             f"bot's stderr is in {cfg.log_dir})")
         return "\n".join(lines)
 
 

@@ -20,12 +20,12 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from meduris_rl.agents.base import Agent, Forfeit, GameAbandoned
+from meduris_rl.agents.base import CURRENT_GAME, Agent, Forfeit, GameAbandoned
 from meduris_rl.kit.games import spec_of
 from meduris_rl.kit.loop import Observer, play
 from meduris_rl.kit.protocol import Game, State
 from meduris_rl.kit.records import GameRecord, record_labels
-from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.kit.seeding import agent_seeds
 
 
 @dataclass
@@ -57,23 +57,44 @@ def forfeit_ranks(ranks: list[int], seat: int) -> list[int]:
 
 def play_game(game: Game, agents: list[Agent], seed: int, labels: list[str] | None = None,
               keep_history: bool = False, keep_record: bool = False,
-              observer: Observer | None = None, meta: dict | None = None) -> GameResult:
-    """Play one game: chance from ``random.Random(seed)``, each agent reset with a seed derived
-    from ``seed`` and its seat. An illegal action from an agent raises IllegalActionError
+              observer: Observer | None = None, meta: dict | None = None,
+              seeds: tuple[int, ...] | None = None) -> GameResult:
+    """Play one game: chance from ``random.Random(seed)``, the agent at seat ``s`` reset with
+    ``seeds[s]``: an arena run passes :func:`~meduris_rl.kit.seeding.agent_seeds` of its own seed,
+    which do not lead to ``seed`` (fair against bots); None: ``agent_seeds(seed, -1, n)``, a
+    one-way function of the game's seed (reproducible, but a bot able to search every 31-bit
+    seed could find the game's). An illegal action from an agent raises IllegalActionError
     naming the agent. An agent raising :class:`~meduris_rl.agents.base.GameAbandoned` ends the game
     where it stands (``end_reason`` "abandoned"; the record, if kept, is of the unfinished game);
     one raising :class:`~meduris_rl.agents.base.Forfeit` ends it and loses it (``end_reason``
     "forfeit", see the module docstring; a kept record names the forfeit in its ``meta``)."""
     n = game.num_players
-    spec = spec_of(game)
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     labels = labels or [a.name for a in agents]
     if keep_record:  # a label a record cannot keep is refused now, not after the game
         record_labels(labels)
+    if seeds is None:
+        seeds = agent_seeds(seed, -1, n)
+    elif len(seeds) != n:
+        raise ValueError(f"{n} players need {n} agent seeds, got {len(seeds)}")
+    told = CURRENT_GAME.set({"seed": seed, "game": (meta or {}).get("tournament_game")})
+    try:
+        return played(game, agents, seed, seeds, labels, keep_history, keep_record, observer,
+                      meta)
+    finally:
+        CURRENT_GAME.reset(told)
+
+
+def played(game: Game, agents: list[Agent], seed: int, seeds: tuple[int, ...],
+           labels: list[str], keep_history: bool, keep_record: bool, observer: Observer | None,
+           meta: dict | None) -> GameResult:
+    """:func:`play_game` once its arguments are checked."""
+    n = game.num_players
+    spec = spec_of(game)
     rng = random.Random(seed)
     for seat, agent in enumerate(agents):
-        agent.reset(derive_seed(seed, seat + 1))
+        agent.reset(seeds[seat])
     state = game.new_initial_state()
     spent = [0.0] * n
     longest = [0.0] * n

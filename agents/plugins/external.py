@@ -59,22 +59,32 @@ agents").
 **Forfeits.** A bot that breaks the protocol forfeits the game in progress
 (:class:`~meduris_rl.agents.base.Forfeit`, scored by :func:`meduris_rl.agents.arena.match.play_game`
 as a loss); the reason starts with one of these words: ``crashed`` (it exited or closed its stdout:
-exit code or signal given), ``timeout`` (no answer within the move time, or the game time used up),
-``malformed`` (a line that is not a JSON object with an integer ``action``, or a line over
-1 MiB), ``illegal`` (an id not among ``legal``), ``handshake`` (a wrong or missing hello, a
-protocol other than 1), ``start`` (the program could not be started), in every game. The
-child is then killed, and started again (with a new handshake) when the next game needs it.
+exit code or signal given; also when it died while the other seats moved: said so, with the turn of
+its last answer), ``timeout`` (no answer within the move time, or the game time used up),
+``malformed`` (a line that is not a strict JSON object with an integer ``action``: a key given
+twice is refused; a line over 1 MiB; a line sent before its question was asked), ``illegal`` (an
+id not among ``legal``), ``handshake`` (a wrong or missing hello, a protocol other than the
+integer 1), ``start`` (the program could not be started: missing, not executable, a ``#!`` line
+naming an interpreter that is not there), in every game. The child is then killed, and started
+again (with a new handshake) when the next game needs it: **between games only**, never in the
+middle of one (a bot that is not alive when its game needs it forfeits that game).
 
-**Lifetime.** The child is started lazily, at the agent's first decision, and kept for the
-games after (one child per agent object, so one per tournament worker). It is closed
-(``quit``, then killed) by :meth:`SubprocessAgent.close`, and every child still running is
-killed when the process exits (atexit), when a multiprocessing worker exits (its finalizer) or
-is terminated (SIGTERM, as ``Pool.terminate`` does, e.g. after Ctrl-C), and by the kernel if its
-parent dies (Linux ``PR_SET_PDEATHSIG``, for children started on the main thread).
+**Lifetime.** Before a run's first game every ``cmd:`` agent is started once and must answer the
+handshake (:meth:`SubprocessAgent.preflight`: a run with a bot that cannot start stops in one
+line). In the games the child is started lazily, at the agent's first decision, and kept for the
+games after (one child per agent object, so one per tournament worker). The program runs under a
+keeper (:mod:`.reaper`, a child subreaper): whatever the bot starts, even a grandchild that leaves
+its session with ``setsid`` or one a launcher script leaves behind, ends with it. It is closed
+(``quit``, then SIGTERM to the keeper, then killed) by :meth:`SubprocessAgent.close`, and every
+child still running is killed when the process exits (atexit), when a worker exits (its
+finalizer) or is terminated (SIGTERM, e.g. after Ctrl-C), and by the kernel if its parent dies
+(Linux ``PR_SET_PDEATHSIG``, for children started on the main thread).
 
 **Logs.** The child's stderr goes to ``<log_dir>/<command as a file name>-<pid>.log``,
-appended, with a ``# meduris:`` line at each start, game and forfeit; ``log_dir`` is the
-tournament's ``--out``/logs, or ``<temp dir>/meduris-bots`` when none is given.
+appended, with a ``# meduris:`` line at each start, forfeit and game (headed with the game's number
+and seed as the run's games.csv has them), at most :data:`LOG_CAP` bytes per file (the cut is
+marked); ``log_dir`` is the tournament's ``--out``/logs, or a private folder made for the run
+(:func:`default_log_dir`) when none is given.
 
 **Limits.** ``move_time`` (default :data:`DEFAULT_MOVE_TIME` s) per decision, ``game_time``
 (default none) for all of one game's decisions, measured from sending ``decide`` to reading the
@@ -101,9 +111,11 @@ import time
 import weakref
 from pathlib import Path
 
-from meduris_rl.agents.base import Agent, Forfeit, UnknownAgentError
+from meduris_rl.agents.base import CURRENT_GAME, Agent, Forfeit, UnknownAgentError
+from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.games import game_spec, spec_of
-from meduris_rl.kit.values import ValueCheckError, check_float
+from meduris_rl.kit.jsonfile import parse_json
+from meduris_rl.kit.values import ValueCheckError, check_float, printable
 
 PROTOCOL = 1  # Druids and the game field were added, nothing changed: protocol 1 bots play on
 DEFAULT_MOVE_TIME = 10.0  # seconds per decision
@@ -112,6 +124,9 @@ HANDSHAKE_TIME = 10.0  # seconds for the hello answer, at least (the move time i
 MAX_LINE = 1 << 20  # bytes in one answer line
 QUIT_GRACE = 1.0  # seconds a bot has to exit after "quit" before it is killed
 QUOTE = 60  # characters of a malformed answer quoted in the reason
+LOG_CAP = 2 << 20  # bytes in one bot log file (one per bot and process: a few MB per run)
+KEEPER_GRACE = 5.0  # seconds the bot's keeper has to kill what the bot started and exit
+REAPER = Path(__file__).with_name("reaper.py")  # the keeper of a bot (run as a script)
 
 
 def check_seconds(name: str, value: object, optional: bool = False) -> float | None:
@@ -153,6 +168,22 @@ class LineChannel:
         self.buffer = bytearray()
         os.set_blocking(proc.stdin.fileno(), False)
         os.set_blocking(proc.stdout.fileno(), False)
+
+    def refuse_unasked(self) -> None:
+        """A Forfeit if the bot has sent a line since its last answer: an answer comes after
+        its question only (one sent ahead would answer a question the bot had not seen)."""
+        try:
+            while b"\n" not in self.buffer and len(self.buffer) <= MAX_LINE:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break  # (closed: the crash shows when it is asked)
+                self.buffer += chunk
+        except BlockingIOError:
+            pass
+        if b"\n" in self.buffer or len(self.buffer) > MAX_LINE:
+            text = bytes(self.buffer[:QUOTE]).decode("utf-8", errors="replace")
+            raise Forfeit(f"malformed: it sent {text!r} before it was asked (an answer "
+                          "follows its decide message)")
 
     def send(self, message: dict | str, deadline: float, what: str) -> None:
         """Write ``message`` (a dict, or its JSON text) as one line."""
@@ -199,38 +230,133 @@ class LineChannel:
 
     def crash(self) -> str:
         """The reason of a child that stopped reading or writing: how it exited."""
+        return exit_reason(self.proc)
+
+
+def exit_reason(proc: subprocess.Popen) -> str:
+    """How a child ended: ``crashed: exit code 3``, ``crashed: killed by SIGKILL``."""
+    try:
+        code = proc.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        return "crashed: it closed its stdin or stdout"
+    return f"crashed: {exit_words(code)}"
+
+
+def exit_words(code: int) -> str:
+    """A process's exit status as Python reports it (a signal as minus its number) in words:
+    ``exit code 3``, ``killed by SIGKILL``."""
+    if code < 0:
         try:
-            code = self.proc.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            return "crashed: it closed its stdin or stdout"
-        if code < 0:
-            try:
-                return f"crashed: killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"crashed: killed by signal {-code}"
-        return f"crashed: exit code {code}"
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def parse_line(text: str):
+    """The JSON value of a bot's line, or None if it is not strict JSON (a key given twice,
+    a number JSON does not allow, a line nested too deeply: :func:`~meduris_rl.kit.jsonfile.
+    parse_json`'s checks)."""
+    try:
+        return parse_json(text, ValueError, "the line")
+    except ValueError:
+        return None
+
+
+def start_failure(line: bytes) -> str:
+    """Why the program could not be started, if ``line`` is the keeper's ``start_failed``
+    (:mod:`.reaper`), else ""."""
+    said = parse_line(line.decode("utf-8", errors="replace")) if line else None
+    if isinstance(said, dict) and said.get("type") == "start_failed":
+        return printable(str(said.get("error")), 300)
+    return ""
 
 
 def decode_answer(line: bytes, legal: list[int]) -> int:
     """The action id of an answer line, or a Forfeit saying what is wrong with it."""
     text = line.decode("utf-8", errors="replace").strip()
-    try:
-        answer = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: a line nested 100,000 deep
-        answer = None
+    answer = parse_line(text)
     action = answer.get("action") if isinstance(answer, dict) else None
     if not isinstance(action, int) or isinstance(action, bool):
+        # (the bot's text is quoted, never a format string: a % in it is just a character)
+        example = json.dumps({"action": legal[0]})
         raise Forfeit(f"malformed: {text[:QUOTE]!r} is not a JSON object with an integer "
-                      "action, e.g. {\"action\": %d}" % legal[0])
+                      f"action, e.g. {example}")
     if action not in legal:
         raise Forfeit(f"illegal: action {action} is not legal now ({len(legal)} legal ids "
                       "were sent)")
     return action
 
 
+PASSED: set[tuple[str, str]] = set()  # (command, game) of the trial starts passed here
+PRIVATE_LOG_DIR: list[Path] = []  # this process's own folder, made when first needed
+
+
 def default_log_dir() -> Path:
-    """Where a bot's stderr goes when no ``log_dir`` is given (``<temp dir>/meduris-bots``)."""
-    return Path(tempfile.gettempdir()) / "meduris-bots"
+    """Where a bot's stderr goes when no ``log_dir`` is given: a private folder of this
+    process's (``tempfile.mkdtemp``: mode 0700, a fresh name, so neither a file nor another
+    user's folder can be in the way), made the first time it is needed. An arena run makes
+    it in the parent before its workers start (:func:`run_log_dir`), so all its bots' logs
+    are in one folder."""
+    if not PRIVATE_LOG_DIR:
+        PRIVATE_LOG_DIR.append(Path(tempfile.mkdtemp(prefix="meduris-bots-")))
+    return PRIVATE_LOG_DIR[0]
+
+
+def run_log_dir(log_dir: str, names) -> str:
+    """The log folder of a run with the agents ``names``: ``log_dir`` if given, else (when one
+    of them is a ``cmd:`` bot) :func:`default_log_dir`; "" when there is nothing to log."""
+    if log_dir or not any(str(n).strip().startswith("cmd:") for n in names):
+        return log_dir
+    return str(default_log_dir())
+
+
+class BotLog:
+    """A bot's log file: its stderr (read from a pipe by a thread, :meth:`pump`) and our
+    ``# meduris:`` lines, at most :data:`LOG_CAP` bytes per file; what comes after is counted,
+    not kept, and the cut is marked (a bot printing 50 MB per game cannot fill the disk)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.file = open(path, "ab", buffering=0)  # noqa: SIM115 (closed by close)
+        self.size = path.stat().st_size
+        self.dropped = 0
+        self.lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            if self.file.closed:
+                return
+            room = LOG_CAP - self.size
+            if room < len(data):
+                if self.dropped == 0 and room > 0:
+                    self.file.write(data[:room])
+                    self.size += room
+                self.dropped += len(data) - max(room, 0)
+                return
+            self.file.write(data)
+            self.size += len(data)
+
+    def pump(self, pipe) -> None:
+        """Copy ``pipe`` (the bot's stderr) into the log until it closes (a daemon thread)."""
+        fd = pipe.fileno()
+        try:
+            while chunk := os.read(fd, 65536):
+                self.write(chunk)
+        except OSError:
+            pass
+        finally:
+            pipe.close()
+
+    def close(self) -> None:
+        with self.lock:
+            if self.file.closed:
+                return
+            if self.dropped:
+                self.file.write(f"\n# meduris: the log is cut here: it reached {LOG_CAP} "
+                                f"bytes, {self.dropped} bytes more were dropped\n".encode())
+                self.dropped = 0
+            self.file.close()
 
 
 def kill_group(pid: int) -> None:
@@ -307,16 +433,18 @@ class SubprocessAgent(Agent):
         self.argv = parse_command(command, name)
         self.move_time = check_seconds("move_time", move_time)
         self.game_time = check_seconds("game_time", game_time, optional=True)
-        self.log_dir = Path(log_dir) if log_dir else default_log_dir()
+        self.log_dir = Path(log_dir) if log_dir else None  # None: default_log_dir(), at start
         self.log_path: Path | None = None
         self.proc: subprocess.Popen | None = None
         self.channel: LineChannel | None = None
-        self.log = None
+        self.log: BotLog | None = None
+        self.pump: threading.Thread | None = None  # copies its stderr into the log
         self.bot_name = ""  # what the bot called itself in its hello
         self.game = ""  # the game its child was started for (its hello said so)
         self.seed: int | None = None
         self.seat: int | None = None  # the seat of the game in progress (new_game sent)
         self.used = 0.0  # seconds of the game in progress
+        self.last_turn: int | None = None  # the turn of its last answer in the game
 
     def set_limits(self, move_time: float | None = None, game_time: float | None = None,
                    log_dir: str | Path | None = None) -> None:
@@ -332,16 +460,22 @@ class SubprocessAgent(Agent):
     # --- a game --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.seed, self.seat, self.used = seed, None, 0.0
+        self.seed, self.seat, self.used, self.last_turn = seed, None, 0.0, None
 
     def act(self, observation, state) -> int:
         seat = state.current_player()
         game = spec_of(state.game)
         try:
-            if self.proc is None or self.proc.poll() is not None or self.game != game.name:
+            alive = self.proc is not None and self.proc.poll() is None  # (asked once: it
+            # may die between two looks, and a game in progress is never restarted)
+            if self.seat is not None and not alive:
+                raise Forfeit(f"{self.crash_reason()}, while the other seats moved (after "
+                              f"its answer at turn {self.last_turn})")
+            if not alive or self.game != game.name:
                 self.start(game.name)
             if self.seat is None:
                 self.begin_game(state, seat)
+            self.channel.refuse_unasked()
             legal = state.legal_actions()
             obs = observation if observation is not None else game.observe(state, seat)
             limit, what = self.limit()
@@ -353,11 +487,17 @@ class SubprocessAgent(Agent):
                 line = self.channel.receive(t0 + limit, what)
             finally:
                 self.used += time.monotonic() - t0
-            return decode_answer(line, legal)
+            action = decode_answer(line, legal)
+            self.last_turn = state.turn
+            return action
         except Forfeit as err:
             self.note(f"forfeit: {err.reason}")
             self.close(0.0)
             raise
+
+    def crash_reason(self) -> str:
+        """How the child ended (``crashed: exit code 3``), for a forfeit."""
+        return "crashed: it was closed" if self.proc is None else exit_reason(self.proc)
 
     def limit(self) -> tuple[float, str]:
         """Seconds this decision may take, and how a timeout reason names the limit."""
@@ -369,7 +509,10 @@ class SubprocessAgent(Agent):
         return self.move_time, f"{self.move_time:g} s (the move time)"
 
     def begin_game(self, state, seat: int) -> None:
-        self.note(f"{self.game} game with seed {self.seed}, seat {seat}")
+        game = CURRENT_GAME.get() or {}
+        number = "" if game.get("game") is None else f" {game['game']}"
+        self.note(f"{self.game} game{number} (seed {game.get('seed')}, the run's games.csv), "
+                  f"seat {seat}; the bot's seed {self.seed}")
         self.channel.send(new_game_message(state.game, seat, self.seed, self.move_time,
                                            self.game_time),
                           time.monotonic() + self.move_time, f"{self.move_time:g} s")
@@ -399,36 +542,72 @@ class SubprocessAgent(Agent):
         self.close(0.0)
         self.game = game
         install_cleanup()
+        self.log_dir = self.log_dir or default_log_dir()
+        self.log_path = self.log_dir / f"{log_file_name(self.command)}-{os.getpid()}.log"
         try:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            self.log_path = self.log_dir / f"{log_file_name(self.command)}-{os.getpid()}.log"
-            self.log = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 (kept open)
-            self.note(f"starting {shlex.join(self.argv)}")
-            main = threading.current_thread() is threading.main_thread()
-            # its own process group (a session), so that closing it ends the children a
-            # launcher script starts too (sh running java or node without exec)
+            self.log = BotLog(self.log_path)
+        except OSError as err:  # (the run's folder, not the bot: the run stops in one line)
+            raise InputError(f"cannot write the log of agent {self.name!r} at "
+                             f"{self.log_path} ({err.strerror or err})") from None
+        self.note(f"starting {shlex.join(self.argv)}")
+        main = threading.current_thread() is threading.main_thread()
+        try:
+            # through its keeper (reaper.py: whatever the bot starts ends with it), in its own
+            # session; stderr through a pipe into the capped log
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                bufsize=0, close_fds=True, start_new_session=True,
-                preexec_fn=die_with_parent_function() if main else None)
+                [sys.executable, "-I", str(REAPER), *self.argv], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, close_fds=True,
+                start_new_session=True, preexec_fn=die_with_parent_function() if main else None)
         except OSError as err:
             self.close(0.0)
             raise Forfeit(f"start: cannot run {self.argv[0]!r} ({err.strerror or err})") from None
+        self.pump = threading.Thread(target=self.log.pump, args=(self.proc.stderr,),
+                                     daemon=True, name="meduris-bot-log")
+        self.pump.start()
         LIVE.add(self)
         self.channel = LineChannel(self.proc)
         limit = max(self.move_time, HANDSHAKE_TIME)
         deadline = time.monotonic() + limit
+        line = b""
         try:
-            self.channel.send({"type": "hello", "protocol": PROTOCOL, "game": game},
-                              deadline, f"{limit:g} s (the handshake)")
-            line = self.channel.receive(deadline, f"{limit:g} s (the handshake)")
+            # (the keeper's first line says when the program could not be started; it is
+            # read even if the keeper has exited before the hello could be written)
+            try:
+                self.channel.send({"type": "hello", "protocol": PROTOCOL, "game": game},
+                                  deadline, f"{limit:g} s (the handshake)")
+            finally:
+                line = self.channel.receive(deadline, f"{limit:g} s (the handshake)")
         except Forfeit as err:
-            raise Forfeit(f"handshake: {err.reason}") from None
+            if not start_failure(line):
+                hint = (" (a bot flushes its output after each line: print(..., flush=True) "
+                        "in Python, fflush(stdout) in C)") if err.reason.startswith(
+                            "timeout") else ""
+                raise Forfeit(f"handshake: {err.reason}{hint}") from None
+        failure = start_failure(line)
+        if failure:
+            raise Forfeit(f"start: {failure}")
         self.bot_name = check_hello(line)
+
+    def preflight(self, game: str | None = None) -> None:
+        """Start the bot, shake hands for ``game`` and close it: the check a run makes before
+        its first game (a program that cannot start, a bot that never says hello). An
+        UnknownAgentError naming the agent, the reason and its log if that fails."""
+        key = (self.command, game_spec(game).name)
+        if key in PASSED:
+            return  # (a run checks its agents once: a second check in it starts nothing)
+        try:
+            self.start(game)
+            PASSED.add(key)
+        except Forfeit as err:
+            raise UnknownAgentError(f"agent {self.name!r} failed its trial start: {err.reason} "
+                                    f"(its stderr: {self.log_path})") from None
+        finally:
+            self.close()
 
     def note(self, text: str) -> None:
         """A line of ours in the bot's log."""
-        if self.log is not None and not self.log.closed:
+        if self.log is not None:
             try:
                 self.log.write(f"# meduris: {time.strftime('%H:%M:%S')} {text}\n".encode())
             except OSError:
@@ -446,7 +625,11 @@ class SubprocessAgent(Agent):
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             if proc.poll() is None:
-                proc.kill()
+                proc.terminate()  # (the keeper kills the bot and all it started, then exits)
+                try:
+                    proc.wait(timeout=KEEPER_GRACE)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
             kill_group(proc.pid)  # (before the wait: an unreaped leader keeps its group id)
             proc.wait()
             for pipe in (proc.stdin, proc.stdout):
@@ -454,6 +637,9 @@ class SubprocessAgent(Agent):
                     pipe.close()
                 except OSError:
                     pass
+        if self.pump is not None:
+            self.pump.join(1.0)  # (the bot's last words, its traceback say, are kept)
+            self.pump = None
         if self.log is not None:
             self.log.close()
             self.log = None
@@ -491,17 +677,14 @@ def decide_message(state, seat: int, legal: list[int], observation: dict,
 def check_hello(line: bytes) -> str:
     """The bot's name from its hello line, or a Forfeit (reason ``handshake: ...``)."""
     text = line.decode("utf-8", errors="replace").strip()
-    try:
-        hello = json.loads(text)
-    except (ValueError, RecursionError):
-        hello = None
+    hello = parse_line(text)
     if not isinstance(hello, dict) or hello.get("type") != "hello":
         raise Forfeit(f"handshake: {text[:QUOTE]!r} is not a hello, e.g. "
                       '{"type": "hello", "name": "mybot", "protocol": 1}')
-    if hello.get("protocol") != PROTOCOL:
+    if type(hello.get("protocol")) is not int or hello["protocol"] != PROTOCOL:  # (true != 1)
         raise Forfeit(f"handshake: protocol {hello.get('protocol')!r}; this side speaks "
                       f"protocol {PROTOCOL}")
-    return str(hello.get("name", ""))[:QUOTE]
+    return printable(str(hello.get("name", "")), QUOTE)
 
 
 def close_agents(agents, grace: float = QUIT_GRACE) -> None:

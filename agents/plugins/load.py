@@ -67,7 +67,7 @@ import traceback
 from pathlib import Path
 
 from meduris_rl.agents.base import Agent, UnknownAgentError
-from meduris_rl.kit.values import excerpt
+from meduris_rl.kit.values import excerpt, printable
 
 GROUP = "meduris_rl.agents"  # the entry-point group installed packages register agents in
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")  # a dotted Python name
@@ -85,9 +85,14 @@ def is_file_location(location: str) -> bool:
 
 
 def one_line(err: BaseException) -> str:
-    """``Type: message`` of an exception, on one line."""
-    text = " ".join(str(err).split())
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+    """``Type: message`` of an exception, on one line (at most 300 characters, control
+    characters escaped); a message that cannot be read (its ``__str__`` raises) is said so."""
+    try:
+        text = " ".join(str(err).split())
+    except BaseException:  # (a plug-in's exception whose __str__ raises, or exits)
+        text = "(its message raised an exception too)"
+    name = type(err).__name__
+    return printable(f"{name}: {text}" if text else name, 300)
 
 
 def load_file(path: str, text: str):
@@ -241,6 +246,7 @@ def build(obj, name: str, parameter: str | None, text: str) -> Agent:
     if isinstance(made, Agent):
         made.name = name
         made.act = guarded(made.act, name)  # (on the instance: its class is the user's)
+        made.reset = guarded_reset(made.reset, name)
         return made
     if callable(getattr(made, "act", None)):
         return ActAgent(name, made)
@@ -251,20 +257,40 @@ def build(obj, name: str, parameter: str | None, text: str) -> Agent:
                       "the observation")
 
 
-def reset_wrapped(wrapped, seed: int | None) -> None:
+def reset_wrapped(wrapped, seed: int | None, name: str) -> None:
+    """``wrapped.reset(seed)`` if it has one, its failures one PluginError line."""
     reset = getattr(wrapped, "reset", None)
     if callable(reset):
-        reset(seed)
+        guarded_reset(reset, name)(seed)
+
+
+def guarded_reset(reset, name: str):
+    """``reset`` of a plug-in, whose failures (``SystemExit`` too: a plug-in does not end the
+    run) become one PluginError line naming the agent."""
+    @functools.wraps(reset)
+    def reset_seeded(seed=None):
+        try:
+            return reset(seed)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:
+            raise PluginError(f"agent {name!r}: reset raised {one_line(err)[:200]} (at "
+                              f"{raised_at(err)})") from None
+    return reset_seeded
 
 
 def guarded(act, name: str):
-    """``act`` of a plug-in, whose exceptions become one PluginError line naming the agent, the
-    exception and the plug-in's line that raised it (not a traceback from a worker process)."""
+    """``act`` of a plug-in, given a copy of the state (``state.clone()``: a plug-in cannot
+    change the game it plays in), whose exceptions (``SystemExit`` too, and one whose message
+    cannot be read) become one PluginError line naming the agent, the exception and the
+    plug-in's line that raised it (not a traceback from a worker process)."""
     @functools.wraps(act)
     def guarded_act(observation, state):
         try:
-            return act(observation, state)
-        except Exception as err:
+            return act(observation, state.clone())
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:
             raise PluginError(f"agent {name!r}: act raised {one_line(err)[:200]} (at "
                               f"{raised_at(err)}, turn {state.turn})") from None
     return guarded_act
@@ -288,7 +314,7 @@ class ActAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        reset_wrapped(self.wrapped, seed)
+        reset_wrapped(self.wrapped, seed, self.name)
 
     def act(self, observation, state) -> int:  # (checked by the engine: an int id)
         return self.guarded_act(observation, state)
@@ -307,7 +333,7 @@ class PolicyAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        reset_wrapped(self.policy, seed)
+        reset_wrapped(self.policy, seed, self.name)
 
     def act(self, observation, state) -> int:  # (checked by the engine: an int id)
         return self.guarded_act(observation, state)

@@ -25,7 +25,7 @@ KINDS = (
     "gem_revealed",  # slot, card, amulet (0/1) (D5)
     "amulets",  # slot, amulets (D5)
     "servant_revealed",  # slot, card (D6)
-    "share",  # seat, card, amulets (D6)
+    "share",  # seat, card, amulets scored, score (D6; fewer when D12 ends the game mid-share)
     "column_moved",  # bottom (the new bottom circle) (D12)
     "place_removed",  # slot, place (D7)
     "play_gem",  # seat, slot, card (private: card) (D8)

@@ -93,9 +93,12 @@ class DruidsGame(TableGame):
         from .state import DruidsState
         return DruidsState(self)
 
-    def state_from_json(self, text: str):
-        from .state import DruidsState
-        return DruidsState.from_json(text, self)
+    def state_from_json(self, text: str | bytes):
+        """The state ``DruidsState.to_json`` wrote, for this game (the file's parameters must
+        be this game's); :class:`~druids_env.engine.errors.StateFileError` (one line) for
+        anything else (:mod:`druids_env.engine.statefile`)."""
+        from .statefile import read_state
+        return read_state(text, self)
 
     @staticmethod
     def string_to_action(text: str) -> int:
@@ -107,14 +110,8 @@ class DruidsGame(TableGame):
         return action_to_string(action)
 
 
-def state_from_json(text: str):
-    """A state saved by ``DruidsState.to_json``, its game built from the parameters saved."""
-    import json
-
-    from .errors import StateFileError
-    try:
-        params = json.loads(text)["params"]
-        game = DruidsGame(**params)
-    except (ValueError, KeyError, TypeError) as err:
-        raise StateFileError(f"not a Druids state file: {str(err)[:80]}") from None
-    return game.state_from_json(text)
+def state_from_json(text: str | bytes):
+    """A state saved by ``DruidsState.to_json``, its game built from the parameters saved;
+    every field checked (:func:`druids_env.engine.statefile.read_state`)."""
+    from .statefile import read_state
+    return read_state(text, new_game=DruidsGame)

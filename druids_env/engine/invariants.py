@@ -11,6 +11,7 @@ from .cards import (
     NUM_GEMS,
     NUM_PLACES,
     ROW_SIZE,
+    SCORING_CARDS,
     SERVANT_VALUES,
     gem_colour,
     gem_value,
@@ -25,7 +26,8 @@ def check(state) -> list[str]:
     """Every invariant of a position: card counts conserved (54 gems, 6 servants per colour,
     12 places), each card in one place only, servants only with or under their owner, each
     score equal to the amulets shared out to that seat, each collection's amulets shared out
-    in full (D5, D6), the column below the leader (D12), and the hand limit (D10)."""
+    in full (D5, D6), the column (D12 ruling: no marker below it nor past its top, but the one
+    that ended the game), and the hand limit (D10)."""
     return _cards(state) + _scores(state) + _sharing(state) + _shape(state)
 
 
@@ -75,11 +77,33 @@ def _scores(st) -> list[str]:
     out = []
     if shared != list(st.score):
         out.append(f"scores {st.score} are not the amulets shared out {shared}")
+    return out + _column(st)
+
+
+def _column(st) -> list[str]:
+    """D12 ruling: the column's bottom on a card's edge; no marker below the column (once the
+    column has moved, every score is above ``base``: a marker on or beside the bottom card
+    blocks it); no marker past the top, except at the end by the moving column: then the one
+    marker that passed the top is one circle past it (amulet by amulet) and a marker stands on
+    or beside the bottom card."""
+    out = []
     c = st.game.circles
     if st.base % c or st.base < 0:
         out.append(f"column bottom {st.base} is not on a card's edge")
-    if st.phase != P_END and st.score and max(st.score) > st.base + 6 * c:
-        out.append(f"a marker past the column's top ({max(st.score)} > {st.base + 6 * c})")
+    if not st.score:
+        return out
+    top = st.base + SCORING_CARDS * c
+    if st.base and min(st.score) <= st.base:
+        out.append(f"a marker below the column ({min(st.score)} <= {st.base}, its bottom card "
+                   f"runs from {st.base + 1})")
+    past = [s for s in st.score if s > top]
+    if st.end_reason != END_COLUMN:
+        if past:
+            out.append(f"a marker past the column's top ({max(past)} > {top})")
+    elif past != [top + 1] or min(st.score) > st.base + c:
+        out.append(f"the moving column ended the game with scores {st.score}, the column "
+                   f"from {st.base + 1} to {top}: not one marker one circle past the top with "
+                   f"the bottom card occupied")
     return out
 
 

@@ -184,7 +184,9 @@ def return_servants(st, cards: list[int]) -> None:
 
 def share_out(st, cards: list[int], amulets: int) -> bool:
     """D6: lowest value first, equal values in play order; each takes its value while amulets
-    remain, the last takes all that remain. Returns True if the game ended (D12)."""
+    remain, the last takes all that remain. Each share is scored amulet by amulet (D12 ruling):
+    when the game ends during a share, the share logs the amulets scored, the rest of it and
+    the servants after it take nothing. Returns True if the game ended (D12)."""
     order = sorted(range(len(cards)), key=lambda i: (servant_value(cards[i]), i))
     left = amulets
     for k, i in enumerate(order):
@@ -192,26 +194,36 @@ def share_out(st, cards: list[int], amulets: int) -> bool:
         take = left if k == len(order) - 1 else min(servant_value(card), left)
         left -= take
         owner = servant_owner(card)
-        st.score[owner] += take
-        st.emit("share", {"seat": owner, "card": card, "amulets": take,
+        got, moves, ended = score_amulets(st, owner, take)
+        st.emit("share", {"seat": owner, "card": card, "amulets": got,
                           "score": st.score[owner]})
-        if take and move_column(st):
-            return True
-    return False
-
-
-def move_column(st) -> bool:
-    """D12: while a marker is past the top card, the bottom card goes to the top, unless a
-    marker stands on the bottom card (its score in the bottom card's circles): then the game
-    ends at once. Returns True if it ended."""
-    c = st.game.circles
-    while max(st.score) > st.base + SCORING_CARDS * c:
-        if any(st.base < s <= st.base + c for s in st.score):
+        top = SCORING_CARDS * st.game.circles
+        for bottom in moves:
+            st.emit("column_moved", {"bottom": bottom + 1, "top": bottom + top})
+        if ended:
             end_game(st, END_COLUMN)
             return True
-        st.base += c
-        st.emit("column_moved", {"bottom": st.base + 1, "top": st.base + SCORING_CARDS * c})
     return False
+
+
+def score_amulets(st, seat: int, amulets: int) -> tuple[int, list[int], bool]:
+    """D12 ruling: move ``seat``'s marker up one circle per amulet, checking the column after
+    each. The amulet that passes the top card moves the bottom card to the top, unless a marker
+    stands on the bottom card, on its circles or still beside it (a score up to the bottom
+    card's highest circle, ``base + circles``: a lagging marker, even at 0, always blocks, so
+    no marker is ever left below the column); then the game ends at once, that amulet the last
+    scored. Returns (amulets scored, the new ``base`` of each move, whether the game ended)."""
+    c = st.game.circles
+    moves = []
+    for got in range(1, amulets + 1):
+        st.score[seat] += 1
+        if st.score[seat] <= st.base + SCORING_CARDS * c:
+            continue  # on the column
+        if min(st.score) <= st.base + c:  # the bottom card is occupied: the game ends
+            return got, moves, True
+        st.base += c
+        moves.append(st.base)
+    return amulets, moves, False
 
 
 # --- chance ------------------------------------------------------------------------------------

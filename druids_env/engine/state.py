@@ -17,7 +17,9 @@ positions by hand through them, then call :meth:`DruidsState.resettle`):
 ``discards``        the gems discarded face down, ``(card, seat)`` (D9)
 ``removed``         the gems revealed at a collection: they left the game (D7 ruling)
 ``collected``       the places collected, in order (D7)
-``score``           per seat (D5, D6); ``base`` the circles below the column's bottom card (D12)
+``score``           per seat (D5, D6); ``base`` the circles below the column's bottom card (D12:
+                    markers start beside the bottom card at 0; a score up to ``base`` plus one
+                    card's circles is on the bottom card, and none is ever below it)
 ``phase``, ``seat`` the step of the turn (``rules.PHASE_NAMES``) and the seat whose turn it is
 ``drawn_at``,       per servant card, the index in ``log_events`` of the event that put it in
 ``played_at``       its owner's hand and of the one that played it (for ``resample_hidden``)
@@ -38,7 +40,7 @@ from meduris_rl.kit.protocol import CHANCE, TERMINAL, TurnState
 from . import rules
 from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
 from .cards import NUM_CARDS, NUM_GEMS, NUM_PLACES, ROW_SIZE, servant
-from .errors import IllegalActionError, StateFileError
+from .errors import IllegalActionError
 from .events import PUBLIC, Event
 
 # the position's attributes, as saved by to_json (order fixed)
@@ -184,7 +186,8 @@ class DruidsState(TurnState):
         return [1 + sum(1 for t in self.score if t > s) for s in self.score]
 
     def winners(self) -> list[int]:
-        """The seats of rank 1 (D13 ruling: several on a shared win)."""
+        """The seats of rank 1 (D13 ruling: several on a shared win; at the end by the moving
+        column, D12, the one who passed the top, alone past it)."""
         best = max(self.score)
         return [s for s, v in enumerate(self.score) if v == best]
 
@@ -243,27 +246,12 @@ class DruidsState(TurnState):
         return json.dumps(doc, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str, game) -> DruidsState:
-        """The state saved by :meth:`to_json`, for ``game`` (its parameters must match)."""
-        try:
-            doc = json.loads(text)
-            if doc.get("game") != "druids" or doc["params"] != game.params():
-                raise StateFileError(f"a state of {doc.get('game')} {doc.get('params')} "
-                                     f"cannot load into {game!r}")
-            st = cls(game)
-            for k in POSITION:
-                setattr(st, k, doc["position"][k])
-            st.above = [[tuple(x) for x in pile] for pile in st.above]
-            st.discards = [tuple(x) for x in st.discards]
-            st.reveals = [tuple(x) for x in st.reveals]
-            st.log_actions = [int(a) for a in doc["history"]]
-            st.log_events = [Event(s, k, d, o, tuple(h)) for s, k, d, o, h in doc["events"]]
-            st.to_move = int(doc["to_move"])
-        except StateFileError:
-            raise
-        except (ValueError, KeyError, TypeError) as err:
-            raise StateFileError(f"not a Druids state file: {str(err)[:80]}") from None
-        return st
+    def from_json(cls, text: str | bytes, game) -> DruidsState:
+        """The state saved by :meth:`to_json`, for ``game`` (its parameters must match). Every
+        field is checked (:func:`druids_env.engine.statefile.read_state`, through the game's
+        reader): an impossible position is a ``StateFileError`` of one line naming the first
+        problem."""
+        return game.state_from_json(text)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DruidsState) and other.game == self.game and \

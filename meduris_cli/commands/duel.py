@@ -44,7 +44,8 @@ def add_parser(sub) -> None:
                    help="stop undecided after this many games (whole pairs)")
     p.add_argument("--workers", type=int_in(1), default=min(2, os.cpu_count() or 1),
                    help="parallel processes (default: 2 or the CPUs there are)")
-    p.add_argument("--seed", type=SEED, default=0, help="duel seed")
+    p.add_argument("--seed", type=SEED, default=None,
+                   help="duel seed (default: drawn from the operating system and recorded)")
     p.add_argument("--players", type=int, default=2,
                    help="a duel is between 2 players (other counts are refused)")
     add_game_flags(p)

@@ -1,29 +1,49 @@
 """``meduris ladder``: a rating ladder that persists (:mod:`meduris_rl.agents.arena.ladder`).
 
 * ``ladder add AGENT``: the agent's gauntlet against the anchors
-(:mod:`meduris_rl.agents.arena.ladder.gauntlet`),
-  every game stored in ``--db`` as it ends; a ladder without the anchors' games of
-  ``--players`` first gets a copy of the shipped ones (when there are any), so the agent lands
-  on the shipped scale. Run again after a kill: only the games not stored yet are played.
+  (:mod:`meduris_rl.agents.arena.ladder.gauntlet`), every game stored in ``--db`` as it ends; a
+  ladder without the anchors' games of ``--players`` first gets a copy of the shipped ones
+  (when there are any), so the agent lands on the shipped scale. Run again after a kill: only
+  the games not stored yet are played. A missing or empty (0-byte) ``--db`` becomes a new
+  ladder. When the agent or an anchor forfeited games of the run, one line each says how many
+  and, for a ``cmd:`` bot, the folder of the bots' logs (their stderr).
 * ``ladder anchors``: the anchors' own games (neighbours against each other), the command
-  that made the shipped ladder.
+  that made the shipped ladder (its forfeits said as ``add``'s).
 * ``ladder show``: the ratings fitted over all stored games
-(:mod:`meduris_rl.agents.arena.ladder.fit`), one
-  table per player count, the anchors held at the ratings of their own games (an entrant never
-  moves them; ``--free-anchors``: everything fitted together); ``--json`` for scripts,
-  ``--png`` for the picture. ``ladder add`` and ``ladder anchors`` end with the same table.
+  (:mod:`meduris_rl.agents.arena.ladder.fit`), one table per player count, the anchors held at
+  the ratings of their own games (an entrant never moves them; ``--free-anchors``: everything
+  fitted together); ``--json`` for scripts, ``--png`` for the picture. ``ladder add`` and
+  ``ladder anchors`` end with the same table.
+* ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
+  ``remove`` checks everything (the file, every stored game, that the entrant is there) with
+  the file opened to read only, and opens it to write (which changes its journal mode) only
+  to delete: a refused ``remove`` leaves the file byte-identical.
 
 ``add`` and ``anchors`` take ``--move-time`` / ``--game-time``, the limits of ``cmd:`` agents
 (a program over its limit forfeits that game, a loss stored with its reason).
-* ``ladder list`` / ``ladder remove AGENT``: the agents stored; an entrant's games deleted.
+
+**Names.** Agents are stored and looked up by their canonical names
+(:mod:`meduris_rl.agents.arena.ladder.names`: `` greedy `` is ``greedy``, ``mcts:05`` is
+``mcts:5``); a name given otherwise is said once on stderr (``note: ...``) when the command
+goes ahead. ``remove`` finds an entrant under any spelling of its name (a ladder made before
+names were canonical). Tables print names escaped and cut
+(:mod:`meduris_rl.agents.arena.ladder.report`: 40 characters in a column, 100 in a line such as
+``ladder list``'s); ``show --json`` keeps them whole.
+
+**Files.** Every subcommand reads a ladder strictly (:mod:`meduris_rl.agents.arena.ladder.store`):
+a file that is not one, a damaged one (its schema, ``ladder_meta`` or any stored game: a bad
+JSON column, a ``null`` agent, NaN, a wrong column, a key that is not its row's) is refused in
+one line naming the file, the row and the column, before anything is written to it. An empty
+file is refused by ``show``, ``list`` and ``remove`` (nothing to read) and started as a new
+ladder by ``add`` and ``anchors``.
 
 Every subcommand takes ``--game`` (``meduris``, the default, or ``druids``): each game has its
 own anchors, shipped anchors' file and default ``--db``
-(:mod:`meduris_rl.agents.arena.ladder.anchors`); a ladder file records its game, and opening it for
-another game is refused.
+(:mod:`meduris_rl.agents.arena.ladder.anchors`); a ladder file records its game, and opening it
+for another game is refused.
 
 Every check happens before the first game, each error one line
-(:class:`~meduris_rl.agents.arena.ladder. LadderError`, or argparse's for numbers out of range).
+(:class:`~meduris_rl.agents.arena.ladder.LadderError`, or argparse's for numbers out of range).
 """
 
 from __future__ import annotations
@@ -48,10 +68,14 @@ from meduris_rl.agents.arena.ladder import (
     table,
     to_json,
 )
+from meduris_rl.agents.arena.ladder.names import canonical_name, spellings
+from meduris_rl.agents.arena.ladder.report import LINE_WIDTH, shown
+from meduris_rl.agents.arena.ladder.store import is_empty
 from meduris_rl.agents.base import check_names
 from meduris_rl.cli.checks import SEED, HelpFormatter, add_time_flags, int_in, output_file
 from meduris_rl.cli.commands.games import add_game_flags
 from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.values import excerpt
 
 
 def add_parser(sub) -> None:
@@ -76,7 +100,9 @@ def add_parser(sub) -> None:
                        help="the number of players, one the game is played by (default 2)")
         c.add_argument("--workers", type=int_in(1, 1024), default=min(2, os.cpu_count() or 1),
                        help="parallel processes (default: 2 or the CPUs there are)")
-        c.add_argument("--seed", type=SEED, default=0, help="seed of the games (default 0)")
+        c.add_argument("--seed", type=SEED, default=None,
+                       help="seed of the games (default: the ladder's own, drawn from the "
+                            "operating system when the ladder was made)")
         add_time_flags(c)
         c.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -138,9 +164,18 @@ def progress(args, total: int, desc: str):
     return bar.update, bar
 
 
+def canonical_note(given: str, name: str) -> None:
+    """Say (stderr) that an agent name given otherwise is used under its canonical name."""
+    if given != name:
+        print(f"note: the agent {excerpt(given, LINE_WIDTH)} is stored and looked up as "
+              f"{excerpt(name, LINE_WIDTH)} (its canonical name)", file=sys.stderr)
+
+
 def run_add(args) -> int:
     check_agents([args.agent], args.game)  # before the ladder file is made
+    agent = canonical_name(args.agent, args.game)
     with open_ladder(args.db, game=args.game) as store:
+        canonical_note(args.agent, agent)
         if not store.anchors(args.players):
             copied = copy_anchors(ladder_of(args.game).shipped, store, args.players)
             if copied:
@@ -150,8 +185,8 @@ def run_add(args) -> int:
         if total != args.games:
             print(f"note: {args.games} games rounded up to {total} (whole units of "
                   f"{args.players} games with one seed)", file=sys.stderr)
-        done = play_and_fit(args, store, total, args.agent, lambda update, bar: play_gauntlet(
-            store, args.agent, args.players, args.games, args.seed, workers(args), update,
+        done = play_and_fit(args, store, total, shown(agent), lambda update, bar: play_gauntlet(
+            store, agent, args.players, args.games, args.seed, workers(args), update,
             say=lambda line: say(bar, line), limits=(args.move_time, args.game_time)))
     if done is None:
         return 130
@@ -198,9 +233,11 @@ def anchor_list(args) -> list[str]:
         return list(ladder_of(args.game).anchors[args.players])
     names = check_names(args.anchors.split(","), "--anchors", LadderError,
                         "random,greedy,mcts:50")
+    names = [canonical_name(n, args.game) for n in names]
     if len(set(names)) != len(names):
-        raise LadderError(f"--anchors {args.anchors!r}: write distinct agent names separated "
-                          "by commas, weakest first, e.g. random,greedy,mcts:50")
+        raise LadderError(f"--anchors {excerpt(args.anchors, LINE_WIDTH)}: write distinct agent "
+                          "names separated by commas, weakest first, e.g. random,greedy,mcts:50 "
+                          "(names are compared in their canonical spelling: mcts:05 is mcts:5)")
     if len(names) < args.players:
         raise LadderError(f"--anchors: {args.players} players need at least {args.players} "
                           f"anchors, got {len(names)}")
@@ -208,8 +245,9 @@ def anchor_list(args) -> list[str]:
 
 
 def rated_zero(db: str, players: int, game: str) -> bool:
-    """Whether the ladder in ``db`` (if there is one) has ``random`` among its anchors."""
-    if not Path(db).is_file():
+    """Whether the ladder in ``db`` (if there is one: not an empty file) has ``random`` among
+    its anchors."""
+    if not Path(db).is_file() or is_empty(db):
         return False
     with open_ladder(db, read_only=True, game=game) as store:
         return "random" in store.anchors(players)
@@ -218,6 +256,7 @@ def rated_zero(db: str, players: int, game: str) -> bool:
 def run_anchors(args) -> int:
     names = anchor_list(args)
     check_agents(names, args.game)
+    given = [n.strip() for n in args.anchors.split(",")] if args.anchors else names
     links = len(names) - args.players + 1
     per = -(-args.games // args.players) * args.players
     if "random" not in names and not rated_zero(args.db, args.players, args.game):
@@ -226,9 +265,11 @@ def run_anchors(args) -> int:
                           f"agent rated 0) while {args.db} has no {args.players}-player games "
                           "of it")
     with open_ladder(args.db, game=args.game) as store:
+        for before, name in zip(given, names, strict=True):
+            canonical_note(before, name)
         done = play_and_fit(args, store, links * per, "anchors", lambda update, bar: play_anchors(
             store, names, args.players, args.games, args.seed, workers(args), update,
-            limits=(args.move_time, args.game_time)))
+            limits=(args.move_time, args.game_time), say=lambda line: say(bar, line)))
     if done is None:
         return 130
     played, seconds = done
@@ -264,21 +305,35 @@ def run_show(args) -> int:
 
 def run_list(args) -> int:
     with open_ladder(args.db, read_only=True, game=args.game) as store:
+        lines = []  # (every row read and checked before the first line is printed)
         for n in store.player_counts():
-            anchors = store.anchors(n)
-            print(f"{n} players: anchors {', '.join(anchors) or 'none'} "
-                  f"({len(store.games(n, ''))} games)")
-            for name, count in store.entrants(n).items():
-                print(f"  {name}: {count} games")
+            anchors = [shown(a, LINE_WIDTH) for a in store.anchors(n)]
+            lines.append(f"{n} players: anchors {', '.join(anchors) or 'none'} "
+                         f"({len(store.games(n, ''))} games)")
+            lines += [f"  {shown(name, LINE_WIDTH)}: {count} games"
+                      for name, count in store.entrants(n).items()]
+    if lines:
+        print("\n".join(lines))
     return 0
 
 
 def run_remove(args) -> int:
+    """Everything checked with the file opened to read only; opened to write only to delete
+    (a refused remove leaves the file byte-identical)."""
+    agent = canonical_name(args.agent, args.game)
+    with open_ladder(args.db, read_only=True, game=args.game) as store:
+        entrants = store.entrants(args.players)
+    found = spellings(agent, entrants, args.game)
+    if not found:
+        known = ", ".join(shown(e) for e in list(entrants)[:10]) or "none"
+        more = f", ... ({len(entrants)} in all)" if len(entrants) > 10 else ""
+        raise LadderError(f"{excerpt(agent, LINE_WIDTH)} has no {args.players}-player gauntlet "
+                          f"in {args.db} (entrants: {known}{more})")
     with open_ladder(args.db, create=False, game=args.game) as store:
-        if args.agent not in store.entrants(args.players):
-            known = ", ".join(store.entrants(args.players)) or "none"
-            raise LadderError(f"{args.agent!r} has no {args.players}-player gauntlet in "
-                              f"{args.db} (entrants: {known})")
-        removed = store.remove(args.players, args.agent)
-    print(f"removed {removed} games of {args.agent} ({args.players} players) from {args.db}")
+        removed = store.remove(args.players, *found)
+    canonical_note(args.agent, agent)
+    spelt = "" if found == [agent] else \
+        f" (stored as {', '.join(shown(e, LINE_WIDTH) for e in found)})"
+    print(f"removed {removed} games of {shown(agent, LINE_WIDTH)}{spelt} ({args.players} "
+          f"players) from {args.db}")
     return 0

@@ -210,10 +210,14 @@ def _validation_reason(errors) -> str:
 
 
 def warm_agents() -> list[tuple[str, int]]:
-    """What each thinking worker plays once when it starts: every name the page offers that
-    thinks in the pool (each kind's ``examples`` and the difficulty levels' agents), for each
-    player count it is offered for, so no offered opponent is built or loaded on a click."""
-    offer = available_agents()
+    """What each thinking worker plays once when it starts: every built-in name the page offers
+    that thinks in the pool (each kind's ``examples`` and the difficulty levels' agents), for
+    each player count it is offered for, so no offered opponent is built or loaded on a click.
+    Installed entry-point plug-ins are left out: they are built when first played (lazily), so
+    one that fails to import or hangs in its constructor never stops the server starting."""
+    from meduris_rl.agents.registry import kind_named
+    offer = [a for a in available_agents()
+             if getattr(kind_named(a["name"]), "source", "") != "entry point"]
     names = {a["name"]: list(a["examples"]) for a in offer}
     for lv in offered_levels(offer):
         kind = next(n for n in names if lv["agent"].split(":", 1)[0] == n)

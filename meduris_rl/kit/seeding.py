@@ -12,12 +12,24 @@ Paths in use (kept distinct by their first element after the seed, a purpose tag
 
 =================================  ============================================================
 ``derive_seed(s, i)``              game ``i`` of a tournament or an evaluation with seed ``s``
-``derive_seed(g, seat + 1)``       the agent at ``seat`` in a game with seed ``g`` (0: chance)
+``agent_seeds(s, i, n)``           the ``n`` agents of game ``i`` of a run with seed ``s``
 ``derive_seed(s, STREAM_*, k)``    stream ``k`` of a purpose (env copies, opponents, spaces)
 =================================  ============================================================
+
+**Fair seeds.** An agent is told its seed (a ``cmd:`` bot reads it in ``new_game``), so an
+agent's seed must not lead to the game's chance (the dice, the deck, the hidden cards).
+:func:`agent_seeds` is therefore a one-way function (BLAKE2b, not SplitMix) of the *run's* seed
+``s``, never of the game's: from an agent's seed the way back is a search over every possible
+``s``, which :func:`fresh_seed` (63 random bits from the operating system, the default of every
+arena run: the run records it, so it can be played again) makes hopeless. A seed chosen by hand
+(``--seed 0``) is reproducible but not secret: a bot that guesses it can compute every game's
+chance, so rating runs against bots leave ``--seed`` out (docs/bring_your_own_agent.md).
 """
 
 from __future__ import annotations
+
+import hashlib
+import secrets
 
 import numpy as np
 from numba import njit
@@ -72,3 +84,27 @@ def derive_seed(*parts: int) -> int:
             raise ValueError(f"a seed must fit in 64 bits, got {p}")
         words.append(p & _MASK64)
     return int(derive_seed_kernel(np.array(words, dtype=np.uint64)))
+
+
+AGENT_PERSON = b"meduris-agents"  # BLAKE2b's personalisation: agent seeds and nothing else
+
+
+def agent_seeds(seed: int, game: int, players: int) -> tuple[int, ...]:
+    """The 31-bit seeds of the ``players`` agents of game ``game`` of a run with seed ``seed``:
+    a one-way function of the run's seed (see the module docstring), independent of the game's
+    seed ``derive_seed(seed, game)`` for anyone who does not know ``seed``."""
+    for part in (seed, game, players):
+        if isinstance(part, bool) or not isinstance(part, (int, np.integer)):
+            raise ValueError(f"a seed is an int, got {part!r}")
+    out = []
+    for seat in range(int(players)):
+        data = b"".join((int(p) & _MASK64).to_bytes(8, "little") for p in (seed, game, seat))
+        digest = hashlib.blake2b(data, digest_size=8, person=AGENT_PERSON).digest()
+        out.append(int.from_bytes(digest, "little") >> 33)
+    return tuple(out)
+
+
+def fresh_seed() -> int:
+    """A run's seed when none is given: 63 random bits from the operating system
+    (:mod:`secrets`), unguessable by the agents of the run; the run records it."""
+    return secrets.randbits(63)

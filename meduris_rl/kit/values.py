@@ -58,6 +58,19 @@ def excerpt(value: object, limit: int = _EXCERPT) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` safe to print in one line of a terminal or a table: every character that is not
+    printable (control characters and terminal escape codes, line breaks, lone surrogates of
+    undecodable bytes) written as its Python escape (``\\x1b``), then cut to ``limit``
+    characters, the cut marked with ``...``."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                       for c in text)
+    if limit is not None and len(text) > limit:
+        return text[:max(0, limit - 3)] + "..."
+    return text
+
+
 def _bound(x) -> str:
     """``x`` as written in a message: big powers of two as ``2**63 - 1``."""
     if isinstance(x, float):

@@ -356,6 +356,14 @@ def load_warm_start(cfg: AZConfig) -> AZNet:
         value = load_value_network(path)
     except PolicyFileError as err:
         raise ConfigError(f"warm_start: {err}") from None
+    from meduris_env.engine.constants import NUM_ACTIONS
+    from meduris_rl.agents.meduris.features import FEATURE_SETS
+    if arch["inputs"] not in FEATURE_SETS.values() or policy.action_space.n != NUM_ACTIONS:
+        game = arch.get("game") or "another game"
+        raise ConfigError(f"warm_start: {excerpt(str(path))} is a policy of {game} "
+                          f"({arch['inputs']} inputs, {policy.action_space.n} actions), not of "
+                          f"Meduris ({' or '.join(map(str, FEATURE_SETS.values()))} inputs, "
+                          f"{NUM_ACTIONS} actions): az-train trains Meduris")
     if value is not None and "members" in value.architecture:
         raise ConfigError(f"warm_start: {excerpt(str(path))} carries a mean of "
                           f"{len(value.architecture['members'])} value networks; az-train "

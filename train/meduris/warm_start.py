@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from meduris_env.engine.constants import NUM_ACTIONS
-from meduris_rl.agents.arena.tournament import worker_pool
+from meduris_rl.agents.arena.workers import Workers
 from meduris_rl.kit.seeding import STREAM_TEACHER, derive_seed
 from meduris_rl.train.config import TrainConfig
 from meduris_rl.train.meduris.progress import bar
@@ -97,8 +97,8 @@ def _played(tasks: list, workers: int):
     if not tasks:
         return
     if min(workers, len(tasks)) > 1:
-        with worker_pool(workers) as pool:
-            yield from pool.imap(teacher_game, tasks)
+        with Workers(workers, None, (), teacher_game) as pool:
+            yield from pool.map(tasks)
         return
     import torch
     threads = torch.get_num_threads()  # (teacher_game sets a worker's to 1)

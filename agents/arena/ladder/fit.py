@@ -26,6 +26,15 @@ ratings of different player counts are not comparable.
   estimate); they are relative to the reference, whose interval is 0 wide. With the anchors
   held, an entrant's ``se`` adds the anchors' covariance carried through its fit (the delta
   method, :func:`solve`) to its own.
+* **An entrant that scored nothing** (last, alone, in every game it played: a forfeited game is
+  stored as such a loss, so it counts as one) has its maximum likelihood at minus infinity;
+  the prior's draws alone hold it near the anchors it met, which can be above anchors it never
+  met (8 games forfeited to ``greedy`` and ``mcts:200`` rated it 225, above ``random``). Where
+  anchors are named, such an entrant is rated at most what losing all its games to the bottom
+  anchor (the lowest rated) would give it (:func:`lost_to_bottom`: ``bottom - 400 log10(2 n +
+  1)`` for ``n`` games, with the prior's draw; its interval that one's, the bottom anchor's
+  ``se`` added): below every anchor, lower the more games it lost, ties among such entrants by
+  name. Anchors, the reference and any agent that scored are fitted as they are.
 * Only agents connected to the reference through games can be placed; the others are listed
   in :attr:`Fit.unconnected`.
 * Reproducible: the fit reads the games in the order given (the store sorts them by key) and
@@ -37,7 +46,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import numpy as np
@@ -295,14 +304,34 @@ def need_reference(games, players: int, reference: str) -> None:
 
 
 def fitted(players: int, solution: Solution, kept: list, unconnected: list[str],
-           anchors: Sequence[str], iterations: int, held: bool) -> Fit:
-    """The :class:`Fit` of a solution: ratings best first (ties by name)."""
+           anchors: Sequence[str], iterations: int, held: bool,
+           reference: str = REFERENCE) -> Fit:
+    """The :class:`Fit` of a solution: ratings best first (ties by name), an entrant that
+    scored nothing at most :func:`lost_to_bottom` (the module docstring)."""
     se = np.sqrt(np.maximum(np.diag(solution.cov), 0.0))
     tally = scores(kept)
     ratings = [Rating(n, float(solution.theta[i] * ELO), float(se[i] * ELO), tally[n][0],
                       tally[n][1], n in anchors) for n, i in solution.index.items()]
+    placed = [r for r in ratings if r.anchor]
+    if placed:
+        bottom = min(placed, key=lambda r: (r.elo, r.name))
+        ratings = [lost_to_bottom(r, bottom) if not r.anchor and r.name != reference
+                   and r.score == 0 and r.games else r for r in ratings]
     ratings.sort(key=lambda r: (-round(r.elo, 9), r.name))
     return Fit(players, len(kept), ratings, unconnected, iterations, held)
+
+
+def lost_to_bottom(rating: Rating, bottom: Rating) -> Rating:
+    """``rating`` (of an entrant that scored nothing) at most the rating of ``rating.games``
+    losses to the anchor ``bottom`` with the prior's draw (:func:`rating_against` of those
+    results: the chance of a win ``(PRIOR_GAMES / 2) / (n + PRIOR_GAMES)``), its ``se`` that
+    fit's combined with the bottom anchor's."""
+    n = rating.games + PRIOR_GAMES
+    p = PRIOR_GAMES / 2 / n
+    elo = bottom.elo + ELO * math.log(p / (1 - p))
+    if elo >= rating.elo:
+        return rating
+    return replace(rating, elo=elo, se=math.hypot(bottom.se, ELO / math.sqrt(n * p * (1 - p))))
 
 
 def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: int,
@@ -313,7 +342,7 @@ def fit_ratings(games: Sequence[tuple[Sequence[str], Sequence[int]]], players: i
     games = checked(games, players)
     need_reference(games, players, reference)
     s = solve(games, reference)
-    return fitted(players, s, s.kept, s.unconnected, anchors, s.iterations, False)
+    return fitted(players, s, s.kept, s.unconnected, anchors, s.iterations, False, reference)
 
 
 def fit_on_anchors(anchor_games: Sequence[tuple[Sequence[str], Sequence[int]]],
@@ -332,7 +361,7 @@ def fit_on_anchors(anchor_games: Sequence[tuple[Sequence[str], Sequence[int]]],
     kept = base.kept + rest.kept
     unconnected = sorted((set(base.unconnected) | set(rest.unconnected)) - set(rest.index))
     return fitted(players, rest, kept, unconnected, anchors, base.iterations + rest.iterations,
-                  True)
+                  True, reference)
 
 
 def ladder_fit(store, players: int, free_anchors: bool = False) -> Fit:

@@ -26,6 +26,16 @@ whole units) in rounds of :data:`ROUND_UNITS` units against ``k = max(2, players
 3. with 2 players each round's units alternate between the ``k`` anchors, with more players
    they sit together; the last round is cut to what ``games`` leaves.
 
+**Names.** The entrant and the anchors are played and stored under their canonical names
+(:func:`~.names.canonical_name`: ``mcts:05`` is ``mcts:5``, `` greedy `` is ``greedy``), so one
+agent spelt two ways is one entrant (and an entrant spelt like an anchor is that anchor).
+
+**Forfeits and logs.** A game an agent forfeits (a ``cmd:`` bot that crashed, hung or answered
+garbage) is stored as its loss. After the games, ``say`` hears one line per agent that forfeited
+games of this run: how many, the first reason, and for a ``cmd:`` bot the folder of the bots'
+logs (their stderr: the run's ``log_dir``, :func:`~meduris_rl.agents.plugins.external.run_log_dir`,
+a private folder of this process unless given).
+
 **The game** is the ladder's (:attr:`~.store.LadderStore.game`): its agents are built for it,
 so an agent that does not play it (``mcts`` for Druids) is one line before any game.
 
@@ -45,13 +55,16 @@ from dataclasses import dataclass
 
 from meduris_rl.agents.arena.ladder.anchors import game_flag, ladder_of
 from meduris_rl.agents.arena.ladder.fit import Fit, fit_on_anchors, fit_ratings
+from meduris_rl.agents.arena.ladder.names import canonical_name
+from meduris_rl.agents.arena.ladder.report import LINE_WIDTH, NAME_WIDTH, REASON_WIDTH
 from meduris_rl.agents.arena.ladder.store import ANCHORS, LadderError, LadderStore, game_key
 from meduris_rl.agents.arena.tournament.schedule import TournamentConfig, check_limits
 from meduris_rl.agents.arena.tournament.stream import game_stream
 from meduris_rl.agents.base import UnknownAgentError
-from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME
-from meduris_rl.agents.registry import make_agent
-from meduris_rl.kit.seeding import derive_seed
+from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, run_log_dir
+from meduris_rl.agents.registry import check_agent
+from meduris_rl.kit.seeding import agent_seeds, derive_seed
+from meduris_rl.kit.values import printable
 
 ROUND_UNITS = 4  # units (seat-swapped pairs, rotations) per round of a gauntlet
 MAX_LADDER_GAMES = 100_000
@@ -64,6 +77,7 @@ class Planned:
     entrant: str  # "" for the anchors' games
     lineup: tuple[str, ...]  # agent per seat
     seed: int  # the game's seed
+    agent_seeds: tuple[int, ...]  # per seat, the same in every rotation of the unit
 
 
 def units(games: int, players: int) -> int:
@@ -79,7 +93,7 @@ def unit_games(players: int, entrant: str, agents: tuple[str, ...], j: int, seed
     for r in range(players):
         lineup = agents[r:] + agents[:r]
         out.append(Planned(game_key(players, entrant, lineup, j * players + r, seed), entrant,
-                           lineup, game_seed))
+                           lineup, game_seed, agent_seeds(seed, j, players)))
     return out
 
 
@@ -186,7 +200,7 @@ def check_agents(names: list[str], game: str | None = None) -> None:
     line if not."""
     for name in dict.fromkeys(names):
         try:
-            make_agent(name, game)
+            check_agent(name, game)  # (models loaded, cmd: bots started)
         except UnknownAgentError as err:
             raise LadderError(str(err)) from None
 
@@ -200,9 +214,11 @@ class Runner:
         self.store, self.players, self.names = store, players, names
         self.index = {n: i for i, n in enumerate(names)}
         self.cfg = TournamentConfig(agents=names, players=players, workers=workers,
-                                    game=store.game, move_time=limits[0], game_time=limits[1])
+                                    game=store.game, move_time=limits[0], game_time=limits[1],
+                                    log_dir=run_log_dir("", names), seed=0)  # (its own seeds)
         self.on_game = on_game or (lambda count: None)
         self.played = 0
+        self.forfeits: dict[str, tuple[int, str]] = {}  # agent: (games of this run, first)
 
     def run(self, play, plan: list[Planned]) -> int:
         """Play the games of ``plan`` not stored yet; how many were played."""
@@ -210,42 +226,77 @@ class Runner:
         todo = [p for p in plan if p.key not in stored]
         if len(todo) < len(plan):
             self.on_game(len(plan) - len(todo))  # stored by an earlier run
-        tasks = [(i, tuple(self.index[a] for a in p.lineup), p.seed, False)
+        tasks = [(i, tuple(self.index[a] for a in p.lineup), p.seed, False, p.agent_seeds)
                  for i, p in enumerate(todo)]
         for i, result in play(tasks):
             self.store.add(todo[i].key, self.players, todo[i].entrant, result)
             self.played += 1
+            if result.forfeit:
+                self.count_forfeit(todo[i].lineup, result)
             self.on_game(1)
         return len(todo)
 
+    def count_forfeit(self, lineup: tuple[str, ...], result) -> None:
+        seat = result.forfeit_seat
+        if seat is None:  # (the forfeiter is last alone: match.forfeit_ranks)
+            seat = result.ranks.index(max(result.ranks))
+        count, first = self.forfeits.get(lineup[seat], (0, result.forfeit))
+        self.forfeits[lineup[seat]] = (count + 1, first)
 
-def play_anchors(store: LadderStore, anchors: list[str], players: int, games: int, seed: int,
+    def report(self, say: Callable[[str], None]) -> None:
+        """One line per agent that forfeited games of this run, with where the bots' logs are
+        (a ``cmd:`` bot's stderr, in the run's log folder)."""
+        for name, (count, first) in sorted(self.forfeits.items()):
+            logs = (f"; the cmd: bots' logs (their stderr) are in {self.cfg.log_dir}"
+                    if name.startswith("cmd:") and self.cfg.log_dir else "")
+            say(f"{printable(name, LINE_WIDTH)} forfeited {count} of the {self.played} game(s) "
+                f"played (lost), the first: {printable(first, REASON_WIDTH)}{logs}")
+
+
+def play_anchors(store: LadderStore, anchors: list[str], players: int, games: int,
+                 seed: int | None,
                  workers: int, on_game: Callable[[int], None] | None = None,
-                 limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None)) -> int:
-    """Play (and store) the anchors' games not stored yet; how many were played. ``limits``:
-    the seconds per move and per game (None: none) of ``cmd:`` agents
-    (:mod:`meduris_rl.agents.plugins.external`; one that runs over forfeits the game)."""
+                 limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None),
+                 say: Callable[[str], None] | None = None) -> int:
+    """Play (and store) the anchors' games not stored yet; how many were played. ``anchors``
+    by their canonical names (:func:`~.names.canonical_name`); ``seed``: the series' (None: the
+    ladder's own, :meth:`~.store.LadderStore.seed`); ``limits``: the seconds per move and per
+    game (None: none) of ``cmd:`` agents (:mod:`meduris_rl.agents.plugins.external`; one that
+    runs over forfeits the game); ``say`` hears the forfeits of the run (module docstring)."""
     check_limits(*limits, LIMITS)
+    anchors = [canonical_name(a, store.game) for a in anchors]
+    if len(set(anchors)) != len(anchors):
+        shown = ", ".join(printable(a, NAME_WIDTH) for a in anchors)
+        raise LadderError(f"the anchors {shown} name an agent twice (by their canonical "
+                          "names); give distinct agents")
     check_agents(anchors, store.game)
-    plan = anchor_plan(anchors, players, games, seed)
+    plan = anchor_plan(anchors, players, games, store.seed() if seed is None else seed)
     runner = Runner(store, players, list(dict.fromkeys(anchors)), workers, on_game, limits)
-    if not any(p.key not in store.keys(players) for p in plan):
+    stored = store.keys(players)
+    if not any(p.key not in stored for p in plan):
         runner.on_game(len(plan))
         return 0
     with game_stream(runner.cfg, runner.names) as play:
-        return runner.run(play, plan)
+        played = runner.run(play, plan)
+    runner.report(say or (lambda line: print(line, file=sys.stderr)))
+    return played
 
 
-def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int, seed: int,
+def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int,
+                  seed: int | None,
                   workers: int, on_game: Callable[[int], None] | None = None,
                   say: Callable[[str], None] | None = None,
                   limits: tuple[float, float | None] = (DEFAULT_MOVE_TIME, None)) -> int:
     """Play (and store) the entrant's gauntlet; how many games were played (not stored
-    before). ``say`` hears one line per round; ``limits`` as for :func:`play_anchors`."""
+    before), stored under the entrant's canonical name (:func:`~.names.canonical_name`).
+    ``say`` hears one line per round and the run's forfeits; ``limits`` as for
+    :func:`play_anchors`."""
     check_limits(*limits, LIMITS)
+    entrant = canonical_name(entrant, store.game)
     check_agents([entrant], store.game)
     say = say or (lambda line: print(line, file=sys.stderr))
-    rounds = gauntlet_rounds(store, entrant, players, games, seed)
+    rounds = gauntlet_rounds(store, entrant, players, games,
+                             store.seed() if seed is None else seed)
     first = next(rounds)  # (checks the ladder before the workers start)
     names = list(dict.fromkeys([entrant, *store.anchors(players)]))
     check_agents(names[1:], store.game)
@@ -253,7 +304,9 @@ def play_gauntlet(store: LadderStore, entrant: str, players: int, games: int, se
     with game_stream(runner.cfg, runner.names) as play:
         for rnd in itertools.chain([first], rounds):
             where = "" if rnd.estimate is None else f" (estimate {rnd.estimate:.0f})"
-            met = [a for a in rnd.opponents if any(a in p.lineup for p in rnd.plan)]
+            met = [printable(a, NAME_WIDTH) for a in rnd.opponents
+                   if any(a in p.lineup for p in rnd.plan)]
             say(f"round {rnd.number}: {len(rnd.plan)} games against {', '.join(met)}{where}")
             runner.run(play, rnd.plan)
+    runner.report(say)
     return runner.played

@@ -3,6 +3,13 @@ JSON and the PNG (ratings with their 95% intervals, anchors and entrants marked)
 
 Each depends on the fit only, so the same stored games give the same text, JSON and picture,
 byte for byte (the PNG is written without a date or a software version in it).
+
+Names are text from a file (a ladder may hold anything): the table and the picture print each
+through :func:`~meduris_rl.kit.values.printable`, control characters and terminal escape codes
+escaped (``\\x1b``) and cut (the cut marked ``...``): to :data:`NAME_WIDTH` characters in the
+table's column and the picture, to :data:`LINE_WIDTH` in the lines under the table (forfeits,
+agents not connected: a ``cmd:`` bot's command line is often longer than the column), a
+forfeit's reason to :data:`REASON_WIDTH`; the JSON keeps every name whole, as stored.
 """
 
 from __future__ import annotations
@@ -12,8 +19,17 @@ from pathlib import Path
 
 from meduris_rl.agents.arena.ladder.fit import PRIOR_GAMES, Fit
 from meduris_rl.kit.atomic import atomic_replace
+from meduris_rl.kit.values import printable
 
 MODEL = {2: "Bradley-Terry", 3: "Plackett-Luce", 4: "Plackett-Luce"}
+NAME_WIDTH = 40  # characters of a name in the table's column and the picture
+LINE_WIDTH = 100  # characters of a name in a line of text (under the table, ladder list)
+REASON_WIDTH = 200  # characters of a forfeit's reason
+
+
+def shown(name: str, limit: int = NAME_WIDTH) -> str:
+    """A name as the table prints it: escaped, cut to ``limit`` characters."""
+    return printable(name, limit)
 
 
 def anchoring(fit: Fit) -> str:
@@ -32,20 +48,20 @@ def describe(fit: Fit) -> str:
 
 def table(fit: Fit) -> str:
     """The ladder as a text table, best first."""
-    width = max([10] + [len(r.name) + 2 for r in fit.ratings])
+    width = max([10] + [len(shown(r.name)) + 2 for r in fit.ratings])
     head = (f"{'#':>3}  {'agent':<{width}}{'rating':>8}{'95% interval':>18}{'games':>7}"
             f"{'score':>8}  role")
     lines = [describe(fit), head, "-" * len(head)]
     for i, r in enumerate(fit.ratings, 1):
         interval = f"{r.low:.0f} .. {r.high:.0f}" if r.se else "fixed at 0"
-        lines.append(f"{i:>3}  {r.name:<{width}}{r.elo:>8.0f}{interval:>18}{r.games:>7}"
+        lines.append(f"{i:>3}  {shown(r.name):<{width}}{r.elo:>8.0f}{interval:>18}{r.games:>7}"
                      f"{r.score:>8.1%}  {'anchor' if r.anchor else 'entrant'}")
     if fit.unconnected:
         lines.append("not connected to random by any game (not rated): "
-                     + ", ".join(fit.unconnected))
+                     + ", ".join(shown(n, LINE_WIDTH) for n in fit.unconnected))
     for name, (count, first) in sorted(fit.forfeits.items()):
-        lines.append(f"{name} forfeited {count} game(s) (lost, rated as losses), the first: "
-                     f"{first}")
+        lines.append(f"{shown(name, LINE_WIDTH)} forfeited {count} game(s) (lost, rated as "
+                     f"losses), the first: {printable(first, REASON_WIDTH)}")
     return "\n".join(lines)
 
 
@@ -84,7 +100,7 @@ def draw(fits: list[Fit], path: Path) -> None:
                      dict(fmt="D", color="tab:orange"))
             ax.errorbar([r.elo], [y], xerr=[[r.elo - r.low], [r.high - r.elo]], capsize=3,
                         **style)
-        ax.set_yticks(range(len(order)), [r.name for r in order])
+        ax.set_yticks(range(len(order)), [shown(r.name) for r in order])
         ax.set_xlabel("rating (Elo, random = 0), 95% interval")
         ax.set_title(f"{fit.players} players: {fit.games} games "
                      "(circles anchors, diamonds entrants)", fontsize=9)

@@ -5,14 +5,17 @@ Every backend plays game ``i`` the same way (:func:`play_task` with the schedule
 lineup), so the results do not depend on the backend or the number of workers. (Agents with a
 time budget, like ``mcts:0.5s``, depend on machine speed; iteration budgets do not.)
 
-Ctrl-C: the pool's workers ignore SIGINT and the parent stops them (:func:`worker_pool`), so an
-interrupted tournament ends with one line, not a traceback per worker.
+The processes are supervised (:mod:`meduris_rl.agents.arena.workers`): a worker that dies costs
+only its game, played again with the same seed by a new worker. Ctrl-C: the workers ignore SIGINT
+and the parent stops them, so an interrupted tournament ends with one line, not a traceback per
+worker.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 
 from meduris_rl.agents.arena.match import GameResult, play_game
 from meduris_rl.agents.arena.tournament.schedule import (
@@ -23,88 +26,13 @@ from meduris_rl.agents.arena.tournament.schedule import (
     tasks,
 )
 from meduris_rl.agents.arena.tournament.statistics import summarize
+from meduris_rl.agents.arena.workers import MAX_LOSSES, WorkerLost, Workers
 from meduris_rl.agents.plugins import load as plugins
 from meduris_rl.agents.plugins.external import close_agents, set_limits
 from meduris_rl.agents.registry import AgentSpec, make_agent
 from meduris_rl.kit.games import GameSpec, register
 
 _WORKER: dict = {}
-
-
-def worker_pool(processes: int, initializer=None, initargs: tuple = ()):
-    """A pool of ``processes`` spawned workers that leave Ctrl-C to the parent, which stops
-    them (``pool.terminate``) and says what was kept, instead of every worker printing a
-    KeyboardInterrupt traceback. Ctrl-C sends SIGINT to the whole process group, even while
-    the workers start: SIGINT is blocked while the pool is made (the workers inherit the
-    blocked mask and ignore SIGINT before unblocking it). The mask is the main thread's only,
-    so a SIGINT may still reach the process through another thread (tqdm's monitor, say):
-    meanwhile the parent's handler only notes it, and the pool, once whole (every worker has
-    its start-up data, so none dies with a traceback), is stopped and KeyboardInterrupt
-    raised. Spawn, not fork: a forked child of a process that has used torch can deadlock."""
-    import multiprocessing as mp
-    import signal
-    from multiprocessing import resource_tracker
-
-    # the pool starts multiprocessing's resource tracker if it is not running yet, and that
-    # start unblocks SIGINT when it is done: start it first
-    resource_tracker.ensure_running()
-    noted: list[int] = []
-    handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    pool = None
-    try:
-        pool = mp.get_context("spawn").Pool(processes, _start_worker, (initializer, initargs))
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C meanwhile: noted now
-        if noted:
-            raise KeyboardInterrupt
-        return pool
-    except BaseException:
-        if pool is not None:
-            pool.terminate()
-        raise
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        signal.signal(signal.SIGINT, handler)
-
-
-def stop_pool(pool, finished: bool = False, grace: float = 10.0) -> None:
-    """Stop a :func:`worker_pool` and wait for its workers, but never for ever. With
-    ``finished`` (every task done) the workers are let end on their own (``close`` and
-    ``join``: each closes its ``cmd:`` bots on the way out), else stopped (``terminate``:
-    SIGTERM, whose handler in a worker closes its bots). A worker still there after ``grace``
-    seconds (seen: one blocked on the pool's queue lock that a terminated worker held, its
-    SIGTERM handler never run, so ``terminate`` waited for ever) is killed with SIGKILL (its
-    bots die with it: PR_SET_PDEATHSIG), and the stop then completes."""
-    import multiprocessing
-    import threading
-
-    workers = multiprocessing.active_children()
-
-    def stop() -> None:
-        if finished:
-            pool.close()
-            pool.join()
-        else:
-            pool.terminate()
-    stopper = threading.Thread(target=stop, name="meduris-stop-pool", daemon=True)
-    stopper.start()
-    stopper.join(grace)
-    if stopper.is_alive():
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-        if finished:  # the workers are gone: terminate() now returns at once
-            pool.terminate()
-        stopper.join(grace)
-
-
-def _start_worker(initializer, initargs: tuple) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (drops a Ctrl-C pending since the start)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    if initializer is not None:
-        initializer(*initargs)
 
 
 def init_worker(cfg: TournamentConfig, labels: list[str], context: dict | None = None,
@@ -139,30 +67,53 @@ def quiet_worker(context: dict | None) -> None:
         network.quiet_player_warnings()
 
 
+def supervised(cfg: TournamentConfig, labels: list[str]) -> Workers:
+    """``cfg.workers`` supervised processes (:mod:`meduris_rl.agents.arena.workers`) that play
+    tasks with :func:`play_task` after :func:`init_worker`; a task lost with its worker is
+    named by its game number and agents."""
+    def describe(task: Task) -> str:
+        return f"game {task[0]} (seed {task[2]}; {', '.join(labels[e] for e in task[1])})"
+    return Workers(cfg.workers, init_worker, (cfg, labels, None, cfg.row), play_task, describe)
+
+
 def play_task(task: Task) -> tuple[int, GameResult]:
     """Play one game of the schedule in a worker set up by :func:`init_worker`."""
-    index, lineup, seed, keep_record = task
+    index, lineup, seed, keep_record, seeds = task
     agents = [_WORKER["agents"][e] for e in lineup]
     labels = [_WORKER["labels"][e] for e in lineup]
     return index, play_game(_WORKER["game"], agents, seed, labels, keep_record=keep_record,
-                            meta={"tournament_game": index})
+                            meta={"tournament_game": index}, seeds=seeds)
 
 
-def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[GameResult], dict]:
-    """Play the tournament; return the results in game order and the summary."""
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM, as the command turns it into one) during a tournament: ``results``
+    holds the finished games by number, ``summary`` their summary, marked ``"interrupted"``."""
+
+    def __init__(self, results: dict[int, GameResult], summary: dict):
+        super().__init__(summary["interrupted"])
+        self.results, self.summary = results, summary
+
+
+def run_tournament(cfg: TournamentConfig, progress: bool = False,
+                   done: dict[int, GameResult] | None = None,
+                   on_result: Callable[[int, GameResult], None] | None = None
+                   ) -> tuple[list[GameResult], dict]:
+    """Play the tournament; return the results in game order and the summary. ``done``: games
+    already played (by number: a resumed run), not played again; ``on_result(number, result)``
+    is called as each game ends (a journal). Interrupted, it raises
+    :class:`TournamentInterrupted` with the finished games."""
     labels, lineups, games = check_config(cfg)
-    todo = tasks(cfg, lineups, games)
+    done = done or {}
+    todo = [task for task in tasks(cfg, lineups, games) if task[0] not in done]
     bar = None
     if progress:
         from tqdm import tqdm
 
         cfg.row.compile_notice()  # (a fresh install's first minute, else 0 % without a word)
-        bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, dynamic_ncols=True)
-    results: list[GameResult | None] = [None] * games
+        bar = tqdm(total=games, initial=len(done), desc="games", unit="game", file=sys.stderr,
+                   dynamic_ncols=True)
+    results: list[GameResult | None] = [done.get(i) for i in range(games)]
     stop = None
-
-    def stop_workers(pool) -> None:
-        stop_pool(pool, finished=all(r is not None for r in results))
     try:  # (Ctrl-C may come while the workers start: the bar is closed whatever happens)
         if cfg.backend == "ray":
             outcomes, stop = _ray_outcomes(cfg, labels, todo)
@@ -171,13 +122,19 @@ def run_tournament(cfg: TournamentConfig, progress: bool = False) -> tuple[list[
             outcomes = map(play_task, todo)
             stop = functools.partial(close_agents, _WORKER["agents"])  # (cmd: agents' children)
         else:
-            pool = worker_pool(cfg.workers, init_worker, (cfg, labels, None, cfg.row))
-            outcomes = pool.imap_unordered(play_task, todo, chunksize=1)
-            stop = functools.partial(stop_workers, pool)
+            workers = supervised(cfg, labels)
+            outcomes, stop = workers.map_unordered(todo), workers.close
         for index, result in outcomes:
             results[index] = result
+            if on_result is not None:
+                on_result(index, result)
             if bar is not None:
                 bar.update(1)
+    except KeyboardInterrupt:
+        finished = {i: r for i, r in enumerate(results) if r is not None}
+        summary = summarize(cfg, labels, lineups, list(finished.values()))
+        summary["interrupted"] = f"after {len(finished)} of {games} games"
+        raise TournamentInterrupted(finished, summary) from None
     finally:
         if stop is not None:
             stop()
@@ -318,7 +275,11 @@ def grpc_reply(conn, deadline: float) -> bytes | None:
 
 def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
     """The games as Ray tasks, RAY_CHUNK per task on actors that keep their agents (like the
-    process pool's workers): (index, result) pairs as they finish, and a stop function."""
+    worker processes): (index, result) pairs as they finish, and a stop function. Supervised
+    like the processes (:mod:`meduris_rl.agents.arena.workers`): an actor that dies costs only
+    its chunk of games, played again (same seeds) by a new actor; a chunk lost
+    :data:`~meduris_rl.agents.arena.workers.MAX_LOSSES` times ends the run in one line, and an
+    actor whose set-up raises (a plug-in's constructor) raises that error here."""
     import ray
 
     check_ray(cfg.address)
@@ -327,27 +288,69 @@ def _ray_outcomes(cfg: TournamentConfig, labels: list[str], todo: list[Task]):
         ray.init(address=cfg.address or None, include_dashboard=False, log_to_driver=False,
                  configure_logging=False)
 
-    @ray.remote(num_cpus=1)
+    @ray.remote(num_cpus=1, max_restarts=0)
     class Worker:
         def __init__(self, cfg, labels, context, row):
-            init_worker(cfg, labels, context, row)
+            self.failed = None
+            try:
+                init_worker(cfg, labels, context, row)
+            except Exception as err:  # (raised by play, as a task's error: not a dead actor)
+                self.failed = err
 
         def play(self, chunk):
+            if self.failed is not None:
+                raise self.failed
             return [play_task(task) for task in chunk]
 
-    workers = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
+    size = max(1, min(cfg.workers, int(ray.cluster_resources().get("CPU", 1))))
     context = plugins.worker_context()
-    actors = [Worker.remote(cfg, labels, context, cfg.row) for _ in range(workers)]
-    chunks = [todo[i:i + RAY_CHUNK] for i in range(0, len(todo), RAY_CHUNK)]
-    pool = ray.util.ActorPool(actors)
+    actors: list = []
 
-    def outcomes():
-        for done in pool.map_unordered(lambda actor, chunk: actor.play.remote(chunk), chunks):
-            yield from done
+    def new_actor():
+        actor = Worker.remote(cfg, labels, context, cfg.row)
+        actors.append(actor)
+        return actor
+    chunks = [todo[i:i + RAY_CHUNK] for i in range(0, len(todo), RAY_CHUNK)]
 
     def stop():
         for actor in actors:
             ray.kill(actor)
         if started:
             ray.shutdown()
-    return outcomes(), stop
+    return _ray_supervised(chunks, [new_actor() for _ in range(size)], new_actor), stop
+
+
+def _ray_supervised(chunks: list[list[Task]], idle: list, new_actor):
+    """(index, result) of every task of ``chunks`` played on the actors, replacing dead ones."""
+    import collections
+
+    import ray
+    from ray.exceptions import RayActorError, RayTaskError
+
+    pending = collections.deque(range(len(chunks)))
+    running: dict = {}  # object ref -> (actor, chunk number)
+    losses: collections.Counter = collections.Counter()
+    while pending or running:
+        while idle and pending:
+            actor, k = idle.pop(), pending.popleft()
+            running[actor.play.remote(chunks[k])] = (actor, k)
+        ready, _ = ray.wait(list(running), num_returns=1)
+        actor, k = running.pop(ready[0])
+        try:
+            done = ray.get(ready[0])
+        except RayTaskError as err:  # an error of the game (a plug-in's): raised as itself
+            cause = getattr(err, "cause", None)
+            raise (cause if isinstance(cause, BaseException) else err) from None
+        except RayActorError as err:
+            losses[k] += 1
+            if losses[k] >= MAX_LOSSES:
+                first = chunks[k][0][0]
+                raise WorkerLost(f"games {first}..{first + len(chunks[k]) - 1} were lost with "
+                                 f"their Ray actor {losses[k]} times (the last: "
+                                 f"{type(err).__name__}); the run stops") from None
+            ray.kill(actor)
+            pending.appendleft(k)
+            idle.append(new_actor())
+            continue
+        idle.append(actor)
+        yield from done

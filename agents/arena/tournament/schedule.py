@@ -18,12 +18,12 @@ import math
 from dataclasses import dataclass, field, fields
 
 from meduris_rl.agents.base import UnknownAgentError, check_names
-from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, check_seconds
-from meduris_rl.agents.registry import make_agent
+from meduris_rl.agents.plugins.external import DEFAULT_MOVE_TIME, check_seconds, run_log_dir
+from meduris_rl.agents.registry import check_agent
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.games import GameSpec, game_spec
-from meduris_rl.kit.seeding import derive_seed
-from meduris_rl.kit.values import ValueCheckError
+from meduris_rl.kit.seeding import agent_seeds, derive_seed, fresh_seed
+from meduris_rl.kit.values import SEED_MAX, ValueCheckError, excerpt
 
 
 class TournamentError(InputError, ValueError):
@@ -41,11 +41,18 @@ class ArenaSettings:
 
     game: str | None = None
     options: dict = field(default_factory=dict)
-    seed: int = 0
+    seed: int | None = None  # None: drawn from the operating system (kit.seeding.fresh_seed)
     workers: int = 1
     move_time: float = DEFAULT_MOVE_TIME
     game_time: float | None = None
     log_dir: str = ""
+    seed_drawn: bool = field(default=False, init=False)  # was the seed drawn (not given)?
+
+    def __post_init__(self) -> None:
+        # (drawn once, here, so the run and its summary hold the same seed: the run can be
+        # played again with it; a drawn seed is secret from the agents: kit.seeding)
+        if self.seed is None:
+            self.seed, self.seed_drawn = fresh_seed(), True
 
     @property
     def row(self) -> GameSpec:
@@ -55,7 +62,7 @@ class ArenaSettings:
 
 def arena_settings(cfg: ArenaSettings) -> dict:
     """The :class:`ArenaSettings` fields of ``cfg`` (a tournament's, a duel's) as keywords."""
-    return {f.name: getattr(cfg, f.name) for f in fields(ArenaSettings)}
+    return {f.name: getattr(cfg, f.name) for f in fields(ArenaSettings) if f.init}
 
 
 @dataclass
@@ -75,7 +82,8 @@ MAX_GAMES = 1_000_000
 FIELDS = {name: name for name in ("agents", "players", "games", "workers", "backend", "address",
                                   "save_records", "move_time", "game_time")}
 
-Task = tuple[int, tuple[int, ...], int, bool]  # game index, lineup, seed, keep its record
+# game index, lineup, game seed, keep its record, the agents' seeds (kit.seeding.agent_seeds)
+Task = tuple[int, tuple[int, ...], int, bool, tuple[int, ...]]
 
 
 def entrant_labels(names: list[str]) -> list[str]:
@@ -101,11 +109,12 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
             f"{cfg.players} players need at least {cfg.players} agents, got {len(entrants)}; "
             f"repeat a name to seat it more than once (e.g. greedy{',random' * (cfg.players - 1)})")
     check_lineups(len(entrants), cfg.players, names)
+    check_limits(cfg.move_time, cfg.game_time, names)
+    cfg.log_dir = run_log_dir(cfg.log_dir, entrants)  # (one folder for all the run's bots)
     for name in dict.fromkeys(entrants):
         try:
-            agent = make_agent(name, spec.name)  # (loads its model: a missing file is refused)
-            if hasattr(agent, "check_players"):  # a policy file trained for another count
-                agent.check_players(cfg.players)
+            # (models loaded, cmd: bots started with the run's limits and log folder)
+            check_agent(name, spec.name, cfg.players, cfg.move_time, cfg.log_dir)
         except UnknownAgentError as err:
             raise TournamentError(str(err)) from None
     if cfg.games < 1:
@@ -114,7 +123,6 @@ def check_config(cfg: TournamentConfig, names: dict[str, str] = FIELDS
         raise TournamentError(f"{names['workers']} {cfg.workers}: use at least 1 worker process")
     if cfg.backend not in ("process", "ray"):
         raise TournamentError(f"{names['backend']} {cfg.backend!r}: 'process' or 'ray'")
-    check_limits(cfg.move_time, cfg.game_time, names)
     if cfg.address and cfg.backend != "ray":
         raise TournamentError(f"{names['address']} is the Ray cluster's: it needs "
                               f"{names['backend']} ray")
@@ -131,6 +139,10 @@ def check_game_settings(cfg: ArenaSettings, error: type[Exception] = TournamentE
     its own with good values (each an ``error`` in one line naming the game or option)."""
     spec = game_spec(cfg.game, error)
     spec.check_options(cfg.options, seat=False, error=error)
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) \
+            or not 0 <= cfg.seed <= SEED_MAX:
+        raise error(f"seed {excerpt(cfg.seed)}: a whole number 0..2**63 - 1 (or none: drawn "
+                    "from the operating system)")
     return spec
 
 
@@ -190,5 +202,6 @@ def recorded_games(spec: str, games: int, name: str = "save_records") -> set[int
 def tasks(cfg: TournamentConfig, lineups: list[tuple[int, ...]], games: int) -> list[Task]:
     """Every game of the tournament in order: (index, lineup, seed, keep its record)."""
     keep = recorded_games(cfg.save_records, games)
-    return [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i), i in keep)
+    return [(i, lineups[i % len(lineups)], derive_seed(cfg.seed, i), i in keep,
+             agent_seeds(cfg.seed, i, cfg.players))
             for i in range(games)]

@@ -3,7 +3,7 @@ batches of tasks, for callers that decide the next games from the last ones (the
 gauntlet, :mod:`meduris_rl.agents.arena.ladder.gauntlet`) and store each game as soon as it ends.
 
 :func:`game_stream` sets up the players once (:func:`~.backends.init_worker` in every worker
-of :func:`~.backends.worker_pool`, or in this process for one worker) and yields a function
+of :func:`~.backends.supervised` workers, or in this process for one worker) and yields a function
 ``play(tasks)`` that plays the given :data:`~.schedule.Task` tuples through
 :func:`~.backends.play_task` and yields ``(index, GameResult)`` pairs **as they finish** (any
 order with several workers: a caller that needs determinism keys each result by its index).
@@ -16,12 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from meduris_rl.agents.arena.match import GameResult
-from meduris_rl.agents.arena.tournament.backends import (
-    init_worker,
-    play_task,
-    stop_pool,
-    worker_pool,
-)
+from meduris_rl.agents.arena.tournament.backends import init_worker, play_task, supervised
 from meduris_rl.agents.arena.tournament.schedule import Task, TournamentConfig
 
 Player = Callable[[Iterable[Task]], Iterator[tuple[int, GameResult]]]
@@ -35,8 +30,5 @@ def game_stream(cfg: TournamentConfig, labels: list[str]) -> Iterator[Player]:
         init_worker(cfg, labels, None, cfg.row)
         yield lambda tasks: map(play_task, tasks)
         return
-    pool = worker_pool(cfg.workers, init_worker, (cfg, labels, None, cfg.row))
-    try:
-        yield lambda tasks: pool.imap_unordered(play_task, list(tasks), chunksize=1)
-    finally:
-        stop_pool(pool)
+    with supervised(cfg, labels) as workers:
+        yield workers.map_unordered

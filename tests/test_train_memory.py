@@ -1,0 +1,41 @@
+"""Training settings that pass every range check but cannot run on this machine (issue 46:
+65,536 games x 100,000 steps of rollout, 5.75 TiB; 250 layers of 4,096 units) are refused
+before anything is allocated, in one line naming what is too big and the fix."""
+
+from pathlib import Path
+
+from meduris_rl.cli import main
+from meduris_rl.train.config import MEMORY_SHARE, TrainConfig, check_memory, machine_memory
+
+
+def test_a_rollout_buffer_beyond_the_machines_memory_is_refused_in_one_line(tmp_path, capsys):
+    code = main(["train", "--envs", "65536", "--n-steps", "100000", "--out",
+                 str(tmp_path / "run"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "most for the rollout buffer (envs 65536 x n_steps 100000)" in err and "TiB" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_network_beyond_the_machines_memory_is_refused(tmp_path, capsys):
+    yaml = tmp_path / "big.yaml"
+    yaml.write_text("policy: mlp\nfeatures: obs\nnet_arch: [" + ", ".join(["4096"] * 250) + "]\n")
+    code = main(["train", "--config", str(yaml), "--out", str(tmp_path / "run"),
+                 "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "most for the network (net_arch, " in err
+
+
+def test_the_shipped_settings_fit_and_the_bound_is_the_machines():
+    check_memory(TrainConfig(), 1711, 241)  # (the defaults: a few hundred MB)
+    fits = int(MEMORY_SHARE * machine_memory() / (4 * (1711 + 241) + 64) / 64 * 0.9)
+    check_memory(TrainConfig(envs=max(1, fits), n_steps=64, net_arch=[16]), 1711, 241)
+
+
+def test_az_train_warm_started_from_another_games_policy_is_refused(tmp_path, capsys):
+    druids = Path(__file__).resolve().parent.parent / "agents" / "models" / "druids_ppo_2p.pt"
+    code = main(["az-train", "--warm-start", str(druids), "--out",
+                 str(tmp_path / "az"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "is a policy of druids (1281 inputs, 424 actions), not of Meduris" in err
