@@ -60,6 +60,10 @@ def ratings(players: int = 2, game: str | GameSpec | None = None
 
     row = game_spec(game, LevelError)
     fit = shipped_ratings(players, row.name)
+    missing = sorted({lv.agent_for(players) for lv in levels(row)} - set(fit))
+    if missing:
+        raise LevelError(f"{row.title}'s shipped ladder of {players} players does not rate "
+                         f"{', '.join(missing)}")
     return {lv.number: (fit[lv.agent_for(players)].elo, fit[lv.agent_for(players)].low,
                         fit[lv.agent_for(players)].high) for lv in levels(row)}
 

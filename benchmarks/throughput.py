@@ -53,6 +53,13 @@ Measured in one run, each for ``--seconds`` of wall time after a warm-up:
    ``--seconds / 3`` per player count; iterations (determinisation, descent, rollout and
    backup) divided by the time of the searches.
 
+7. **Stone Age beside backgammon** (issue 45): random games of ``stoneage_env.StoneAgeGame``
+   (2 players: ``stone_age_decisions_per_s``, ``stone_age_vs_backgammon``; 4 players with the
+   Mammoth Herd: ``stone_age_4p_mammoth_decisions_per_s``) driven by :func:`play_random_game`,
+   the loop backgammon's figure comes from (every ``apply_action`` counts, chance included), and
+   its compiled playout (``stone_age_kernel_decisions_per_s``: every decision and outcome inside
+   numba, the ceiling for rollouts).
+
 numba compiles (or loads from its cache) on the first call; that warm-up is excluded from the
 timings and reported separately. After the batch rows the process is pinned to one CPU where the
 OS allows it (items 1-5 are single-core measurements).
@@ -446,6 +453,33 @@ def measure_ppo_batch(players: int, envs: int, rollouts: int, seed: int) -> dict
             "ppo_batch_settings": settings}
 
 
+def measure_stone_age(seconds: float, seed: int, backgammon: dict) -> dict:
+    """Stone Age (issue 45) through the same driver as backgammon, :func:`play_random_game`:
+    2 players without the expansion (``stone_age_*``) and 4 players with it
+    (``stone_age_4p_mammoth_*``); and its compiled playout (``stone_age_kernel_*``)."""
+    from stoneage_env import StoneAgeGame
+    from stoneage_env.engine import kernel as SK
+    out: dict = {}
+    for key, n, mammoth in (("stone_age", 2, False), ("stone_age_4p_mammoth", 4, True)):
+        game = StoneAgeGame(n, mammoth_herd=mammoth)
+        play_random_game(game.new_initial_state(), random.Random(seed))  # (numba's cache)
+        r = _time_games(game.new_initial_state, seconds, seed)
+        out[f"{key}_decisions_per_s"] = r["decisions_per_s"]
+        out[f"{key}_games_per_s"] = r["games_per_s"]
+        out[f"{key}_decisions_per_game"] = r["decisions"] / r["games"]
+    out["stone_age_vs_backgammon"] = (out["stone_age_decisions_per_s"]
+                                      / backgammon["decisions_per_s"])
+    game = StoneAgeGame(2)
+    work = np.zeros(SK.W_SIZE, dtype=np.int32)
+    SK.random_playout(game.new_initial_state().array.copy(), work, 0)  # (numba's cache)
+    counter = iter(range(10**9))
+    units, total, elapsed = _run_for(seconds, lambda: SK.random_playout(
+        game.new_initial_state().array.copy(), work, next(counter)))
+    out["stone_age_kernel_decisions_per_s"] = total / elapsed
+    out["stone_age_kernel_games_per_s"] = units / elapsed
+    return out
+
+
 def warm_up(game: MedurisGame, seed: int) -> dict:
     """Trigger numba compilation / cache loading and warm both drivers; return the seconds."""
     t0 = time.perf_counter()
@@ -520,6 +554,7 @@ def main(argv: list[str] | None = None) -> dict:
     c4 = measure_connect_four(args.seconds, args.seed)
     druids = measure_druids_vs_openspiel(args.seconds, args.seed)
     ismcts = measure_ismcts(args.seconds, args.seed)
+    stone_age = measure_stone_age(args.seconds, args.seed, bg)
 
     result = {
         "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
@@ -547,6 +582,7 @@ def main(argv: list[str] | None = None) -> dict:
         **ppo,
         **druids,
         **ismcts,
+        **stone_age,
         **warm,
     }
     if args.json:
@@ -585,6 +621,12 @@ def print_table(r: dict) -> None:
           f"{ppo['n_steps']}, batch {ppo['batch_size']}, {ppo['n_epochs']} epochs)")
     print()
     _print_druids(r)
+    print()
+    print(f"Stone Age, Python driver (as backgammon): 2 players "
+          f"{r['stone_age_decisions_per_s']:,.0f} decisions/s "
+          f"({r['stone_age_vs_backgammon']:.2f}x backgammon), 4 players with the Mammoth Herd "
+          f"{r['stone_age_4p_mammoth_decisions_per_s']:,.0f}; compiled playout "
+          f"{r['stone_age_kernel_decisions_per_s']:,.0f} decisions/s")
 
 
 def _print_druids(r: dict) -> None:

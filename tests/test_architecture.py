@@ -18,7 +18,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("meduris_rl", "meduris_env", "agents", "train", "meduris_cli", "druids_env")
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+#: the game packages: those the games' entry points name (one line per game in pyproject.toml)
+GAMES = tuple(sorted({row.split(".")[0] for row in
+                      PYPROJECT["project"]["entry-points"]["meduris_rl.games"].values()}))
+PACKAGES = ("meduris_rl", "agents", "train", "meduris_cli", *GAMES)
 ENGINE = REPO / "meduris_env" / "engine"
 
 
@@ -27,7 +31,6 @@ def sources(*roots: str, suffixes=(".py",)) -> list[Path]:
                   and ".venv" not in p.parts and "__pycache__" not in p.parts)
 
 
-PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 #: the import root's folders: installed name -> the repository's folder (pyproject.toml)
 MAPPED = PYPROJECT["tool"]["setuptools"]["package-dir"]
 
@@ -47,7 +50,7 @@ def installed_layout(dest: Path) -> Path:
     root and the kit only (its other subpackages are folders of their own, mapped by
     pyproject.toml), so the contracts are checked on this copy."""
     ignore = shutil.ignore_patterns("__pycache__", "models", "data", "static", "configs")
-    for folder in ("meduris_rl", "meduris_env", "druids_env", *MAPPED.values()):
+    for folder in ("meduris_rl", *GAMES, *MAPPED.values()):
         shutil.copytree(REPO / folder, dest / installed_path(folder + "/").rstrip("/"),
                         ignore=ignore)
     shutil.copy(REPO / "pyproject.toml", dest)
@@ -69,7 +72,7 @@ def test_the_layer_contract_holds_on_the_tree(tmp_path):
     assert len(contracts) >= 4 and f"{len(contracts)} kept, 0 broken" in run.stdout
     # every module was seen (the contracts hold of all of them, not of an empty graph)
     analyzed = int(re.search(r"Analyzed (\d+) files", run.stdout).group(1))
-    assert analyzed == len(sources("meduris_rl", "meduris_env", "druids_env", *MAPPED.values()))
+    assert analyzed == len(sources("meduris_rl", *GAMES, *MAPPED.values()))
 
 
 LAYERS, ACYCLIC = "layers: kit <- games", "no import cycles"
@@ -190,8 +193,7 @@ def test_no_module_outside_the_engine_uses_an_underscore_name_of_the_engine():
 
 
 # --- seams: underscore names stay in their own file ------------------------------------------
-SEAM_ROOTS = ("meduris_rl", "meduris_env", "agents", "train", "meduris_cli", "benchmarks",
-              "druids_env")
+SEAM_ROOTS = ("meduris_rl", "agents", "train", "meduris_cli", "benchmarks", *GAMES)
 
 # Underscored attributes that are public API of the standard library: typing.NamedTuple's
 # methods carry an underscore only so they cannot clash with a field name.
@@ -401,6 +403,7 @@ NOT_GAME_LOOPS = {
     "meduris_rl/kit/loop.py": "the one loop",
     "meduris_rl/kit/records.py": "replays recorded actions",
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
+    "stoneage_env/engine/statefile.py": "replays a state file's history",
     "meduris_env/envs/batch.py": "replays a batch game's history",
     "meduris_cli/web/store.py": "replays a stored game's actions",
     "agents/meduris/mcts.py": "descends the search tree",

@@ -13,8 +13,12 @@ def test_throughput_benchmark_reports_all_keys():
     for key in ("batch_steps_per_s", "batch_vs_aec", "ppo_batch_steps_per_s",
                 "engine_decisions_per_s", "backgammon_decisions_per_s", "engine_vs_backgammon",
                 "clones_per_s", "engine_games_per_s", "kernel_playout_decisions_per_s",
-                "aec_steps_per_s", "connect_four_steps_per_s", "aec_vs_connect_four"):
+                "aec_steps_per_s", "connect_four_steps_per_s", "aec_vs_connect_four",
+                "stone_age_decisions_per_s", "stone_age_4p_mammoth_decisions_per_s",
+                "stone_age_kernel_decisions_per_s"):
         assert out[key] > 0, key
+    assert out["stone_age_vs_backgammon"] == pytest.approx(
+        out["stone_age_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
     assert out["engine_vs_backgammon"] == pytest.approx(
         out["engine_decisions_per_s"] / out["backgammon_decisions_per_s"], rel=1e-6)
     assert out["aec_vs_connect_four"] == pytest.approx(

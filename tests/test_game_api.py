@@ -1,12 +1,13 @@
-"""One API test for every game (pgx style): Meduris and Druids, each for 2, 3 and 4 players,
-checked against the same protocol (the OpenSpiel-style Game/State both engines share) and the
-same environment checkers. A third game joins by adding a row to ``GAMES``."""
+"""One API test for every game (pgx style): Meduris, Druids and Stone Age, each for 2, 3 and 4
+players, checked against the same protocol (the OpenSpiel-style Game/State the engines share)
+and the same environment checkers. A game joins by adding a row to ``GAMES``."""
 
 from __future__ import annotations
 
 import random
 import types
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import druids_env
 import druids_env.envs as druids_envs
 import meduris_env
+import stoneage_env
+import stoneage_env.envs as stoneage_envs
 from meduris_env.engine.constants import CHANCE, TERMINAL
 from meduris_rl.kit.errors import InputError
 
@@ -40,6 +43,13 @@ GAMES = {
     "druids": GameSpec("druids", lambda n: druids_env.DruidsGame(n), druids_envs.env,
                        druids_envs.parallel_env, druids_envs.DruidsSingleAgentEnv,
                        {"illegal_action": "terminate"}),
+    # Stone Age with the Mammoth Herd (every rule in play); check_env as Druids (the cards and
+    # buildings dealt decide which actions are legal)
+    "stone_age": GameSpec("stone_age", lambda n: stoneage_env.StoneAgeGame(
+        n, mammoth_herd=True), partial(stoneage_envs.env, mammoth_herd=True),
+        partial(stoneage_envs.parallel_env, mammoth_herd=True),
+        partial(stoneage_envs.StoneAgeSingleAgentEnv, mammoth_herd=True),
+        {"illegal_action": "terminate"}),
 }
 CASES = [(g, n) for g in GAMES for n in (2, 3, 4)]
 STATE_METHODS = ("current_player", "is_chance_node", "is_terminal", "is_truncated",

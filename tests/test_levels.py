@@ -64,6 +64,12 @@ def test_play_at_a_level_seats_its_agent_and_says_its_rating(tmp_path, capsys, m
     assert main(["play", "--level", "0"]) == 2
     err = capsys.readouterr().err
     assert "give --level or --opponents, not both" in err and "level 0 does not exist" in err
+    # a player count the game does not have is refused before a level's rating is looked up
+    # (a hypothesis run found `--players 0 --level 1` a KeyError)
+    assert main(["play", "--level", "1", "--players", "0"]) == 2
+    assert "--players" in capsys.readouterr().err
+    with pytest.raises(LevelError, match=r"^Meduris's shipped ladder of 7 players does not rate"):
+        ratings(7)
 
 
 def test_meduris_agents_lists_the_levels(capsys):

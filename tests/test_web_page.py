@@ -337,9 +337,14 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     # (a reconnection of the real stream must not take a fake), so that opening the game
     # again connects to the faked one
     page.evaluate("stopFollowing()")
-    page.wait_for_timeout(300)  # its closing is reported as a failed request: that one only
-    problems[:] = [p for p in problems if p != f"request failed: {server.url.rstrip('/')}"
-                   f"/api/games/{game_id}/events"]
+    # its closing is reported as a failed request: that one only, which a loaded machine
+    # reports late (a CI run saw it after the 300 ms once allowed): wait for it, bounded
+    closed = f"request failed: {server.url.rstrip('/')}/api/games/{game_id}/events"
+    for _ in range(50):
+        if closed in problems:
+            break
+        page.wait_for_timeout(100)
+    problems[:] = [p for p in problems if p != closed]
     # the first connection drops at once and comes back after 2 s: time to see both states
     streams = [sse(("sync", earlier), retry_ms=2000), sse(("sync", earlier), ("move", move))]
     # the game as it stood when the opponent began to think, whichever answer comes last (the

@@ -25,6 +25,7 @@ SHIPPED = ("meduris_rl/agents/models/ppo_2p.pt", "meduris_rl/agents/models/searc
            "meduris_rl/agents/data/ladder_anchors_druids.sqlite",
            "meduris_rl/train/configs/ppo_2p.yaml",
            "meduris_env/engine/board_data/board-2-3-players.json",
+           "stoneage_env/engine/data/components.json",
            "meduris_env/render/templates/board.js", "meduris_rl/cli/web/static/play.html")
 
 
@@ -53,7 +54,7 @@ def test_the_wheel_holds_one_root_beside_the_games_and_the_shipped_files(install
     wheel, _, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
-    assert tops == {"meduris_rl", "meduris_env", "druids_env"}
+    assert tops == {"meduris_rl", "meduris_env", "druids_env", "stoneage_env"}
     assert not [n for n in names if n.startswith(("agents/", "train/", "meduris_cli/"))]
     missing = [f for f in SHIPPED if f not in names]
     assert not missing, missing
@@ -70,7 +71,8 @@ def test_import_agents_is_openai_s_and_ours_live_under_the_root(installed):
     out = run([str(bin_ / "python"), "-c", code], work).stdout.splitlines()
     assert "site-packages/agents/__init__.py" in out[0]  # openai-agents' own
     assert "site-packages/meduris_rl/agents/__init__.py" in out[1]
-    assert out[2] == "('meduris', 'druids')"  # the installed games, found by their rows
+    # the installed games, found by their rows
+    assert out[2] == "('meduris', 'druids', 'stone_age')"
 
 
 def test_the_commands_work_from_the_wheel(installed):

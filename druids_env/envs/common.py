@@ -14,15 +14,21 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from meduris_rl.kit.envs.opponents import OpponentError
 from meduris_rl.kit.envs.turn_based import GameEngine
-from meduris_rl.kit.values import (
-    SEED_MAX,
-    ValueCheckError,
-    check_choice,
-    check_int,
-    excerpt,
+from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import them from here)
+    RENDER_MODES,
+    TRUNCATION_REWARDS,
+    OpponentSpec,
+    check_render_mode,
+    check_seed,
+    check_simple_opponent,
+    check_truncation_reward,
+    final_rewards,
+    render_text,
+    simple_opponent_decision,
 )
+from meduris_rl.kit.envs.views import simple_opponent_label as opponent_label  # noqa: F401
+from meduris_rl.kit.values import ValueCheckError, excerpt
 
 from ..engine import play, resolve_chance
 from ..engine.actions import NUM_ACTIONS
@@ -33,8 +39,6 @@ from ..engine.state import DruidsState
 
 # what the environments need of the Druids engine (the AEC and the single-agent env)
 ENGINE = GameEngine(DruidsState, IllegalActionError, NUM_ACTIONS, play, resolve_chance)
-RENDER_MODES = ("human", "ansi")
-TRUNCATION_REWARDS = ("none", "standings")
 # every feature of observation_tensor is at most this (servant counts per place <= 6, piles of
 # gems / 10 <= 5.4, scores / 50 and the column's base / 30 below 10) except the turn / 100
 FEATURE_HIGH = 10.0
@@ -76,10 +80,14 @@ def observe(state, seat: int) -> dict[str, np.ndarray]:
     return {"observation": observation_tensor(state, seat), "action_mask": mask}
 
 
-def check_render_mode(mode: str | None) -> str | None:
-    if mode is not None:
-        check_choice("render_mode", mode, RENDER_MODES, " or None")
-    return mode
+def check_opponent(spec: Any) -> Any:
+    """``spec`` if the single-agent env can use it (the kit's simple opponents)."""
+    return check_simple_opponent(spec, "druids")
+
+
+def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
+    """The action of opponent ``spec`` at ``seat`` (``pick`` chooses for ``"random"``)."""
+    return simple_opponent_decision(spec, state, seat, pick, observe)
 
 
 def render_view(state, seat: int, mode: str | None) -> str | None:
@@ -87,60 +95,4 @@ def render_view(state, seat: int, mode: str | None) -> str | None:
     ``"ansi"``, printed for ``"human"``."""
     if mode is None or state is None:
         return None
-    text = observation_string(state, seat)
-    if mode == "human":
-        print(text)
-        return None
-    return text
-
-
-def check_truncation_reward(value: str) -> str:
-    return check_choice("truncation_reward", value, TRUNCATION_REWARDS)
-
-
-def final_rewards(state, truncation_reward: str) -> list[float]:
-    """The terminal reward per seat: the engine's ``returns()`` (D13), or zeros at a cut by
-    the turn limit unless ``truncation_reward == "standings"``."""
-    if state.is_truncated() and truncation_reward == "none":
-        return [0.0] * state.game.num_players
-    return [float(r) for r in state.returns()]
-
-
-def check_seed(seed) -> int | None:
-    return None if seed is None else check_int("seed", seed, 0, SEED_MAX)
-
-
-OpponentSpec = Any  # "random", an object with act(observation, state), a callable f(obs, mask)
-
-
-def check_opponent(spec: Any) -> Any:
-    """``spec`` if the single-agent env can use it: ``"random"``, an object with
-    ``act(observation, state)`` or a callable ``f(obs, mask) -> action``."""
-    if isinstance(spec, str):
-        if spec == "random":
-            return spec
-        raise OpponentError(f"opponent {excerpt(spec)}: an environment takes 'random', an object "
-                            "with act(observation, state) or a callable f(obs, mask), not "
-                            "names; build agents with the agents layer "
-                            f"(agents.make_agent({excerpt(spec)}, 'druids'))")
-    if callable(getattr(spec, "act", None)) or callable(spec):
-        return spec
-    raise OpponentError("an opponent is 'random', an object with act(observation, state) or a "
-                        f"callable f(obs, mask) -> action; got {excerpt(spec)}")
-
-
-def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
-    """The action of opponent ``spec`` at ``seat`` (``pick`` chooses among the legal actions
-    for ``"random"``)."""
-    if isinstance(spec, str):
-        return pick(state.legal_actions())
-    view = observe(state, seat)
-    if callable(getattr(spec, "act", None)):
-        return spec.act(view, state)
-    return spec(view["observation"], view["action_mask"])
-
-
-def opponent_label(spec: Any) -> str:
-    if isinstance(spec, str):
-        return spec
-    return str(getattr(spec, "name", type(spec).__name__))
+    return render_text(observation_string(state, seat), mode)

@@ -61,6 +61,7 @@ def run(args) -> int:
     record = args.record or f"records/play-{seed}.json"
     row, options = game_settings(args, PlayError)
     opponents = args.opponents or row.default_opponent
+    row.check_players(args.players, "--players", PlayError)  # before a level is described
     if args.level is not None:
         if args.opponents is not None:
             raise PlayError("give --level or --opponents, not both")

@@ -1,0 +1,120 @@
+"""Stone Age as a PettingZoo AEC environment (turn-based, with action masks).
+
+>>> from stoneage_env.envs import env
+>>> e = env(num_players=3, mammoth_herd=True)
+>>> e.reset(seed=7)
+>>> for agent in e.agent_iter():
+...     obs, reward, terminated, truncated, info = e.last()
+...     done = terminated or truncated
+...     e.step(None if done else e.action_space(agent).sample(obs["action_mask"]))
+
+**Agents** ``player_0`` .. ``player_{n-1}``: the seats (S1; seat 0 starts, S7).
+``agent_selection`` is whoever must decide next (a placement, a location to resolve, tools, a
+payment, a die to pick, a Mammoth move ...: C1-C11); the engine takes decisions with a single
+legal action itself, and chance (dice, cards, buildings, Mammoth tiles) is sampled inside.
+
+**Actions** ``Discrete(100)``, the engine's player actions (docs/stone_age.md, "Action
+space"). Illegal actions raise :class:`~stoneage_env.engine.errors.IllegalActionError` and
+change nothing (or, with ``illegal_action="terminate"``, end the game with -1 for the
+offender). ``sample()`` without a mask draws a legal action.
+
+**Observations** ``Dict(observation=Box((OBS_SIZE,), float32), action_mask=Box(0, 1, (100,),
+int8))``: what that agent knows (rules section 3: never another seat's face-down card). The
+mask is zero for agents not to move.
+
+**Rewards** at the end only: the engine's ``returns()`` (winners share +1, the others -1).
+**Termination** when the game ends by a rule (S30); **truncation** at ``max_rounds`` (X20,
+default 100): ``truncation_reward="none"`` pays nothing then, ``"standings"`` the returns on
+the scores. ``max_cycles=k``: each agent makes at most k decisions, after which it is truncated
+and the environment plays its seat (random legal actions from the seeded stream).
+
+The same ``reset(seed=...)`` and actions give the same game. ``reset(options={"state": s})``
+starts from a :class:`~stoneage_env.engine.state.StoneAgeState` of the same game.
+``render_mode="ansi"`` returns, ``"human"`` prints, the view of the agent to move (or
+``render_seat``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from meduris_rl.kit.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
+from meduris_rl.kit.values import ValueCheckError, excerpt
+
+from ..engine.constants import DEFAULT_MAX_ROUNDS
+from ..engine.game import StoneAgeGame
+from .common import (
+    ENGINE,
+    RENDER_MODES,
+    check_render_mode,
+    check_seed,
+    check_truncation_reward,
+    final_rewards,
+    game_from,
+    mask_box,
+    observation_box,
+    observe,
+    render_view,
+)
+
+__all__ = ["agent_name", "env", "raw_env"]
+
+
+class raw_env(TurnBasedAEC):
+    """Stone Age, unwrapped (see the module docstring)."""
+
+    metadata = {"name": "stone_age_v0", "render_modes": list(RENDER_MODES),
+                "is_parallelizable": False, "render_fps": 1}
+    engine = ENGINE
+    state_label = "StoneAgeState"
+
+    def __init__(self, num_players: int | None = None, *, game: StoneAgeGame | None = None,
+                 max_rounds: int | None = DEFAULT_MAX_ROUNDS, truncation_reward: str = "none",
+                 max_cycles: int | None = None, render_mode: str | None = None,
+                 render_seat: int | None = None, **game_options):
+        super().__init__()
+        game = game_from(game, num_players, max_rounds, **game_options)
+        self.truncation_reward = check_truncation_reward(truncation_reward)
+        self.max_cycles = check_max_cycles(max_cycles)
+        self.render_mode = check_render_mode(render_mode)
+        n = game.num_players
+        if render_seat is not None and render_seat not in range(n):
+            raise ValueCheckError(f"render_seat must be 0..{n - 1} or None, got "
+                                  f"{excerpt(render_seat)}")
+        self.render_seat = render_seat
+        self.setup(game)
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": observation_box(self.game), "action_mask": mask_box()})
+            for a in self.possible_agents}
+
+    # --- the game's parts ----------------------------------------------------------------------
+    def check_seed(self, seed) -> int | None:
+        return check_seed(seed)
+
+    def terminal_rewards(self) -> list[float]:
+        return final_rewards(self.state, self.truncation_reward)
+
+    def final_info(self, seat: int) -> dict:
+        state = self.state
+        return {"score": state.scores()[seat],
+                "winner": state.is_terminal() and seat in state.winners()}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return observe(self.state, self.seat_of[agent])
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        seat = self.render_seat
+        if seat is None:
+            seat = self.seat_of[self.agent_selection]
+        return render_view(self.state, seat, self.render_mode)
+
+
+def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
+    """The Stone Age AEC environment wrapped like PettingZoo's classic ones (keyword
+    arguments: :class:`raw_env`'s; ``illegal_action="terminate"`` adds
+    ``TerminateIllegalWrapper``)."""
+    return wrap_aec(raw_env, illegal_action, **kwargs)

@@ -1,0 +1,91 @@
+"""What the Stone Age environments share: the observation space, the one observation builder,
+the text views, the reward at the end and the opponents a single-agent env accepts.
+
+The observation is the engine's vector (:func:`stoneage_env.engine.observation_tensor`,
+``OBS_SIZE`` float32: everything the seat knows now, never another seat's face-down card,
+rules section 3) and the legal-action mask over the 100 player actions (int8; all zero when the
+seat is not to move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from meduris_rl.kit.envs.turn_based import GameEngine
+from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import them from here)
+    RENDER_MODES,
+    OpponentSpec,
+    check_render_mode,
+    check_seed,
+    check_simple_opponent,
+    check_truncation_reward,
+    final_rewards,
+    render_text,
+    simple_opponent_decision,
+)
+from meduris_rl.kit.envs.views import simple_opponent_label as opponent_label  # noqa: F401
+from meduris_rl.kit.values import ValueCheckError, excerpt
+
+from ..engine import play, resolve_chance
+from ..engine.constants import DEFAULT_MAX_ROUNDS, NUM_ACTIONS
+from ..engine.errors import IllegalActionError
+from ..engine.game import StoneAgeGame
+from ..engine.information import OBS_SIZE, observation_string, observation_tensor
+from ..engine.state import StoneAgeState
+
+# what the environments need of the Stone Age engine (the AEC and the single-agent env)
+ENGINE = GameEngine(StoneAgeState, IllegalActionError, NUM_ACTIONS, play, resolve_chance)
+
+
+def game_from(game: StoneAgeGame | None, num_players: int | None,
+              max_rounds: int | None = DEFAULT_MAX_ROUNDS, **options) -> StoneAgeGame:
+    """``game`` itself, or a :class:`StoneAgeGame` built from the options (not both)."""
+    if game is not None:
+        if not isinstance(game, StoneAgeGame):
+            raise ValueCheckError(f"game must be a StoneAgeGame, got {excerpt(game)}")
+        if num_players is not None or options:
+            raise ValueCheckError("pass either game= or the game's options, not both")
+        return game
+    return StoneAgeGame(2 if num_players is None else num_players, max_rounds=max_rounds,
+                        **options)
+
+
+def observation_box(game: StoneAgeGame) -> spaces.Box:
+    """Scores are unbounded in both directions (S4: a score may go below zero), so the box
+    is too; every other feature lies in [0, 10]."""
+    return spaces.Box(-np.inf, np.inf, (OBS_SIZE,), dtype=np.float32)
+
+
+def mask_box() -> spaces.Box:
+    return spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
+
+
+def observe(state, seat: int) -> dict[str, np.ndarray]:
+    """``{"observation", "action_mask"}`` for ``seat`` (the mask is zero unless it moves)."""
+    if state.current_player() == seat:
+        mask = state.legal_action_mask()
+    else:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    return {"observation": observation_tensor(state, seat), "action_mask": mask}
+
+
+def check_opponent(spec: Any) -> Any:
+    """``spec`` if the single-agent env can use it (the kit's simple opponents)."""
+    return check_simple_opponent(spec, "stone_age")
+
+
+def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
+    """The action of opponent ``spec`` at ``seat`` (``pick`` chooses for ``"random"``)."""
+    return simple_opponent_decision(spec, state, seat, pick, observe)
+
+
+def render_view(state, seat: int, mode: str | None) -> str | None:
+    """``seat``'s own view of ``state`` in words (the others' face-down cards counted, not
+    named): returned for ``"ansi"``, printed for ``"human"``."""
+    if mode is None or state is None:
+        return None
+    return render_text(observation_string(state, seat), mode)
