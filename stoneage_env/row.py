@@ -103,8 +103,13 @@ ROW = register(GameSpec(
     player_counts=PLAYER_COUNTS, players_rule="S1", new_game=new_game, game_class=StoneAgeGame,
     observe=observe, end_name=end_name, score_unit="VP", num_actions=NUM_ACTIONS,
     records=STONE_AGE_RECORDS, options=OPTIONS, default_agents=("random", "greedy"),
-    default_opponent="greedy", text=str, seat_view=seat_view, game_fields=game_fields,
+    default_opponent="rollout:240", text=str, seat_view=seat_view, game_fields=game_fields,
     parts=(
         ("agent_kinds", "meduris_rl.agents.stone_age.kinds:KINDS"),
+        ("ladder", "meduris_rl.agents.stone_age.ladder:LADDER"),
         ("human", "meduris_rl.agents.stone_age.human:stone_age_human"),
+        ("features", "meduris_rl.agents.stone_age.features:FEATURE_SETS"),
+        ("train_env", "meduris_rl.train.stone_age.league:StoneAgeTrainingEnv"),
+        ("win_rate", "meduris_rl.train.stone_age.league:win_rate"),
+        ("train_check", "meduris_rl.train.stone_age.league:check_config"),
     )))

@@ -5,7 +5,10 @@ public API (``apply_action``, ``string_to_action``) and edits the documented vie
 
 from __future__ import annotations
 
+import random
+
 import stoneage_env as SA
+from meduris_rl.kit.seeding import derive_seed
 from stoneage_env.engine.components import BUILDING_IDS, CARD_IDS, RECONSTRUCTED_TILES
 from stoneage_env.engine.constants import C_BACK, C_BUILDING, C_CARD, C_DIE, C_TILE, GOODS
 
@@ -74,3 +77,36 @@ def names(s) -> list[str]:
 def kinds(s) -> list[str]:
     """The events of the last step, by kind."""
     return [e.kind for e in s.last_events()]
+
+
+def states_with_secrets(n: int, games: int, seed: int):
+    """States of random games (with the expansion: its civ-card bonus draws face down too)
+    where some seat holds a face-down card, one in two hundred taken."""
+    game = SA.StoneAgeGame(n, mammoth_herd=True)
+    out = []
+    for g in range(games):
+        rng = random.Random(derive_seed(seed, n, g))
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            st.apply_action(st.sample_chance(rng) if st.is_chance_node()
+                            else rng.choice(st.legal_actions()))
+            if st.secret.sum() and rng.random() < 0.005:
+                out.append(st.clone())
+    return out
+
+
+def swap_secret(st, q: int):
+    """A twin of ``st`` built by hand (not by resample_hidden): one of seat ``q``'s face-down
+    cards exchanged with another card of the deck, in the position only; None if none can."""
+    mine = [c for c, k in enumerate(st.secret[q].tolist()) if k]
+    deck = [c for c, k in enumerate(st.deck.tolist()) if k and c not in mine]
+    if not mine or not deck:
+        return None
+    twin = st.clone()
+    old, new = mine[0], deck[0]
+    for part in (twin.cards[q], twin.secret[q]):
+        part[old] -= 1
+        part[new] += 1
+    twin.deck[new] -= 1
+    twin.deck[old] += 1
+    return twin

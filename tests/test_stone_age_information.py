@@ -9,9 +9,9 @@ import random
 
 import numpy as np
 import pytest
+from stone_age_positions import states_with_secrets, swap_secret
 
 import stoneage_env as SA
-from meduris_rl.kit.seeding import derive_seed
 from stoneage_env.engine.information import information_state_rows, known_cards, unseen_cards
 
 
@@ -24,22 +24,6 @@ def views(st, p):
 def same(a, b):
     return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
                for x, y in zip(a, b, strict=True))
-
-
-def states_with_secrets(n: int, games: int, seed: int):
-    """States of random games (with the expansion: its civ-card bonus draws face down too)
-    where some seat holds a face-down card, one in two hundred taken."""
-    game = SA.StoneAgeGame(n, mammoth_herd=True)
-    out = []
-    for g in range(games):
-        rng = random.Random(derive_seed(seed, n, g))
-        st = game.new_initial_state()
-        while not st.is_terminal():
-            st.apply_action(st.sample_chance(rng) if st.is_chance_node()
-                            else rng.choice(st.legal_actions()))
-            if st.secret.sum() and rng.random() < 0.005:
-                out.append(st.clone())
-    return out
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -61,23 +45,6 @@ def test_paired_states_look_the_same_to_the_player(n):
         assert np.array_equal(SA.observation_tensor(fast, p), SA.observation_tensor(s, p))
         assert SA.violations(fast) == []
     assert len(states) >= 8 and differ >= len(states) // 3
-
-
-def swap_secret(st, q: int):
-    """A twin of ``st`` built by hand (not by resample_hidden): one of seat ``q``'s face-down
-    cards exchanged with another card of the deck, in the position only; None if none can."""
-    mine = [c for c, k in enumerate(st.secret[q].tolist()) if k]
-    deck = [c for c, k in enumerate(st.deck.tolist()) if k and c not in mine]
-    if not mine or not deck:
-        return None
-    twin = st.clone()
-    old, new = mine[0], deck[0]
-    for part in (twin.cards[q], twin.secret[q]):
-        part[old] -= 1
-        part[new] += 1
-    twin.deck[new] -= 1
-    twin.deck[old] += 1
-    return twin
 
 
 @pytest.mark.parametrize("n", [2, 4])

@@ -23,6 +23,7 @@ SHIPPED = ("meduris_rl/agents/models/ppo_2p.pt", "meduris_rl/agents/models/searc
            "meduris_rl/agents/models/druids_ppo_2p.pt",
            "meduris_rl/agents/data/ladder_anchors.sqlite",
            "meduris_rl/agents/data/ladder_anchors_druids.sqlite",
+           "meduris_rl/agents/data/ladder_anchors_stone_age.sqlite",
            "meduris_rl/train/configs/ppo_2p.yaml",
            "meduris_env/engine/board_data/board-2-3-players.json",
            "stoneage_env/engine/data/components.json",

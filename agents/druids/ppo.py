@@ -1,86 +1,33 @@
 """The ``ppo`` agent of Druids: a trained MaskablePPO policy (``meduris train --game druids``)
 playing its most probable legal action on the seat's features
-(:mod:`meduris_rl.agents.druids.features`, so it reads only what its seat knows, D14).
+(:mod:`meduris_rl.agents.druids.features`, so it reads only what its seat knows, D14): the
+game-neutral :class:`~meduris_rl.agents.policies.game_ppo.GamePPOAgent` with Druids' features.
 
 ``ppo`` plays the shipped model for the game's player count (``agents/models/
 druids_ppo_<n>p.pt``; 2 players ship); ``ppo:<policy.pt>`` another policy file of a Druids run.
-A Meduris policy file, a file of another player count, or a missing shipped model is one line
-(:class:`~meduris_rl.agents.base.UnknownAgentError`) when the agent is built or, for a player count
-only known at the first decision, then.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from meduris_rl.agents.base import Agent, UnknownAgentError
 from meduris_rl.agents.druids.features import feature_set_of_size, features
-from meduris_rl.agents.policies.ppo import MODELS, load_policy_and_architecture
+from meduris_rl.agents.policies.game_ppo import GamePPOAgent, PolicyGame, network_action
+
+DRUIDS = PolicyGame("druids", "Druids", "druids_ppo", features, feature_set_of_size)
 
 
 def shipped_model(players: int) -> Path:
     """The shipped Druids policy for a player count (``agents/models/druids_ppo_<n>p.pt``)."""
-    return MODELS / f"druids_ppo_{players}p.pt"
+    return DRUIDS.shipped_model(players)
 
 
-class DruidsPPOAgent(Agent):
+class DruidsPPOAgent(GamePPOAgent):
     """Plays the policy's most probable legal action (deterministic given the position)."""
 
-    def __init__(self, name: str, path: str | None = None):
-        super().__init__(name)
-        self.path = Path(path) if path else None
-        self._forward: dict[int, tuple] = {}  # player count (0: the file's) -> (forward, set)
-        if self.path is not None:
-            self._forward[0] = self._load(self.path)
-        else:  # the 2-player model ships: check now that it is there (the others when asked)
-            self._forward[2] = self._load(shipped_model(2), 2)
-
-    def _load(self, path: Path, players: int | None = None) -> tuple:
-        from meduris_rl.agents.policies.network import NumpyForward, PolicyFileError, check_players
-        if self.path is None and not path.is_file():
-            raise UnknownAgentError(f"agent {self.name!r}: no shipped Druids model for "
-                                    f"{players} players ({path.name}); train one with "
-                                    f"`meduris train --game druids --players {players}` and "
-                                    "play it as ppo:<run>/best.pt")
-        policy, arch = load_policy_and_architecture(path, self.name, "druids")
-        try:
-            if players is not None:
-                check_players(arch, path, players)
-        except PolicyFileError as err:
-            raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
-        return NumpyForward(policy), feature_set_of_size(arch["inputs"]), arch
-
-    def check_players(self, players: int) -> None:
-        """UnknownAgentError (one line) when this agent cannot play ``players`` players."""
-        self._for(players)
-
-    def _for(self, players: int) -> tuple:
-        if 0 in self._forward:
-            forward, feature_set, arch = self._forward[0]
-            from meduris_rl.agents.policies.network import PolicyFileError, check_players
-            try:
-                check_players(arch, self.path, players)
-            except PolicyFileError as err:
-                raise UnknownAgentError(f"agent {self.name!r}: {err}") from None
-            return forward, feature_set
-        if players not in self._forward:
-            self._forward[players] = self._load(shipped_model(players), players)
-        forward, feature_set, _ = self._forward[players]
-        return forward, feature_set
-
-    def act(self, observation, state) -> int:
-        forward, feature_set = self._for(state.game.num_players)
-        return policy_action(forward, feature_set, state,
-                             None if observation is None else observation["observation"])
+    game = DRUIDS
 
 
 def policy_action(forward, feature_set: str, state, observation=None) -> int:
-    """The most probable legal action of a policy network (``forward``: its
-    :class:`~meduris_rl.agents.policies.network.NumpyForward`, on ``feature_set`` inputs) for the
-    seat to move in ``state`` (``observation``: that seat's observation tensor, if already
-    computed)."""
-    x = features(state, state.current_player(), feature_set, observation)
-    logits = forward.logits(x[None])[0]
-    return int(np.argmax(np.where(state.legal_action_mask().astype(bool), logits, -np.inf)))
+    """The most probable legal action of a Druids policy network for the seat to move."""
+    return network_action(DRUIDS, forward, feature_set, state, observation)

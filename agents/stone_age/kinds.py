@@ -18,6 +18,16 @@ def _ismcts(spec: AgentSpec) -> Agent:
     return StoneAgeISMCTSAgent(str(spec), **spec.search_budget())
 
 
+def _ppo(spec: AgentSpec) -> Agent:
+    from meduris_rl.agents.stone_age.ppo import StoneAgePPOAgent
+    return StoneAgePPOAgent(str(spec), spec.parameter)
+
+
+def _rollout(spec: AgentSpec) -> Agent:
+    from meduris_rl.agents.stone_age.search import StoneAgeRolloutAgent
+    return StoneAgeRolloutAgent(str(spec), **spec.search_budget())
+
+
 STONE_AGE = ("stone_age",)
 
 #: Stone Age's kinds, in the order the help and the error messages list them
@@ -25,7 +35,15 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("greedy", "the documented Stone Age heuristic: food first, then buildings and "
               "cards it can pay, huts, fields, tools (agents/stone_age/greedy.py)", _greedy,
               games=STONE_AGE),
+    # (no model ships yet: ppo plays a run's policy file; the shipped 2-player one is issue 45's)
+    AgentKind("ppo", "a Stone Age PPO policy (meduris train --game stone_age): ppo:<run>/"
+              "policy.pt", _ppo, file="policy.pt", file_required=True, needs=("torch",),
+              games=STONE_AGE),
     AgentKind("ismcts", "information-set MCTS: others' face-down cards dealt again per "
               "iteration, rollouts of a compiled heuristic (agents/stone_age/search.py)", _ismcts,
               budget=SEARCH, games=STONE_AGE, web=False),
+    AgentKind("rollout", "greedy improved by rollouts: each of greedy's best placements played "
+              "out with greedy at every seat, the others' face-down cards dealt again "
+              "(agents/stone_age/search.py)", _rollout, budget=SEARCH, games=STONE_AGE,
+              web=False),
 )

@@ -13,9 +13,9 @@ The searching seat ``me`` is the seat to move at the root. Each iteration:
    others in a seeded shuffle), widened progressively: ``1 + widening * sqrt(visits)`` of them;
    an untried candidate is expanded first, else UCB1 with availability counts, from the point
    of view of the seat to move.
-3. **Roll out** to the end of the game with the compiled default policy
-   (:func:`stoneage_env.engine.playout.playout`, a light heuristic with ``epsilon`` random
-   decisions; ~2 million steps a second), then
+3. **Roll out** to the end of the game with the greedy strategy at every seat
+   (:func:`meduris_rl.agents.stone_age.policy.playout`, compiled, with ``epsilon`` random
+   decisions), then
 4. **Back up** per seat: the engine's returns (winners share +1, the others -1) blended with
    weight ``margin`` with the squashed point margin to the best other seat.
 
@@ -33,9 +33,10 @@ import numpy as np
 
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
+from meduris_rl.agents.stone_age import policy as P
 from meduris_rl.kit.values import check_float
 from stoneage_env.engine import kernel as K
-from stoneage_env.engine import playout as P
+from stoneage_env.engine.constants import M_PLACE
 from stoneage_env.engine.information import resample_hidden
 
 SCORE_SCALE = 40.0  # points: the margin's squashing scale
@@ -156,3 +157,77 @@ class StoneAgeISMCTSAgent(Agent):
     def ucb(self, child: Node, player: int) -> float:
         mean = child.value[player] / child.visits
         return mean + self.c * math.sqrt(math.log(max(child.avail, 1)) / child.visits)
+
+
+class StoneAgeRolloutAgent(Agent):
+    """Greedy improved by rollouts (kind ``rollout``; Tesauro & Galperin's on-line policy
+    improvement, 1996): a placement (C1, the decision that shapes a round) is chosen among the
+    greedy strategy's best ``candidates`` by playing each out to the end of the game with the
+    greedy strategy at every seat, every other decision is greedy's.
+
+    Each sample deals the others' face-down cards again from what the seat to move has not seen
+    (:func:`stoneage_env.resample_hidden`, as the IS-MCTS) and plays every candidate out with
+    the same seed of the dice (common random numbers: the candidates are compared on the same
+    luck as far as their games stay alike). A playout is scored by :func:`outcome` (the win share
+    blended with the squashed point margin, weight ``margin``); the move is the candidate of the
+    best mean, greedy's own first choice when none is better. The budget is ``iterations``
+    playouts per move in all or ``seconds`` (:mod:`meduris_rl.agents.budgets`); seeded by
+    ``reset(seed)``."""
+
+    def __init__(self, name: str = "rollout", iterations: int | None = 240,
+                 seconds: float | None = None, candidates: int = 5, epsilon: float = 0.0,
+                 margin: float = 0.5):
+        super().__init__(name)
+        self.iterations, self.seconds = check_search_budget("rollout", iterations, seconds)
+        self.candidates = int(check_float("candidates", candidates, 1, 20))
+        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
+        self.margin = check_float("margin", margin, 0.0, 1.0)
+        self.work = np.zeros(K.W_SIZE, dtype=np.int32)
+
+    def act(self, observation, state) -> int:
+        w = self.work
+        cnt = K.legal_ids(state.array, w)
+        greedy = int(P.greedy_action(state.array, w, cnt)) if cnt > 1 else int(w[K.W_IDS])
+        if cnt == 1 or int(state.mode) != M_PLACE:
+            return greedy
+        options = self.shortlist(state, w[K.W_IDS:K.W_IDS + cnt].tolist(), greedy)
+        if len(options) == 1:
+            return greedy
+        totals = self.sample(state, options)
+        best = max(range(len(options)), key=lambda i: (totals[i], i == 0))
+        return options[best]
+
+    def shortlist(self, state, legal: list[int], greedy: int) -> list[int]:
+        """Greedy's choice first, then the best-valued others, at most two per location (a
+        site's figure counts are one location)."""
+        me = state.current_player()
+        ranked = sorted(legal, key=lambda a: (-P.place_value(state.array, me, a), a))
+        options, per_place = [greedy], {P.place_of(greedy): 1}
+        for a in ranked:
+            place = P.place_of(a)
+            if a != greedy and per_place.get(place, 0) < 2:
+                options.append(a)
+                per_place[place] = per_place.get(place, 0) + 1
+            if len(options) >= self.candidates:
+                break
+        return options
+
+    def sample(self, state, options: list[int]) -> list[float]:
+        """The summed outcome of each option over the budget's playouts."""
+        me = state.current_player()
+        n = state.game.num_players
+        hidden = any(state.secret[q].sum() for q in range(n) if q != me)
+        totals = [0.0] * len(options)
+        deadline = time.perf_counter() + self.seconds if self.seconds else None
+        done = 0
+        while (deadline is None and done + len(options) <= max(self.iterations, len(options))) \
+                or (deadline is not None and (not done or time.perf_counter() < deadline)):
+            det = resample_hidden(state, me, self.rng, rewrite_log=False) if hidden else state
+            seed = self.rng.getrandbits(31)
+            for i, a in enumerate(options):
+                st = det.array.copy()
+                K.apply(st, self.work, a)
+                P.playout(st, self.work, seed, self.epsilon, 1_000_000)
+                totals[i] += outcome(st, n, self.margin)[me]
+            done += len(options)
+        return totals

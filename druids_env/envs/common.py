@@ -8,26 +8,16 @@ legal-action mask over the 424 player actions (int8; all zero when ``seat`` is n
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from gymnasium import spaces
 
+from meduris_rl.kit.envs.simple import EnvViews
 from meduris_rl.kit.envs.turn_based import GameEngine
 from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import them from here)
     RENDER_MODES,
-    TRUNCATION_REWARDS,
     OpponentSpec,
-    check_render_mode,
-    check_seed,
-    check_simple_opponent,
-    check_truncation_reward,
-    final_rewards,
     render_text,
-    simple_opponent_decision,
 )
-from meduris_rl.kit.envs.views import simple_opponent_label as opponent_label  # noqa: F401
 from meduris_rl.kit.values import ValueCheckError, excerpt
 
 from ..engine import play, resolve_chance
@@ -67,10 +57,6 @@ def observation_box(game: DruidsGame) -> spaces.Box:
     return spaces.Box(0.0, observation_high(game), (OBS_SIZE,), dtype=np.float32)
 
 
-def mask_box() -> spaces.Box:
-    return spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
-
-
 def observe(state, seat: int) -> dict[str, np.ndarray]:
     """``{"observation", "action_mask"}`` for ``seat`` (the mask is zero unless it moves)."""
     if state.current_player() == seat:
@@ -80,19 +66,14 @@ def observe(state, seat: int) -> dict[str, np.ndarray]:
     return {"observation": observation_tensor(state, seat), "action_mask": mask}
 
 
-def check_opponent(spec: Any) -> Any:
-    """``spec`` if the single-agent env can use it (the kit's simple opponents)."""
-    return check_simple_opponent(spec, "druids")
-
-
-def opponent_decision(spec: Any, state, seat: int, pick: Callable[[list[int]], int]) -> int:
-    """The action of opponent ``spec`` at ``seat`` (``pick`` chooses for ``"random"``)."""
-    return simple_opponent_decision(spec, state, seat, pick, observe)
-
-
 def render_view(state, seat: int, mode: str | None) -> str | None:
     """``seat``'s own view of ``state`` in words (D14: never another hand): returned for
     ``"ansi"``, printed for ``"human"``."""
     if mode is None or state is None:
         return None
     return render_text(observation_string(state, seat), mode)
+
+
+# the game's parts of its AEC and single-agent envs (meduris_rl.kit.envs.simple)
+VIEWS = EnvViews(ENGINE, "DruidsState", "druids", observe, observation_tensor, observation_box,
+                 render_view)

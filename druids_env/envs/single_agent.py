@@ -31,39 +31,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from meduris_rl.kit.envs.single_agent import TurnBasedSingleAgentEnv
-from meduris_rl.kit.envs.turn_based import check_illegal_action
+from meduris_rl.kit.envs.simple import SimpleSingleAgentEnv
 
 from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
-from ..engine.information import observation_tensor
-from ..engine.state import DruidsState
-from .common import (
-    ENGINE,
-    RENDER_MODES,
-    OpponentSpec,
-    check_opponent,
-    check_render_mode,
-    check_seed,
-    check_truncation_reward,
-    final_rewards,
-    game_from,
-    observation_box,
-    opponent_decision,
-    opponent_label,
-    render_view,
-)
+from .common import RENDER_MODES, VIEWS, OpponentSpec, game_from
 
 
-class DruidsSingleAgentEnv(TurnBasedSingleAgentEnv):
+class DruidsSingleAgentEnv(SimpleSingleAgentEnv):
     """Druids for one learner against fixed opponents (see the module docstring)."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
-    engine = ENGINE
-    state_label = "DruidsState"
-    check_opponent = staticmethod(check_opponent)
-    opponent_label = staticmethod(opponent_label)
+    views = VIEWS
 
     def __init__(self, num_players: int | None = None,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
@@ -71,27 +49,5 @@ class DruidsSingleAgentEnv(TurnBasedSingleAgentEnv):
                  max_turns: int | None = DEFAULT_MAX_TURNS, truncation_reward: str = "none",
                  render_mode: str | None = None, illegal_action: str = "raise",
                  **game_options):
-        self.illegal_action = check_illegal_action(illegal_action)
-        self.choose_seat(game_from(game, num_players, max_turns, **game_options), seat)
-        self.truncation_reward = check_truncation_reward(truncation_reward)
-        self.render_mode = check_render_mode(render_mode)
-        self.setup(opponents, observation_box(self.game))
-
-    def render(self):
-        return render_view(self.state, self.seat, self.render_mode)
-
-    # --- the game's parts ----------------------------------------------------------------------
-    def check_seed(self, seed) -> int | None:
-        return check_seed(seed)
-
-    def opponent_decides(self, opp, state: DruidsState, seat: int) -> int:
-        return opponent_decision(opp, state, seat, self.random_action)
-
-    def terminal_reward(self) -> float:
-        return final_rewards(self.state, self.truncation_reward)[self.seat]
-
-    def observe(self) -> np.ndarray:
-        return observation_tensor(self.state, self.seat)
-
-    def final_info(self) -> dict:
-        return {"scores": self.state.scores(), "winners": self.state.winners()}
+        self.configure(game_from(game, num_players, max_turns, **game_options), seat,
+                       opponents, truncation_reward, render_mode, illegal_action)

@@ -38,8 +38,8 @@ def add_parser(sub) -> None:
         p.add_argument(flag, **{**kw, "help": f"{kw['help']} (default: {shown})"})
 
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
-    setting("--game", metavar="GAME", help="the game to learn (druids: a vector "
-            "of its single-agent env, train/druids/league.py)")
+    setting("--game", metavar="GAME", help="the game to learn (a game without a batch "
+            "engine: a vector of its single-agent env, train/league.py)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
     setting("--envs", type=int_in(1), help="games played at once by the batch engine")

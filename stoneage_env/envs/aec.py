@@ -36,81 +36,32 @@ starts from a :class:`~stoneage_env.engine.state.StoneAgeState` of the same game
 
 from __future__ import annotations
 
-import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from meduris_rl.kit.envs.turn_based import TurnBasedAEC, agent_name, check_max_cycles, wrap_aec
-from meduris_rl.kit.values import ValueCheckError, excerpt
+from meduris_rl.kit.envs.simple import SimpleAEC
+from meduris_rl.kit.envs.turn_based import agent_name, wrap_aec
 
 from ..engine.constants import DEFAULT_MAX_ROUNDS
 from ..engine.game import StoneAgeGame
-from .common import (
-    ENGINE,
-    RENDER_MODES,
-    check_render_mode,
-    check_seed,
-    check_truncation_reward,
-    final_rewards,
-    game_from,
-    mask_box,
-    observation_box,
-    observe,
-    render_view,
-)
+from .common import RENDER_MODES, VIEWS, game_from
 
 __all__ = ["agent_name", "env", "raw_env"]
 
 
-class raw_env(TurnBasedAEC):
+class raw_env(SimpleAEC):
     """Stone Age, unwrapped (see the module docstring)."""
 
     metadata = {"name": "stone_age_v0", "render_modes": list(RENDER_MODES),
                 "is_parallelizable": False, "render_fps": 1}
-    engine = ENGINE
-    state_label = "StoneAgeState"
+    views = VIEWS
 
     def __init__(self, num_players: int | None = None, *, game: StoneAgeGame | None = None,
                  max_rounds: int | None = DEFAULT_MAX_ROUNDS, truncation_reward: str = "none",
                  max_cycles: int | None = None, render_mode: str | None = None,
                  render_seat: int | None = None, **game_options):
         super().__init__()
-        game = game_from(game, num_players, max_rounds, **game_options)
-        self.truncation_reward = check_truncation_reward(truncation_reward)
-        self.max_cycles = check_max_cycles(max_cycles)
-        self.render_mode = check_render_mode(render_mode)
-        n = game.num_players
-        if render_seat is not None and render_seat not in range(n):
-            raise ValueCheckError(f"render_seat must be 0..{n - 1} or None, got "
-                                  f"{excerpt(render_seat)}")
-        self.render_seat = render_seat
-        self.setup(game)
-        self.observation_spaces = {a: spaces.Dict({
-            "observation": observation_box(self.game), "action_mask": mask_box()})
-            for a in self.possible_agents}
-
-    # --- the game's parts ----------------------------------------------------------------------
-    def check_seed(self, seed) -> int | None:
-        return check_seed(seed)
-
-    def terminal_rewards(self) -> list[float]:
-        return final_rewards(self.state, self.truncation_reward)
-
-    def final_info(self, seat: int) -> dict:
-        state = self.state
-        return {"score": state.scores()[seat],
-                "winner": state.is_terminal() and seat in state.winners()}
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return observe(self.state, self.seat_of[agent])
-
-    def render(self):
-        if self.render_mode is None:
-            return None
-        seat = self.render_seat
-        if seat is None:
-            seat = self.seat_of[self.agent_selection]
-        return render_view(self.state, seat, self.render_mode)
+        self.configure(game_from(game, num_players, max_rounds, **game_options),
+                       truncation_reward, max_cycles, render_mode, render_seat)
 
 
 def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
