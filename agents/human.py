@@ -164,3 +164,54 @@ def parse_common(line: str, legal: list[int]) -> tuple[int | None, str] | None:
             shown = text if len(text) <= 24 else f"{text[:12]}... ({len(text):,}{cut} digits)"
             return None, f"{shown} is not on the list (1-{len(legal)})"
     return None
+
+
+class SeatHuman(TerminalHuman):
+    """A person at one seat of a game whose views are functions of the seat (Druids', Stone
+    Age's): before each decision, the events since the last one as the seat knows them (the
+    play loop's observer, :meth:`observe`: a turn's first line unindented, the rest under it),
+    then the seat's view, the decision due and the legal actions in the game's words. A game's
+    subclass names its functions (static methods): ``events(state)`` (the event log),
+    ``event_lines(state, events, seat)`` (their lines as the seat knows them),
+    ``view(state, seat)``, ``decision_text(state)``, ``to_string(action)`` /
+    ``to_action(words)`` (raising one of ``errors``), and its ``turn_kind`` (the event that
+    starts a turn) and ``help`` text."""
+
+    turn_kind = "turn"
+    help = ""
+    errors: tuple[type[Exception], ...] = (ValueError,)
+
+    def __init__(self, inp: TextIO, out: TextIO, seat: int, name: str = "human"):
+        super().__init__(inp, out, name)
+        self.seat = seat
+        self.shown = 0  # the events already written (an index into the state's event log)
+
+    def observe(self, state, who: int, action: int) -> None:
+        """The play loop's observer: write the events not yet shown, as this seat knows them."""
+        events = self.events(state)[self.shown:]
+        self.shown += len(events)
+        for ev, line in zip(events, self.event_lines(state, events, self.seat), strict=True):
+            self.out.write(("\n" if ev.kind == self.turn_kind else "    ") + line + "\n")
+        self.out.flush()
+
+    def board(self, state) -> str:
+        return self.view(state, self.seat)
+
+    def decision(self, state) -> str:
+        return self.decision_text(state)
+
+    def action_text(self, state, action: int) -> str:
+        return self.to_string(action)
+
+    def parse(self, line: str, legal: list[int], state) -> tuple[int | None, str]:
+        return parse_words(line, legal, self.to_action, self.to_string,
+                           lambda: self.decision_text(state), self.errors)
+
+    def help_text(self) -> str:
+        return self.help
+
+    def seat_of_game(self, words: str) -> HumanSeat:
+        """The person's :class:`HumanSeat` (``words``: how the first line names them): the
+        end shown as the seat knows it."""
+        return HumanSeat(self, self.observe, words, {},
+                         lambda end: "The final position, as you know it:\n" + self.board(end))

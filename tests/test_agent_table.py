@@ -27,7 +27,10 @@ def test_the_table_is_the_known_list_in_order():
                                           "rllib", "az", "az-fast", "search", "gumbel"]
     assert [k.name for k in kinds("druids") if k.source == "built-in"] == [
         "random", "greedy", "ppo", "ismcts"]
-    assert [k.name for k in BUILT_IN] == [k.name for k in built_in] + ["ismcts"]
+    assert [k.name for k in kinds("stone_age") if k.source == "built-in"] == [
+        "random", "greedy", "ppo", "ismcts", "rollout"]
+    # (each name once: a kind of several games is one row of the table)
+    assert [k.name for k in BUILT_IN] == [k.name for k in built_in] + ["ismcts", "rollout"]
     assert [(k.name, k.source) for k in KINDS[len(built_in):len(built_in) + 3]] == [
         ("file", "file"), ("module", "module"), ("cmd", "cmd")]
     assert {k.source for k in KINDS[len(built_in) + 3:]} <= {"entry point"}

@@ -163,3 +163,30 @@ def test_the_single_agent_env_truncates_at_the_round_limit_without_reward():
         _, reward, term, trunc, _ = e.step(e.action_space.sample())
         done = term or trunc
     assert trunc and not term and reward == 0.0
+
+
+def test_meduris_play_stone_age_shows_the_seat_its_own_secrets_only(tmp_path):
+    """``meduris play --game stone_age`` driven by scripted input (refused lines, then always
+    the first action): the game ends with its record saved; the person's lines count another
+    seat's face-down card (S24) but never name it, and the final position is the seat's own."""
+    import io
+
+    from meduris_rl.cli.commands.play import play
+
+    out = io.StringIO()
+    path = tmp_path / "sa.json"
+    script = "abc\n999\nplace 99 on the moon\nhelp\nboard\n" + "1\n" * 3000
+    status = play(2, "greedy", 0, 1, path, io.StringIO(script), out, game="stone_age",
+                  options={"mammoth_herd": True})
+    text = out.getvalue()
+    assert status == 0 and "Payments go one resource at a time" in text
+    assert "is neither a number nor an action" in text
+    record = GameRecord.load(path)
+    final = record.replay()
+    assert final.is_terminal() and "The final position, as you know it:" in text
+    drawn = [ev for ev in final.events() if ev.kind == "card_drawn" and ev.data["seat"] == 1]
+    assert drawn, "choose a seed where the greedy seat draws a card face down"
+    for ev in drawn:  # the greedy seat's face-down draws: counted, never named
+        assert ev.describe(final.game.tile_table) not in text
+    assert text.count("seat 1 draws a card face down (S24)") == len(drawn)
+    assert text.count("Your move") >= 20

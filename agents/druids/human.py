@@ -20,7 +20,7 @@ from druids_env.engine import action_to_string, string_to_action
 from druids_env.engine.cards import PLAYER_COLOURS
 from druids_env.engine.errors import IllegalActionError
 from druids_env.text_view import decision_text, event_lines, seat_view
-from meduris_rl.agents.human import HumanSeat, TerminalHuman, parse_words
+from meduris_rl.agents.human import HumanSeat, SeatHuman
 
 HELP = ("type the number of an action, or its words as listed (e.g. 'collect place 2', 'draw "
         "a gem'); 'board' shows the table again, 'help' this text, 'quit' ends the game and "
@@ -28,39 +28,18 @@ HELP = ("type the number of an action, or its words as listed (e.g. 'collect pla
         "down on the table show only their backs (D14): 'a blue gem', 'a blue servant'.")
 
 
-class DruidsHumanAgent(TerminalHuman):
+class DruidsHumanAgent(SeatHuman):
     """Reads each decision of ``seat`` from ``inp``; writes to ``out`` only what ``seat``
     knows (D14)."""
 
-    def __init__(self, inp: TextIO, out: TextIO, seat: int, name: str = "human"):
-        super().__init__(inp, out, name)
-        self.seat = seat
-        self.shown = 0  # the events already written (an index into the state's event log)
-
-    def observe(self, state, who: int, action: int) -> None:
-        """The play loop's observer: write the events not yet shown, as this seat knows them
-        (a turn's first line unindented, the rest under it)."""
-        events = state.log_events[self.shown:]
-        self.shown += len(events)
-        for ev, line in zip(events, event_lines(events, self.seat), strict=True):
-            self.out.write(("\n" if ev.kind == "turn" else "    ") + line + "\n")
-        self.out.flush()
-
-    def board(self, state) -> str:
-        return seat_view(state, self.seat)
-
-    def decision(self, state) -> str:
-        return decision_text(state)
-
-    def action_text(self, state, action: int) -> str:
-        return action_to_string(action)
-
-    def parse(self, line: str, legal: list[int], state) -> tuple[int | None, str]:
-        return parse_words(line, legal, string_to_action, action_to_string,
-                           lambda: decision_text(state), (IllegalActionError,))
-
-    def help_text(self) -> str:
-        return HELP
+    events = staticmethod(lambda state: state.log_events)
+    event_lines = staticmethod(lambda state, events, seat: event_lines(events, seat))
+    view = staticmethod(seat_view)
+    decision_text = staticmethod(decision_text)
+    to_string = staticmethod(action_to_string)
+    to_action = staticmethod(string_to_action)
+    errors = (IllegalActionError,)
+    help = HELP
 
 
 def druids_human(inp: TextIO, out: TextIO, seat: int, labels: list[str],
@@ -68,6 +47,5 @@ def druids_human(inp: TextIO, out: TextIO, seat: int, labels: list[str],
     """The person's seat at a Druids game (its row's ``human`` part): nothing shown but what
     ``seat`` knows (D14), the end as that seat knows it (``settings``: the game's options, with
     nothing of the seat's to choose)."""
-    human = DruidsHumanAgent(inp, out, seat)
-    return HumanSeat(human, human.observe, f"you are seat {seat} ({PLAYER_COLOURS[seat]})", {},
-                     lambda end: "The final position, as you know it:\n" + human.board(end))
+    return DruidsHumanAgent(inp, out, seat).seat_of_game(
+        f"you are seat {seat} ({PLAYER_COLOURS[seat]})")

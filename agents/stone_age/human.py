@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from meduris_rl.agents.human import HumanSeat, TerminalHuman, parse_words
+from meduris_rl.agents.human import HumanSeat, SeatHuman
 from stoneage_env.engine import action_to_string, observation_string, string_to_action
 from stoneage_env.engine.constants import LOCATION_NAMES
 from stoneage_env.engine.errors import IllegalActionError
@@ -38,49 +38,31 @@ def decision_text(state) -> str:
     return text
 
 
-class StoneAgeHumanAgent(TerminalHuman):
+def event_lines(state, events, seat: int) -> list[str]:
+    """The events' lines as ``seat`` knows them: another seat's card drawn face down is a
+    count, never its name (S24)."""
+    tiles = state.game.tile_table
+    return [f"seat {ev.data['seat']} draws a card face down (S24)"
+            if seen_event(ev, seat) is not ev else ev.describe(tiles) for ev in events]
+
+
+class StoneAgeHumanAgent(SeatHuman):
     """Reads each decision of ``seat`` from ``inp``; writes to ``out`` only what ``seat``
     knows."""
 
-    def __init__(self, inp: TextIO, out: TextIO, seat: int, name: str = "human"):
-        super().__init__(inp, out, name)
-        self.seat = seat
-        self.shown = 0  # the events already written
-
-    def observe(self, state, who: int, action: int) -> None:
-        """The play loop's observer: write the events not yet shown, as this seat knows them
-        (a round's first line unindented, the rest under it)."""
-        events = state.events()[self.shown:]
-        self.shown += len(events)
-        tiles = state.game.tile_table
-        for ev in events:
-            seen = seen_event(ev, self.seat)
-            line = (f"seat {ev.data['seat']} draws a card face down (S24)" if seen is not ev
-                    else ev.describe(tiles))
-            self.out.write(("\n" if ev.kind == "round" else "    ") + line + "\n")
-        self.out.flush()
-
-    def board(self, state) -> str:
-        return observation_string(state, self.seat)
-
-    def decision(self, state) -> str:
-        return decision_text(state)
-
-    def action_text(self, state, action: int) -> str:
-        return action_to_string(action)
-
-    def parse(self, line: str, legal: list[int], state) -> tuple[int | None, str]:
-        return parse_words(line, legal, string_to_action, action_to_string,
-                           lambda: decision_text(state), (IllegalActionError,))
-
-    def help_text(self) -> str:
-        return HELP
+    turn_kind = "round"
+    event_lines = staticmethod(event_lines)
+    events = staticmethod(lambda state: state.events())
+    view = staticmethod(observation_string)
+    decision_text = staticmethod(decision_text)
+    to_string = staticmethod(action_to_string)
+    to_action = staticmethod(string_to_action)
+    errors = (IllegalActionError,)
+    help = HELP
 
 
 def stone_age_human(inp: TextIO, out: TextIO, seat: int, labels: list[str],
                     settings: dict) -> HumanSeat:
     """The person's seat at a Stone Age game (its row's ``human`` part): nothing shown but
     what ``seat`` knows, the end as that seat knows it."""
-    human = StoneAgeHumanAgent(inp, out, seat)
-    return HumanSeat(human, human.observe, f"you are seat {seat}", {},
-                     lambda end: "The final position, as you know it:\n" + human.board(end))
+    return StoneAgeHumanAgent(inp, out, seat).seat_of_game(f"you are seat {seat}")

@@ -40,8 +40,9 @@ KINDS: tuple[AgentKind, ...] = (
               "policy.pt", _ppo, file="policy.pt", file_required=True, needs=("torch",),
               games=STONE_AGE),
     AgentKind("ismcts", "information-set MCTS: others' face-down cards dealt again per "
-              "iteration, rollouts of a compiled heuristic (agents/stone_age/search.py)", _ismcts,
-              budget=SEARCH, games=STONE_AGE, web=False),
+              "iteration, rollouts of the compiled greedy strategy "
+              "(agents/stone_age/search.py)", _ismcts, budget=SEARCH, games=STONE_AGE,
+              web=False),
     AgentKind("rollout", "greedy improved by rollouts: each of greedy's best placements played "
               "out with greedy at every seat, the others' face-down cards dealt again "
               "(agents/stone_age/search.py)", _rollout, budget=SEARCH, games=STONE_AGE,

@@ -174,7 +174,7 @@ class StoneAgeRolloutAgent(Agent):
     playouts per move in all or ``seconds`` (:mod:`meduris_rl.agents.budgets`); seeded by
     ``reset(seed)``."""
 
-    def __init__(self, name: str = "rollout", iterations: int | None = 240,
+    def __init__(self, name: str = "rollout", iterations: int | None = 200,
                  seconds: float | None = None, candidates: int = 5, epsilon: float = 0.0,
                  margin: float = 0.5):
         super().__init__(name)

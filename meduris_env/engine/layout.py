@@ -7,6 +7,8 @@ slice; ``State`` exposes each as a numpy view of the given shape (``state.board_
 
 from __future__ import annotations
 
+from meduris_rl.kit.layout import field_offsets
+
 from .constants import (
     MAX_FIELDS,
     MAX_PLAYERS,
@@ -66,20 +68,7 @@ FIELDS: tuple[tuple[str, tuple[int, ...], str], ...] = (
 )
 
 
-def _offsets() -> dict[str, tuple[int, tuple[int, ...]]]:
-    out: dict[str, tuple[int, tuple[int, ...]]] = {}
-    pos = 0
-    for name, shape, _ in FIELDS:
-        size = 1
-        for s in shape:
-            size *= s
-        out[name] = (pos, shape)
-        pos += size
-    out["_size"] = (pos, ())
-    return out
-
-
-OFFSETS = _offsets()
+OFFSETS = field_offsets(FIELDS)
 STATE_SIZE = OFFSETS["_size"][0]
 
 # plain-int offsets for the kernels (numba reads module globals as constants)

@@ -9,6 +9,8 @@ seats whatever the player count (the unused ones stay zero).
 
 from __future__ import annotations
 
+from meduris_rl.kit.layout import field_offsets
+
 from .constants import (
     MAX_MAMMOTH_TILES,
     MAX_PLAYERS,
@@ -103,20 +105,7 @@ FIELDS: tuple[tuple[str, tuple[int, ...], str], ...] = (
 )
 
 
-def _offsets() -> dict[str, tuple[int, tuple[int, ...]]]:
-    out: dict[str, tuple[int, tuple[int, ...]]] = {}
-    pos = 0
-    for name, shape, _ in FIELDS:
-        size = 1
-        for s in shape:
-            size *= s
-        out[name] = (pos, shape)
-        pos += size
-    out["_size"] = (pos, ())
-    return out
-
-
-OFFSETS = _offsets()
+OFFSETS = field_offsets(FIELDS)
 STATE_SIZE = OFFSETS["_size"][0]
 
 # plain-int offsets for the kernels (numba reads module globals as constants)

@@ -51,15 +51,6 @@ def observation_box(game: StoneAgeGame) -> spaces.Box:
     return spaces.Box(-np.inf, np.inf, (OBS_SIZE,), dtype=np.float32)
 
 
-def observe(state, seat: int) -> dict[str, np.ndarray]:
-    """``{"observation", "action_mask"}`` for ``seat`` (the mask is zero unless it moves)."""
-    if state.current_player() == seat:
-        mask = state.legal_action_mask()
-    else:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    return {"observation": observation_tensor(state, seat), "action_mask": mask}
-
-
 def render_view(state, seat: int, mode: str | None) -> str | None:
     """``seat``'s own view of ``state`` in words (the others' face-down cards counted, not
     named): returned for ``"ansi"``, printed for ``"human"``."""
@@ -69,5 +60,6 @@ def render_view(state, seat: int, mode: str | None) -> str | None:
 
 
 # the game's parts of its AEC and single-agent envs (meduris_rl.kit.envs.simple)
-VIEWS = EnvViews(ENGINE, "StoneAgeState", "stone_age", observe, observation_tensor, observation_box,
+VIEWS = EnvViews(ENGINE, "StoneAgeState", "stone_age", observation_tensor, observation_box,
                  render_view)
+observe = VIEWS.observe  # {"observation", "action_mask"} of a seat (the mask zero unless it moves)

@@ -5,11 +5,11 @@ parts taken from one :class:`EnvViews` row. A game's env module is then its docs
 contract), its class name and its ``__init__`` (its own options and limit).
 
 What the row holds and the bases do: the engine (:class:`~meduris_rl.kit.envs.turn_based.
-GameEngine`), ``observe(state, seat) -> {"observation", "action_mask"}`` (the mask zero unless
-the seat moves), ``observation_box(game)``, ``render_view(state, seat, mode)`` and the game's
-name (its agents' hint in an opponent's error); the seed check, the rewards at the end
-(``truncation_reward``), the render modes and the simple opponents are the kit's
-(:mod:`meduris_rl.kit.envs.views`).
+GameEngine`), ``observation(state, seat)`` (the seat's vector; :meth:`EnvViews.observe` adds
+the mask, zero unless the seat moves), ``observation_box(game)``, ``render_view(state, seat,
+mode)`` and the game's name (its agents' hint in an opponent's error); the seed check, the
+rewards at the end (``truncation_reward``), the render modes and the simple opponents are the
+kit's (:mod:`meduris_rl.kit.envs.views`).
 """
 
 from __future__ import annotations
@@ -46,10 +46,18 @@ class EnvViews:
     engine: GameEngine
     state_label: str  # the state class's name, in messages
     game: str  # the game's row name
-    observe: Callable  # observe(state, seat) -> {"observation", "action_mask"}
-    observation: Callable  # observation(state, seat) -> the observation vector alone
+    observation: Callable  # observation(state, seat) -> the seat's observation vector
     observation_box: Callable  # observation_box(game) -> spaces.Box
     render_view: Callable  # render_view(state, seat, mode) -> str | None
+
+    def observe(self, state, seat: int) -> dict[str, np.ndarray]:
+        """``{"observation", "action_mask"}`` for ``seat`` (the mask is zero unless it
+        moves)."""
+        if state.current_player() == seat:
+            mask = state.legal_action_mask()
+        else:
+            mask = np.zeros(self.engine.num_actions, dtype=np.int8)
+        return {"observation": self.observation(state, seat), "action_mask": mask}
 
     def mask_box(self) -> spaces.Box:
         return spaces.Box(0, 1, (self.engine.num_actions,), dtype=np.int8)
