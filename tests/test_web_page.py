@@ -395,5 +395,7 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
                            ".startsWith('The game had moved on')")
     assert page.evaluate("window.stillThisPage") is True
     assert step_of(page) == now["step"]
-    # the browser's own line for the 409 it was sent on purpose; nothing else
-    assert [p for p in problems if "409" not in p] == []
+    # the browser's own line for the 409 it was sent on purpose; nothing else (but the stream
+    # the page closed itself above: stopFollowing() during a try in flight is reported as a
+    # failed request too, as at the first stop; two CI runs saw it)
+    assert [p for p in problems if "409" not in p and p != closed] == []
