@@ -70,7 +70,7 @@ def test_rollout_budget_is_deterministic_and_checked():
         agent.reset(3)
         picks.add(agent.act(None, s))
     assert len(picks) == 1
-    for bad in ({"candidates": 0}, {"margin": 2.0}, {"iterations": 0}):
+    for bad in ({"candidates": 0}, {"candidates": 2.5}, {"margin": 2.0}, {"iterations": 0}):
         with pytest.raises(ValueCheckError) as err:
             StoneAgeRolloutAgent(**bad)
         assert "\n" not in str(err.value)

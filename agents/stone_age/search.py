@@ -34,7 +34,7 @@ import numpy as np
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
 from meduris_rl.agents.stone_age import policy as P
-from meduris_rl.kit.values import check_float
+from meduris_rl.kit.values import check_float, check_int
 from stoneage_env.engine import kernel as K
 from stoneage_env.engine.constants import M_PLACE
 from stoneage_env.engine.information import resample_hidden
@@ -179,7 +179,7 @@ class StoneAgeRolloutAgent(Agent):
                  margin: float = 0.5):
         super().__init__(name)
         self.iterations, self.seconds = check_search_budget("rollout", iterations, seconds)
-        self.candidates = int(check_float("candidates", candidates, 1, 20))
+        self.candidates = check_int("candidates", candidates, 1, 20)
         self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
         self.margin = check_float("margin", margin, 0.0, 1.0)
         self.work = np.zeros(K.W_SIZE, dtype=np.int32)
