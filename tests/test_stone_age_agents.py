@@ -171,3 +171,25 @@ def test_train_stone_age_end_to_end(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "reward: 'score' is for Meduris runs; with game 'stone_age'" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_shipped_stone_age_model_plays_2_players_and_beats_greedy():
+    """``ppo`` in Stone Age is agents/models/stone_age_ppo_2p.pt (issue 45: >= 60 % against
+    greedy over 400 games, docs/stone_age.md); 20 seeded games here, seats alternating, as a
+    regression check, and a 3-player game without a shipped model is one line."""
+    from meduris_rl.agents import UnknownAgentError
+    from meduris_rl.agents.policies.network import load_policy_file
+    from meduris_rl.agents.stone_age.ppo import shipped_model
+
+    _, arch = load_policy_file(shipped_model(2))
+    assert arch["game"] == "stone_age" and arch["players"] == 2
+    game, wins = SA.StoneAgeGame(2), 0.0
+    for g in range(20):
+        agents = [make_agent("ppo", "stone_age"), make_agent("greedy", "stone_age")]
+        seat = g % 2
+        result = play_game(game, agents if seat == 0 else agents[::-1], 1000 + g)
+        wins += (seat in result.winners) / len(result.winners)
+    assert wins >= 12, wins
+    agent = make_agent("ppo", "stone_age")
+    with pytest.raises(UnknownAgentError, match="no shipped Stone Age model for 3 players"):
+        agent.act(None, new(3))

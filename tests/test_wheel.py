@@ -21,6 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = ("meduris_rl/agents/models/ppo_2p.pt", "meduris_rl/agents/models/search_2p.pt",
            "meduris_rl/agents/models/druids_ppo_2p.pt",
+           "meduris_rl/agents/models/stone_age_ppo_2p.pt",
            "meduris_rl/agents/data/ladder_anchors.sqlite",
            "meduris_rl/agents/data/ladder_anchors_druids.sqlite",
            "meduris_rl/agents/data/ladder_anchors_stone_age.sqlite",

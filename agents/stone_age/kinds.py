@@ -35,10 +35,10 @@ KINDS: tuple[AgentKind, ...] = (
     AgentKind("greedy", "the documented Stone Age heuristic: food first, then buildings and "
               "cards it can pay, huts, fields, tools (agents/stone_age/greedy.py)", _greedy,
               games=STONE_AGE),
-    # (no model ships yet: ppo plays a run's policy file; the shipped 2-player one is issue 45's)
-    AgentKind("ppo", "a Stone Age PPO policy (meduris train --game stone_age): ppo:<run>/"
-              "policy.pt", _ppo, file="policy.pt", file_required=True, needs=("torch",),
-              games=STONE_AGE),
+    AgentKind("ppo", "the Stone Age PPO policy (meduris train --game stone_age): the shipped "
+              "model for the player count, or a policy.pt", _ppo,
+              file="policy.pt", needs=("torch", "model"), games=STONE_AGE,
+              model="stone_age_ppo_{players}p.pt"),
     AgentKind("ismcts", "information-set MCTS: others' face-down cards dealt again per "
               "iteration, rollouts of the compiled greedy strategy "
               "(agents/stone_age/search.py)", _ismcts, budget=SEARCH, games=STONE_AGE,
