@@ -79,13 +79,15 @@ def start_server(db: Path, port: int, thinkers: int = 1) -> subprocess.Popen:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with status {proc.returncode}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
+        try:  # (the page answers at once; the load is measured once the workers are warm)
+            r = httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1)
+            if r.status_code == 200 and r.json()["thinking"]["ready"]:
                 return proc
         except httpx.HTTPError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     proc.kill()
-    raise RuntimeError("the server did not answer within 180 s")
+    raise RuntimeError("the server's thinking workers were not ready within 180 s")
 
 
 def cpu_seconds(pid: int) -> float:

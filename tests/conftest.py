@@ -45,3 +45,13 @@ def browser():
         b = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """``meduris serve``'s app in a thread on 127.0.0.1 (test_web_browser.Server), games in a
+    fresh database; stopped after the test. The web tests' one server."""
+    from test_web_browser import Server
+    s = Server(tmp_path / "games.sqlite")
+    yield s
+    s.stop()

@@ -245,3 +245,8 @@ class GumbelToy:
         if h == (1, 0):
             return np.array([-1.0, 1.0])
         return np.zeros(2)
+
+
+#: the base URL of the web app's in-process test clients: a Host the server answers to (it
+#: refuses others, issue 47: DNS rebinding)
+LOCAL = "http://127.0.0.1"

@@ -12,6 +12,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -255,20 +256,40 @@ def test_commands_refuse_bad_flags_in_one_line_and_touch_nothing(tmp_path, args,
         ["sub", "taken.txt"]
 
 
-def test_serve_whose_thinking_workers_do_not_start_is_one_line(tmp_path, monkeypatch, capsys):
-    """A worker whose warm-up fails (e.g. a shipped model that does not load) stops the server
-    before it listens, in one line, not a traceback."""
-    from meduris_rl.cli.main import main
+def test_serve_whose_thinking_workers_do_not_start_says_so_and_plays_on(tmp_path, monkeypatch,
+                                                                        caplog):
+    """A worker whose warm-up fails (e.g. a shipped model that does not load) no longer stops
+    the server (issue 47: the page answers while the workers warm): the page is told why the
+    searching opponents cannot play, in one line (``/api/agents``: ``thinking.error``, those
+    agents not ready), the log has that line and no traceback, and greedy games go on."""
+    import logging
+    import warnings
+
+    from helpers import LOCAL
+
     from meduris_rl.cli.web import app
 
     def refuse(*args, **kwargs):
         raise RuntimeError("the thinking workers did not start (ValueError: a broken model)")
-    import socket
-    with socket.socket() as s:  # a free port of this machine
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setattr(app, "create_app", refuse)
-    assert main(["serve", "--db", str(tmp_path / "games.sqlite"), "--port", str(port)]) == 2
-    err = capsys.readouterr().err
-    assert err == ("meduris: error: the thinking workers did not start (ValueError: a broken "
-                   "model); the server did not start\n")
+    monkeypatch.setattr(app, "Thinkers", refuse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    with caplog.at_level(logging.ERROR, logger="meduris.web"), \
+            TestClient(app.create_app(tmp_path / "games.sqlite", thinkers=1),
+                       base_url=LOCAL) as client:
+        deadline = time.monotonic() + 30
+        while (offer := client.get("/api/agents").json())["thinking"]["warming"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert "a broken model" in offer["thinking"]["error"]
+        ready = {a["name"]: a["ready"] for a in offer["agents"]}
+        assert ready["greedy"] and ready["random"] and not ready["mcts"] and not ready["ppo"]
+        g = client.post("/api/games", json={"players": 2, "opponents": "greedy", "seed": 3})
+        assert g.status_code == 201
+        legal = g.json()["view"]["legal"][0]["id"]
+        r = client.post(f"/api/games/{g.json()['id']}/actions",
+                        json={"action": legal, "step": g.json()["step"]})
+        assert r.status_code == 200
+    lines = [rec for rec in caplog.records if "did not start" in rec.getMessage()]
+    assert len(lines) == 1 and lines[0].exc_info is None

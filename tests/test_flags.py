@@ -62,6 +62,7 @@ TESTED = {
     "serve": {"--host", "--port", "--db",
               "--max-running",  # (its cases: tests/test_web_hardening.py)
               "--thinkers",  # (its cases: tests/test_web_live.py)
+              "--allow-host",  # (its cases: tests/test_web_round_two.py)
               "--game"},  # (its cases: tests/test_toy_game.py)
     "agents": {"--json", "--game"},  # (--game: tests/test_druids_tooling.py)
     "az-train": {"--players", "--games", "--simulations", "--max-considered", "--moves",
@@ -295,8 +296,8 @@ def test_serve_flags(tmp_path):
                                "127.0.0.1", "--port", str(port), "--db", str(db)], cwd=REPO,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        # (the server answers once its thinking workers are warm: seconds on a quiet machine,
-        # a minute or more when the machine is loaded; bounded at 180 s)
+        # (the page answers at once, its thinking workers warming meanwhile: issue 47; the
+        # bound of 180 s is for a loaded machine's start)
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and server.poll() is None:
             try:

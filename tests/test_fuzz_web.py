@@ -20,6 +20,7 @@ import warnings
 from collections import Counter
 
 import pytest
+from helpers import LOCAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -121,7 +122,7 @@ def problems(r) -> list[str]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     db = tmp_path_factory.mktemp("fuzz_web") / "games.sqlite"
-    return db, TestClient(create_app(db), raise_server_exceptions=False)
+    return db, TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
 
 
 def stored(db) -> int:
@@ -137,7 +138,7 @@ def assert_consistent(db, client, created: int) -> None:
                            "FROM games").fetchall()
     assert len(rows) == created
     assert all(steps == moves for _, steps, moves in rows), rows
-    restarted = TestClient(create_app(db), raise_server_exceptions=False)
+    restarted = TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
     for gid, steps, _ in rows:
         r = restarted.get(f"/api/games/{gid}")
         assert r.status_code == 200 and r.json()["step"] == steps, r.text

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import LOCAL
 
 from meduris_env import GameRecord, MedurisGame, RecordError, StateFileError, load_state
 from meduris_rl.kit.jsonfile import parse_json
@@ -358,7 +359,8 @@ def test_a_huge_game_id_is_not_echoed_by_the_web_server(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
-    client = TestClient(create_app(tmp_path / "games.sqlite"), raise_server_exceptions=False)
+    client = TestClient(create_app(tmp_path / "games.sqlite"), raise_server_exceptions=False,
+                        base_url=LOCAL)
     for path in ("/api/games/" + "a" * 60_000, "/api/games/" + "a" * 60_000 + "/events",
                  "/api/games/" + "b" * 60_000 + "/record"):
         reply = client.get(path)

@@ -9,6 +9,7 @@ import json
 import sys
 
 import pytest
+from helpers import LOCAL
 
 from meduris_rl.agents.arena.ladder import fit_ratings, ladder_of, open_ladder
 from meduris_rl.agents.levels import LevelError, describe, level, ratings
@@ -86,7 +87,7 @@ def test_the_web_server_offers_the_levels(tmp_path):
 
     from meduris_rl.cli.web.app import create_app
 
-    with TestClient(create_app(tmp_path / "games.sqlite")) as client:
+    with TestClient(create_app(tmp_path / "games.sqlite"), base_url=LOCAL) as client:
         offer = client.get("/api/agents").json()
     names = {a["name"] for a in offer["agents"]}
     assert [x["agent"] for x in offer["levels"]] == [lv.agent for lv in LEVELS]
@@ -128,7 +129,7 @@ def test_the_web_server_offers_the_search_for_two_players_only(tmp_path):
 
     from meduris_rl.cli.web.app import create_app
 
-    with TestClient(create_app(tmp_path / "games.sqlite")) as client:
+    with TestClient(create_app(tmp_path / "games.sqlite"), base_url=LOCAL) as client:
         offer = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}
         assert offer["search"]["players"] == [2] and "search" in offer["search"]["examples"]
         refused = client.post("/api/games", json={"players": 3, "opponents": ["search"] * 2,

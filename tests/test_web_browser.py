@@ -17,7 +17,6 @@ import threading
 import time
 import urllib.request
 
-import pytest
 from helpers import watched_page
 
 from meduris_env import GameRecord
@@ -51,13 +50,6 @@ class Server:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=20)
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "games.sqlite")
-    yield s
-    s.stop()
 
 
 def open_page(context_or_browser, url):

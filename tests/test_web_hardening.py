@@ -10,6 +10,7 @@ import sqlite3
 import warnings
 
 import pytest
+from helpers import LOCAL
 
 from meduris_rl.cli.main import main
 from meduris_rl.cli.web.app import create_app
@@ -30,7 +31,7 @@ JSON = {"content-type": "application/json"}
 
 
 def client_for(db, **kw) -> TestClient:
-    return TestClient(create_app(db, **kw), raise_server_exceptions=False)
+    return TestClient(create_app(db, **kw), raise_server_exceptions=False, base_url=LOCAL)
 
 
 def new_game(client, **kw):
@@ -255,7 +256,8 @@ def test_a_tampered_opponent_name_is_checked_before_an_agent_is_built(tmp_path, 
     g = client.get(f"/api/games/{gid}")  # waiting for the human: shown without the agent
     assert g.status_code == 200
     legal = g.json()["view"]["legal"][0]["id"]
-    r = client.post(f"/api/games/{gid}/actions", json={"action": legal})
+    r = client.post(f"/api/games/{gid}/actions", json={"action": legal,
+                                                      "step": g.json()["step"]})
     assert_json_error(r, 409, "the opponent at seat 0 cannot play", reason)
     assert client.get(f"/api/games/{gid}").json()["step"] == g.json()["step"]  # nothing stored
 

@@ -44,13 +44,6 @@ from meduris_rl.kit.seeding import derive_seed
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "games.sqlite")
-    yield s
-    s.stop()
-
-
 def settle(base: str, game: dict, timeout: float = 120.0) -> dict:
     """The game once no opponent is thinking (polled)."""
     deadline = time.monotonic() + timeout
@@ -224,10 +217,13 @@ def test_a_closed_stream_is_unsubscribed_and_a_finished_game_stream_ends(server)
                                              "seed": 4}, timeout=30).json()
     import socket
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
-    sock.sendall(f"GET /api/games/{g['id']}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    sock.sendall(f"GET /api/games/{g['id']}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                 .encode())
     got = b""
     while b"event: sync" not in got:
-        got += sock.recv(65536)
+        chunk = sock.recv(65536)
+        assert chunk, got  # (the server closed the connection)
+        got += chunk
     live_game = server.app.state.games.get(g["id"])
     assert len(live_game.subscribers) == 1
     sock.close()  # the client goes away
@@ -610,9 +606,9 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
 def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, capsys):
     """serve without --thinkers starts one thinking worker per CPU (os.cpu_count) and says so;
     with --thinkers N, N."""
-    import uvicorn
     from helpers import run_cli
 
+    import meduris_rl.cli.commands.serve as serve
     import meduris_rl.cli.web.app as web_app
 
     asked = []
@@ -623,7 +619,7 @@ def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, cap
                 close = staticmethod(lambda: None)
 
     monkeypatch.setattr(web_app, "create_app", lambda db, **kw: asked.append(kw) or App)
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(serve, "serve_app", lambda app, host, port: None)
     monkeypatch.setattr(os, "cpu_count", lambda: 7)
     with socket.socket() as s:  # a port free now (serve checks it can listen there)
         s.bind(("127.0.0.1", 0))

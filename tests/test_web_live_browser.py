@@ -17,7 +17,6 @@ import sys
 import time
 import urllib.request
 
-import pytest
 from test_web_browser import (
     Server,
     click_a_legal_action,
@@ -25,13 +24,6 @@ from test_web_browser import (
     start_game,
     step_of,
 )
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "games.sqlite")
-    yield s
-    s.stop()
 
 
 def click_any_legal(page) -> None:
@@ -157,8 +149,9 @@ def test_a_killed_and_restarted_server_shows_the_notice_then_the_game_resumes(br
 def test_a_click_while_the_server_is_down_shows_the_notice_then_the_game_goes_on(
         browser, tmp_path):
     """No "Failed to fetch": a move the server cannot receive shows the reconnecting notice
-    (no error), the page fetches the game again with a backoff until the server is back, and
-    the game goes on from the server's position."""
+    and says the move was not sent (issue 47: the notice alone left the player believing it
+    was), the page fetches the game again with a backoff until the server is back, says the
+    move was not played, and the game goes on from the server's position."""
     db = tmp_path / "games.sqlite"
     first = Server(db)
     page, problems = open_page(browser, first.url)
@@ -170,14 +163,17 @@ def test_a_click_while_the_server_is_down_shows_the_notice_then_the_game_goes_on
                            "document.body.dataset.busy === '0'", timeout=30000)
     assert page.text_content("#notice") == "connection lost, reconnecting..."
     assert "Failed to fetch" not in page.inner_text("body")  # (what is shown)
-    assert page.text_content("#message") == ""  # an outage, not a refusal
+    unsent = "Your move was not sent: the server cannot be reached."
+    assert page.text_content("#message").startswith(unsent) and page.is_visible("#message")
     assert step_of(page) == step
-    page.wait_for_timeout(2500)  # a few tries meanwhile (0.5 s, 1 s, ...), still no error
-    assert page.is_visible("#notice") and page.text_content("#message") == ""
+    page.wait_for_timeout(2500)  # a few tries meanwhile (0.5 s, 1 s, ...), the same words
+    assert page.is_visible("#notice") and page.text_content("#message").startswith(unsent)
     second = Server(db, port=first.port)
     try:
         page.wait_for_function("() => document.getElementById('notice').hidden",
                                timeout=30000)  # a try (or the stream) got the game again
+        assert page.text_content("#message") == ("The server is back. Your move was not "
+                                                  "played: play it again.")
         assert step_of(page) == step == second.get_json(f"/api/games/{game_id}")["step"]
         click_a_legal_action(page, random.Random(8))  # and the game goes on
         assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page) > step

@@ -20,16 +20,9 @@ import random
 import re
 
 import pytest
-from test_web_browser import LEGAL, Server, open_page, start_game, step_of
+from test_web_browser import LEGAL, open_page, start_game, step_of
 
 INITIALS = {"Wd", "Wl", "Cu", "St"}
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "games.sqlite")
-    yield s
-    s.stop()
 
 
 def wait_for_step_after(page, before: int) -> None:

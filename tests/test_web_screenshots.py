@@ -19,14 +19,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from test_web_browser import Server, click_a_legal_action, open_page, start_game
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "games.sqlite")
-    yield s
-    s.stop()
+from test_web_browser import click_a_legal_action, open_page, start_game
 
 
 @pytest.fixture

@@ -6,13 +6,17 @@ or columns, a newer schema version) is refused before anything is written to it,
 unchanged (:func:`meduris_rl.cli.web.store.database_problem`). ``--max-running`` bounds the
 running games stored (default :data:`meduris_rl.cli.web.store.MAX_RUNNING`). ``--thinkers N``
 sets the worker processes that compute the opponents' moves (default the CPU count, 1..256;
-:mod:`meduris_rl.cli.web.thinking`): they are started and warmed up before the server listens,
-and stopped with it (Ctrl-C or SIGTERM: a graceful shutdown, open event streams closed after
-:data:`GRACE` seconds)."""
+:mod:`meduris_rl.cli.web.thinking`): they start and warm up in the background while the page
+already answers (within 3 s of the command), and stop with the server (Ctrl-C or SIGTERM: the
+open event streams are ended first, so the server stops at once and cleanly; :func:`serve_app`).
+Every request must name the server in its ``Host`` header: this machine's names, ``--host``
+and each ``--allow-host`` (:func:`allowed_hosts`); the connections served at once stay below
+the open-file limit (:func:`connection_limit`)."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -20,7 +24,9 @@ from meduris_rl.cli.checks import int_in
 from meduris_rl.cli.commands.games import add_game_flags
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.jsonfile import clip
 
+HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]{0,252})|[0-9a-f:]{2,39}")  # a name, IPv4 or IPv6
 GRACE = 2  # seconds open connections (event streams) get to end when the server stops
 
 
@@ -44,7 +50,12 @@ def add_parser(sub) -> None:
                    "(default 1000; finished games do not count)")
     p.add_argument("--thinkers", type=int_in(1, 256), default=None, metavar="N",
                    help="worker processes computing the opponents' moves (default: the CPU "
-                   f"count, here {os.cpu_count() or 1}); started before the server listens")
+                   f"count, here {os.cpu_count() or 1}); they warm up while the page already "
+                   "answers")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name the server answers to besides localhost, 127.0.0.1, ::1 and "
+                   "--host (the Host header of every request is checked: a web page of another "
+                   "site cannot drive the server); repeat for more")
     add_game_flags(p, options=False, what="the game the page plays (a game whose row names a "
                    "web page: Meduris)")
     p.set_defaults(func=run)
@@ -69,7 +80,7 @@ def run(args) -> int:
         raise ServeError(f"cannot write the games database in {str(db.parent)!r} ({reason}); "
                          "choose another file with --db")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 (installed: serve_app runs it)
 
         create_app = row.part("web")
         from meduris_rl.cli.web.store import DatabaseRefused
@@ -85,25 +96,68 @@ def run(args) -> int:
         raise ServeError(f"cannot listen on {args.host}:{args.port} "
                          f"({err.strerror or err}); choose another --port or --host") from None
     thinkers = args.thinkers if args.thinkers is not None else (os.cpu_count() or 1)
+    hosts = allowed_hosts(args.host, args.allow_host)
     try:
-        app = create_app(db, max_running=args.max_running, thinkers=thinkers)
+        app = create_app(db, max_running=args.max_running, thinkers=thinkers, hosts=hosts)
     except DatabaseRefused as err:
         raise ServeError(f"--db {str(db)!r} is not a games database ({err.problem}); choose "
                          "another file") from None
     except sqlite3.DatabaseError as err:
         raise ServeError(f"--db {str(db)!r} is not a games database ({err}); choose another "
                          "file") from None
-    except RuntimeError as err:  # the thinking workers did not start (a worker's warm-up failed)
-        raise ServeError(f"{err}; the server did not start") from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: --host {args.host} lets other machines reach the server; there is no "
-              "login", file=sys.stderr)
+              "login (they must name it as --allow-host says; it answers to "
+              f"{', '.join(hosts)})", file=sys.stderr)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Meduris: open http://{host}:{args.port}/ in a browser (games in {db}, {thinkers} "
           f"thinking worker{'s' if thinkers != 1 else ''}); Ctrl-C stops the server", flush=True)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=GRACE)
+        serve_app(app, args.host, args.port)
     finally:
         app.state.live.close()  # (done already by the app's lifespan when it ran)
     return 0
+
+
+def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+    """The names a request's ``Host`` may give: this machine's, ``--host`` (unless it is a
+    wildcard address) and every ``--allow-host``."""
+    from meduris_rl.cli.web.app import LOCAL_HOSTS
+    host = host.strip().lower().strip("[]")
+    names = list(LOCAL_HOSTS) + ([host] if host not in ("0.0.0.0", "::", "", *LOCAL_HOSTS)
+                                 else [])
+    for name in extra:
+        name = name.strip().lower()
+        if not HOST_NAME.fullmatch(name):
+            raise ServeError(f"--allow-host {clip(name, 60)!r}: give a host name or address "
+                             "without a scheme, path or port (e.g. mybox.local or 10.0.0.5)")
+        names.append(name)
+    return names
+
+
+def connection_limit() -> int:
+    """Connections served at once (more are answered 503 at once): below the process's limit
+    of open files, so that held connections cannot starve the games database and the workers'
+    pipes of file descriptors."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 900
+    return max(32, min(4000, (soft if soft > 0 else 1024) - 100))
+
+
+def serve_app(app, host: str, port: int) -> None:
+    """uvicorn serving ``app`` until Ctrl-C or SIGTERM, which first end the games' event
+    streams (each page's stream ends cleanly, and the page reconnects to the next server), then
+    shut down: no open connection is left to be cancelled with a traceback, and no wait."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None):
+            app.state.live.end_streams()
+            await super().shutdown(sockets)
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          timeout_graceful_shutdown=GRACE,
+                          limit_concurrency=connection_limit())).run()

@@ -22,6 +22,10 @@ Routes (the shapes are in docs/web.md):
 Nothing else is served: the four files (those three and the replay's page) are fixed names
 read from the package, never a path from the request.
 
+Every request must name the server in its ``Host`` header (``localhost``, ``127.0.0.1``,
+``::1``, ``--host``, ``--allow-host``; else 400: a site the player visits cannot drive the server
+through a DNS name that resolves to it); a body must arrive within :data:`BODY_TIMEOUT` seconds
+(else 408); a path with a trailing slash is not redirected (404, as any unknown path).
 Every error is a JSON object ``{"error": reason, "status": code}`` (one line, values shown as
 short excerpts), never text: a refusal (4xx) changes nothing. Bodies are read by
 :func:`read_body`: ``Content-Type: application/json`` (else 415), at most :data:`MAX_BODY`
@@ -34,16 +38,19 @@ the answer is 500 JSON naming the exception's class.
 
 Requests of different games never wait for each other (no lock is shared by all games); those
 of one game are served one at a time, under the game's own lock; the opponents' searches run
-in the thinking pool (:mod:`.thinking`, ``thinkers`` worker processes started and warmed up
-before the app is returned), the drivers and event streams are :mod:`.live`'s. The pool stops
-when the app shuts down (its lifespan) or the process exits.
+in the thinking pool (:mod:`.thinking`, ``thinkers`` worker processes started and warmed up in
+the background when the app starts: the page answers at once, ``GET /api/agents`` says which
+opponents are ready), the drivers and event streams are :mod:`.live`'s. The pool stops when
+the app shuts down (its lifespan) or the process exits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import logging
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
@@ -74,6 +81,8 @@ from meduris_rl.cli.web.thinking import Thinkers, is_instant
 from meduris_rl.kit.jsonfile import clip, parse_json
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
+BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive (a move's takes microseconds)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")  # the names the server answers to by default
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)
 LOG = logging.getLogger("meduris.web")
 SECURITY_HEADERS = [
@@ -126,13 +135,37 @@ async def read_body(request: Request, model: type[BaseModel]) -> Any:
         raise BodyError(_validation_reason(exc.errors())) from None
 
 
-class Guard:
-    """ASGI middleware: refuses bodies over ``limit`` bytes (413, before the app sees them)
-    and adds the security headers to every response."""
+def host_name(header: bytes | None) -> str | None:
+    """The host name of a ``Host`` header without its port, lower case (``[::1]:8000`` is
+    ``::1``); None for a missing or malformed one."""
+    if not header:
+        return None
+    try:
+        text = header.decode("ascii").strip().lower()
+    except UnicodeDecodeError:
+        return None
+    if text.startswith("["):  # an IPv6 address: [::1] or [::1]:8000
+        name, bracket, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None if rest else ""
+    else:
+        (name, _, port), bracket = text.partition(":"), "]"
+    ok = name and bracket and port is not None and (port == "" or port.isdigit())
+    return name if ok else None
 
-    def __init__(self, app, limit: int = MAX_BODY):
+
+class Guard:
+    """ASGI middleware: refuses a request whose ``Host`` is not one of ``hosts`` (400: a web
+    page of another site that the player visits cannot drive the server through a name that
+    resolves to it, DNS rebinding), bodies over ``limit`` bytes (413, before the app sees them)
+    and bodies that do not arrive within ``body_timeout`` seconds (408: a half-sent body holds
+    nothing for long); adds the security headers to every response."""
+
+    def __init__(self, app, limit: int = MAX_BODY, hosts: Iterable[str] = LOCAL_HOSTS,
+                 body_timeout: float | None = None):
         self.app = app
         self.limit = limit
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.body_timeout = BODY_TIMEOUT if body_timeout is None else body_timeout
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -145,8 +178,16 @@ class Guard:
                 message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
             await send(message)
 
+        headers = dict(scope.get("headers", []))
+        host = host_name(headers.get(b"host"))
+        if host not in self.hosts:
+            shown = clip(headers.get(b"host", b"").decode("latin-1"), 60)
+            await _error(400, f"the Host header {shown!r} does not name this server (it answers "
+                         f"to {', '.join(sorted(self.hosts))}; meduris serve --allow-host NAME "
+                         "adds a name)")(scope, receive, send_secure)
+            return
         too_big = f"the request body is over {self.limit} bytes"
-        length = dict(scope.get("headers", [])).get(b"content-length")
+        length = headers.get(b"content-length")
         if length is not None:
             try:
                 declared = int(length)
@@ -157,17 +198,23 @@ class Guard:
                 await _error(413, too_big)(scope, receive, send_secure)
                 return
         chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await _error(413, too_big)(scope, receive, send_secure)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while more:
+                    message = await receive()
+                    if message["type"] != "http.request":  # the client went away
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.limit:
+                        await _error(413, too_big)(scope, receive, send_secure)
+                        return
+                    chunks.append(chunk)
+                    more = message.get("more_body", False)
+        except TimeoutError:
+            await _error(408, f"the request body did not arrive within {self.body_timeout:g} s"
+                         )(scope, receive, send_secure)
+            return
         body = b"".join(chunks)
         given = False
 
@@ -228,15 +275,18 @@ def warm_agents() -> list[tuple[str, int]]:
 
 
 def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNNING,
-               thinkers: int | None = None, keepalive: float = KEEPALIVE) -> FastAPI:
+               thinkers: int | None = None, keepalive: float = KEEPALIVE,
+               hosts: Iterable[str] = LOCAL_HOSTS) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing; a file
     that is not a games database is refused: :class:`.store.DatabaseRefused`). Games already in
     the file are resumed when asked for. ``keep``: games held in memory; ``max_running``:
     running games stored at most (one more is refused, 503). ``thinkers``: worker processes
-    of the thinking pool, started and warmed up (:func:`warm_agents`) before this returns
-    (and again if a worker dies); None: one worker, started (cold) when an opponent first
-    thinks (for tests and embedding).
-    ``keepalive``: seconds between an idle event stream's keep-alive comments."""
+    of the thinking pool, started and warmed up (:func:`warm_agents`) in the background when
+    the app starts (its lifespan: the page answers meanwhile, ``/api/agents`` says which
+    opponents are ready) and again if a worker dies; None: one worker, started (cold) when an
+    opponent first thinks (for tests and embedding). ``keepalive``: seconds between an idle
+    event stream's keep-alive comments. ``hosts``: the names a request's ``Host`` may give
+    (:class:`Guard`)."""
     store = Store(db_path)
     games = Games(store, keep=keep, max_running=max_running)
     if thinkers is None:
@@ -245,21 +295,23 @@ def create_app(db_path: str | Path, keep: int = 256, max_running: int = MAX_RUNN
         warm = warm_agents()
 
         def make_pool() -> Thinkers:
-            return stopped_at_exit(Thinkers(thinkers, warm))
+            return stopped_at_exit(Thinkers(thinkers, warm, stop=live.stop))
 
-        live = Live(games, make_pool, make_pool(), keepalive=keepalive)
+        live = Live(games, make_pool, keepalive=keepalive)
 
     @asynccontextmanager
     async def lifespan(app):
+        if thinkers is not None:
+            live.warm()
         yield
         live.close()
 
     app = FastAPI(title="Meduris", docs_url=None, redoc_url=None, openapi_url=None,
-                  lifespan=lifespan)
+                  lifespan=lifespan, redirect_slashes=False)
     app.state.games = games
     app.state.store = store
     app.state.live = live
-    app.add_middleware(Guard)
+    app.add_middleware(Guard, hosts=hosts)
     _add_error_handlers(app)
     _add_page_routes(app)
     _add_game_routes(app, live)
@@ -329,8 +381,11 @@ def _add_game_routes(app: FastAPI, live: Live) -> None:
     # jsonable_encoder, which costs more than the move itself
     @app.get("/api/agents")
     def agents():
-        offer = available_agents()
-        return JSONResponse({"agents": offer, "levels": offered_levels(offer)})
+        offer, pool = available_agents(), live.pool_status()
+        for a in offer:  # (an instant agent plays in the server: it is always ready)
+            a["ready"] = pool["ready"] or all(is_instant(x) for x in a["examples"])
+        return JSONResponse({"agents": offer, "levels": offered_levels(offer),
+                             "thinking": pool})
 
     @app.get("/api/games")
     def list_games():
@@ -354,6 +409,8 @@ def _add_game_routes(app: FastAPI, live: Live) -> None:
 
     @app.get("/api/games/{game_id}/events")
     async def events(game_id: str):
+        if live.stopping:  # (Live.end_streams: the page reconnects to the next server)
+            raise WebError(503, "the server is stopping; the page reconnects when it is back")
         g = await live.game(game_id)
         return EventStream(live.events(g), media_type="text/event-stream",
                            headers={"cache-control": "no-cache", "x-accel-buffering": "no"})

@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -116,6 +117,47 @@ class Live:
         self.pool_lock = asyncio.Lock()  # one pool built at a time
         self.keepalive = keepalive
         self.closing = False
+        self.stopping = False  # no new event stream (end_streams)
+        self.stop = threading.Event()  # set by close: a pool still warming up gives up
+        self.idle = threading.Event()  # clear while a pool is being built (in a thread)
+        self.idle.set()
+        self.warming: asyncio.Task | None = None  # the pool built in the background (warm)
+        self.warm_error: str | None = None  # why the last pool could not be built
+
+    def warm(self) -> None:
+        """Build the pool in the background (``meduris serve``: the page answers at once, the
+        searching opponents play once their workers have warmed up; :meth:`pool_status`)."""
+        if self.warming is None and self.pool is None:
+            self.warming = asyncio.get_running_loop().create_task(self._warm())
+
+    async def _warm(self) -> None:
+        try:
+            await self.thinkers()
+        except asyncio.CancelledError:
+            pass
+        except RuntimeError as err:  # (said by pool_status and by the first game needing it)
+            LOG.error("%s; the opponents that search cannot play until a game asks again", err)
+
+    def pool_status(self) -> dict[str, Any]:
+        """``{"ready": bool, "warming": bool, "error": reason or None}`` of the thinking pool:
+        what the page says of the opponents that think in it. Ready: no pool is being built
+        and the last one did not fail (a pool built when first needed, for tests, is ready:
+        nothing warms it)."""
+        building = self.pool_lock.locked() or (self.warming is not None
+                                                and not self.warming.done())
+        error = None if building else self.warm_error
+        return {"ready": not building and error is None, "warming": building, "error": error}
+
+    def _build(self) -> Thinkers:
+        """(In a thread.) A new pool; ``idle`` is clear while it is being built."""
+        self.idle.clear()
+        if self.stop.is_set():  # (the server stopped before this thread started)
+            self.idle.set()
+            raise RuntimeError("the thinking workers did not start (the server stopped)")
+        try:
+            return self.make_pool()
+        finally:
+            self.idle.set()
 
     async def thinkers(self) -> Thinkers:
         """The pool: built (in a thread) when there is none or it broke."""
@@ -125,11 +167,17 @@ class Live:
                     old, self.pool = self.pool, None
                     if old is not None:
                         await asyncio.to_thread(old.close)
-                    pool = await asyncio.to_thread(self.make_pool)
+                    try:
+                        pool = await asyncio.to_thread(self._build)
+                    except RuntimeError as err:  # a worker's warm-up failed, or too slow
+                        if self.closing:
+                            raise asyncio.CancelledError from None
+                        self.warm_error = str(err)
+                        raise
                     if self.closing:  # the server stopped meanwhile: no worker outlives it
                         await asyncio.to_thread(pool.close)
                         raise asyncio.CancelledError
-                    self.pool = pool
+                    self.pool, self.warm_error = pool, None
         return self.pool
 
     async def decide(self, g: LiveGame, seat: int) -> int:
@@ -154,14 +202,32 @@ class Live:
                             g.labels[seat], seat)
         raise AssertionError("unreachable")
 
+    def end_streams(self) -> None:
+        """End every open event stream now (the server is stopping: each ends cleanly instead
+        of being cancelled when the grace period is over); a stream asked for from now on is
+        refused (503): the page reconnects to the next server."""
+        self.stopping = True
+        for g in list(self.games.live_games()):
+            for sub in list(g.subscribers):
+                drop(g, sub)
+
     def close(self) -> None:
         """Stop the drivers and the pool (no process outlives the server)."""
         self.closing = True
+        self.stop.set()
+        if self.warming is not None and not self.warming.done():
+            try:
+                self.warming.cancel()
+            except RuntimeError:  # (its event loop is closed already: so is the task)
+                pass
+        # a pool half built ends its workers as it sees ``stop`` (within 50 ms): wait for
+        # that here, as the process may end right after this (uvicorn raises the signal
+        # again), and a worker still importing has no parent-death signal yet
+        self.idle.wait(timeout=10)
         for g in list(self.games.live_games()):
             if g.driver is not None:
                 g.driver.cancel()
-            for sub in list(g.subscribers):
-                drop(g, sub)
+        self.end_streams()
         if self.pool is not None:
             self.pool.close()
 
@@ -344,8 +410,9 @@ def thinking(g: LiveGame, seat: int) -> dict[str, Any]:
 
 
 def move_message(body: dict[str, Any]) -> dict[str, Any]:
-    """A ``move`` message: the new entries and where the game is."""
-    keys = ("moves", "view", "step", "status", "thinking", "result")
+    """A ``move`` message: the new entries and where the game is (a finished game's with its
+    result and the addresses of its record and replay, whoever made the last move)."""
+    keys = ("moves", "view", "step", "status", "thinking", "result", "record_url", "replay_url")
     return {k: body[k] for k in keys if k in body}
 
 

@@ -464,6 +464,7 @@ class LiveGame:
         with self.lock:
             viewer = None if self.state.is_terminal() else self.config.seat
             view = state_view(self.state, viewer, self.labels)
+        view["you"] = self.config.seat  # (board.js names it "you" after the end too)
         return with_your_status(with_offer_words(view), self.config.seat)
 
     @property
@@ -827,21 +828,24 @@ class Games:
             if g.thinking is None and g.driver is None and not g.subscribers:
                 del self._live[gid]
 
-    def move(self, g: LiveGame, action: Any, step: Any = None
+    def move(self, g: LiveGame, action: Any, step: Any
              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """The human's action in game ``g``: checked, applied with the opponents' answers,
         stored, and returned as the new log entries and the new view. Any refusal (WebError)
         leaves the game unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
             raise WebError(422, f"action must be an action id (an integer), got {excerpt(action)}")
-        if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
+        if step is None:  # (without it, a move sent twice, a retry, would be played twice)
+            raise WebError(422, "step is required: the game's step count the move was made at "
+                           "(the game's \"step\"), so that a move sent twice is played once")
+        if isinstance(step, bool) or not isinstance(step, int):
             raise WebError(422, "step must be an integer (the game's step count), got "
                            f"{excerpt(step)}")
         with g.lock:
             seat = g.config.seat
             if g.finished:
                 raise WebError(409, "the game is over; no more moves")
-            if step is not None and step != g.steps:
+            if step != g.steps:
                 raise WebError(409, f"out of turn: the game is at step {g.steps}, the move was "
                                f"made at step {step} (reload the game)")
             if not 0 <= action < NUM_ACTIONS:

@@ -14,8 +14,10 @@ worker, when it starts, lowers its CPU priority (``os.nice(NICENESS)``: the serv
 always wins the CPU), then warms up (:func:`warm_up`): it builds and caches every agent named in
 ``warm`` (the server names every opponent its page offers) and plays a decision where that
 compiles or loads something (numba's kernels, each model for each player count). The
-constructor returns only when every worker has warmed up (each reports its pid), so the first
-click never waits for a compilation. :meth:`Thinkers.decide` is a coroutine
+constructor returns only when every worker has warmed up (each reports its pid), so no move
+waits for a compilation; ``meduris serve`` builds the pool in the background while the page
+already answers (:meth:`.live.Live.warm`), and ``stop`` (set when the server stops) ends a
+warm-up half way. :meth:`Thinkers.decide` is a coroutine
 (:func:`asyncio.wrap_future`): the event loop awaits a worker, it never computes. No lock is
 held across games: decisions of different games run side by side, as many at once as there
 are workers, the others queued in submission order.
@@ -40,6 +42,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -154,7 +157,8 @@ class Thinkers:
     """``workers`` worker processes deciding the opponents' moves (module docstring)."""
 
     def __init__(self, workers: int, warm: Iterable[tuple[str, int]] = (),
-                 niceness: int = NICENESS, timeout: float = WARM_TIMEOUT):
+                 niceness: int = NICENESS, timeout: float = WARM_TIMEOUT,
+                 stop: threading.Event | None = None):
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"thinkers: at least 1 worker process, got {workers!r}")
         self.workers = workers
@@ -170,9 +174,11 @@ class Thinkers:
         try:
             while len(self.pids) < workers:
                 failed = [f.exception() for f in starts if f.done() and f.exception()]
-                if failed or time.monotonic() > deadline:
+                stopped = stop is not None and stop.is_set()
+                if failed or stopped or time.monotonic() > deadline:
                     self.close()
                     why = (f"{type(failed[0]).__name__}: {failed[0]}" if failed
+                           else "the server stopped" if stopped
                            else f"not within {timeout:.0f} s")
                     raise RuntimeError(f"the thinking workers did not start ({why})")
                 time.sleep(0.05)
@@ -191,7 +197,10 @@ class Thinkers:
         if self.closed:
             return
         self.closed = True
-        for pid in self.pids:
+        # (every worker, also one still warming up that has not reported its pid: the
+        # executor would wait for its warm-up to end)
+        processes = getattr(self.executor, "_processes", None) or {}
+        for pid in set(self.pids) | set(processes):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:

@@ -115,7 +115,8 @@
   function title(node, text) { el("title", {}, node, text); }
   function seatName(view, s) {
     const label = view.seats[s].label;
-    if (view.viewer === s) return "you (seat " + s + ")";
+    // (the web game's own seat is "you" to the end, when the screens are lifted: view.you)
+    if (view.viewer === s || view.you === s) return "you (seat " + s + ")";
     return label === "seat " + s ? "seat " + s : "seat " + s + " " + label;
   }
   function offerLabel(entry) {
