@@ -179,9 +179,9 @@ def test_the_shipped_stone_age_model_plays_2_players_and_beats_greedy():
     regression check, and a 3-player game without a shipped model is one line."""
     from meduris_rl.agents import UnknownAgentError
     from meduris_rl.agents.policies.network import load_policy_file
-    from meduris_rl.agents.stone_age.ppo import shipped_model
+    from meduris_rl.agents.stone_age.ppo import STONE_AGE
 
-    _, arch = load_policy_file(shipped_model(2))
+    _, arch = load_policy_file(STONE_AGE.shipped_model(2))
     assert arch["game"] == "stone_age" and arch["players"] == 2
     game, wins = SA.StoneAgeGame(2), 0.0
     for g in range(20):

@@ -52,10 +52,13 @@ class Server:
         self.thread.join(timeout=20)
 
 
-def open_page(context_or_browser, url):
+def open_page(context_or_browser, url, routes: dict | None = None):
     """A page at ``url`` and the list its console errors, uncaught exceptions, failed requests
-    and 4xx/5xx responses go to."""
+    and 4xx/5xx responses go to; ``routes``: Playwright route handlers by URL pattern, set
+    before the page loads."""
     page, problems = watched_page(context_or_browser, http_errors=True)
+    for pattern, handler in (routes or {}).items():
+        page.route(pattern, handler)
     page.goto(url)
     page.wait_for_function("() => document.body.dataset.ready === '1'")
     return page, problems

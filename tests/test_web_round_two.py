@@ -14,41 +14,30 @@ careful operator. Each test failed before its fix; the page's side is in
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import httpx
 import pytest
-from helpers import LOCAL
 from test_web_browser import Server
-from test_web_live import free_port
+from test_web_hardening import client_for, new_game
+from test_web_live import Stream, first_legal, free_port, play_through
 
 from meduris_rl.cli.web import app as web_app
-from meduris_rl.cli.web.app import create_app, host_name
-
-with warnings.catch_warnings():  # starlette would rather have httpx2; httpx works
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
+from meduris_rl.cli.web.app import host_name
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def new_game(client, **kw):
-    return client.post("/api/games", json={"players": 2, "opponents": "greedy", "seat": 0,
-                                           "seed": 1, **kw})
 
 
 # --- item 10: server hygiene ----------------------------------------------------------------
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.nip.io",
                                   "localhost.evil.example", "[::2]:80", "", "a:b"])
 def test_a_request_naming_another_host_is_refused(tmp_path, host):
-    client = TestClient(create_app(tmp_path / "g.sqlite"), base_url=LOCAL)
+    client = client_for(tmp_path / "g.sqlite")
     for method, path in (("get", "/"), ("get", "/api/agents"), ("post", "/api/games")):
         r = getattr(client, method)(path, headers={"host": host})
         assert r.status_code == 400, (host, path, r.status_code)
@@ -59,9 +48,8 @@ def test_a_request_naming_another_host_is_refused(tmp_path, host):
 
 @pytest.mark.parametrize("host", ["localhost:8000", "127.0.0.1", "[::1]:8000", "LOCALHOST"])
 def test_the_local_names_and_allowed_ones_are_served(tmp_path, host):
-    client = TestClient(create_app(tmp_path / "g.sqlite", hosts=("localhost", "127.0.0.1",
-                                                                 "::1", "mybox.local")),
-                        base_url=LOCAL)
+    client = client_for(tmp_path / "g.sqlite",
+                        hosts=("localhost", "127.0.0.1", "::1", "mybox.local"))
     assert client.get("/api/agents", headers={"host": host}).status_code == 200
     assert client.get("/api/agents", headers={"host": "mybox.local:80"}).status_code == 200
     assert host_name(b"[::1") is None and host_name(b"localhost:x") is None
@@ -100,7 +88,7 @@ def test_a_half_sent_body_is_dropped_after_the_body_timeout(tmp_path, monkeypatc
 
 
 def test_a_move_without_step_is_refused_so_a_retry_is_never_played_twice(tmp_path):
-    client = TestClient(create_app(tmp_path / "g.sqlite"), base_url=LOCAL)
+    client = client_for(tmp_path / "g.sqlite")
     g = new_game(client).json()
     legal = g["view"]["legal"][0]["id"]
     r = client.post(f"/api/games/{g['id']}/actions", json={"action": legal})
@@ -114,7 +102,7 @@ def test_a_move_without_step_is_refused_so_a_retry_is_never_played_twice(tmp_pat
 
 
 def test_a_trailing_slash_is_a_json_404_not_an_empty_redirect(tmp_path):
-    client = TestClient(create_app(tmp_path / "g.sqlite"), base_url=LOCAL)
+    client = client_for(tmp_path / "g.sqlite")
     for path in ("/api/games/", "/api/agents/"):
         r = client.get(path, follow_redirects=False)
         assert r.status_code == 404 and r.json() == {"error": "not found", "status": 404}
@@ -130,9 +118,14 @@ def test_the_last_move_message_carries_the_record_and_replay_links(tmp_path):
     try:
         g = httpx.post(f"{base}api/games", json={"players": 2, "opponents": "mcts:2",
                                                  "seat": 0, "seed": 5}, timeout=30).json()
-        with httpx.stream("GET", f"{base}api/games/{g['id']}/events", timeout=120) as stream:
-            lines = stream.iter_lines()
-            last = play_and_read_the_end(base, g, lines)
+        stream = Stream(base, g["id"])
+        try:
+            assert play_through(base, g, first_legal)["status"] == "finished"
+            moves = [data for event, data in stream.until("end", timeout=120)
+                     if event == "move"]
+        finally:
+            stream.close()
+        last = moves[-1]
         assert last["status"] == "finished"
         assert last["record_url"] == f"/api/games/{g['id']}/record"
         assert last["replay_url"] == f"/games/{g['id']}/replay"
@@ -140,34 +133,6 @@ def test_the_last_move_message_carries_the_record_and_replay_links(tmp_path):
             assert httpx.get(base + url.lstrip("/"), timeout=30).status_code == 200
     finally:
         server.stop()
-
-
-def play_and_read_the_end(base: str, g: dict, lines) -> dict:
-    """Move (the first legal action) whenever it is the human's turn, following the stream,
-    until its finished ``move`` message, which is returned."""
-    event, game = None, g
-    for line in lines:
-        if line.startswith("event: "):
-            event = line[7:]
-            continue
-        if not line.startswith("data: "):
-            continue
-        data = json.loads(line[6:])
-        if event == "sync":
-            game = data
-        elif event == "move":
-            game = {**game, **data}
-            if data["status"] == "finished":
-                return data
-        view = game["view"]
-        if not game.get("thinking") and not view["terminal"] and \
-                view["to_move"] == game["config"]["seat"] and view["legal"]:
-            r = httpx.post(f"{base}api/games/{g['id']}/actions", timeout=30,
-                           json={"action": view["legal"][0]["id"], "step": game["step"]})
-            if r.status_code == 409:  # (the stream is ahead: its next message says where)
-                continue
-            assert r.status_code == 200, r.text
-    raise AssertionError("the stream ended before the game did")
 
 
 # --- items 2 and 9: serve answers at once, warms in the background, stops at once ------------

@@ -120,7 +120,7 @@ def test_while_the_workers_warm_the_searchers_wait_and_the_page_says_so(browser,
             a["ready"] = not warming or a["name"] in ("random", "greedy")
         route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
 
-    page, problems = server_page_with_route(browser, server, "**/api/agents", agents)
+    page, problems = open_page(browser, server.url, {"**/api/agents": agents})
     note = page.locator("#warming")
     assert note.is_visible() and "getting ready" in note.text_content()
     options = page.locator("#opponents select").first.locator("option")
@@ -136,15 +136,6 @@ def test_while_the_workers_warm_the_searchers_wait_and_the_page_says_so(browser,
     assert page.eval_on_selector_all("#opponents select", "e => e.map(x => x.value)") == \
         ["mcts:200"]
     assert problems == []
-
-
-def server_page_with_route(browser, server, pattern, handler):
-    from helpers import watched_page
-    page, problems = watched_page(browser, http_errors=True)
-    page.route(pattern, handler)
-    page.goto(server.url)
-    page.wait_for_function("() => document.body.dataset.ready === '1'")
-    return page, problems
 
 
 def test_the_level_follows_the_player_count_and_the_game_names_it(browser, server):

@@ -8,18 +8,10 @@ ship); ``ppo:<policy.pt>`` another policy file of a Stone Age run.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from meduris_rl.agents.policies.game_ppo import GamePPOAgent, PolicyGame, network_action
 from meduris_rl.agents.stone_age.features import feature_set_of_size, features
 
 STONE_AGE = PolicyGame("stone_age", "Stone Age", "stone_age_ppo", features, feature_set_of_size)
-
-
-def shipped_model(players: int) -> Path:
-    """The shipped Stone Age policy for a player count (``agents/models/stone_age_ppo_<n>p.pt``;
-    2 players ship)."""
-    return STONE_AGE.shipped_model(players)
 
 
 class StoneAgePPOAgent(GamePPOAgent):

@@ -50,6 +50,7 @@ import asyncio
 import atexit
 import json
 import logging
+import re
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -83,6 +84,7 @@ from meduris_rl.kit.jsonfile import clip, parse_json
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive (a move's takes microseconds)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")  # the names the server answers to by default
+HOST = re.compile(r"\[([^\]]+)\](?::\d*)?|([^:\[][^:]*)(?::\d*)?")  # [IPv6] or name, :port
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)
 LOG = logging.getLogger("meduris.web")
 SECURITY_HEADERS = [
@@ -138,19 +140,11 @@ async def read_body(request: Request, model: type[BaseModel]) -> Any:
 def host_name(header: bytes | None) -> str | None:
     """The host name of a ``Host`` header without its port, lower case (``[::1]:8000`` is
     ``::1``); None for a missing or malformed one."""
-    if not header:
-        return None
     try:
-        text = header.decode("ascii").strip().lower()
+        match = HOST.fullmatch((header or b"").decode("ascii").strip().lower())
     except UnicodeDecodeError:
         return None
-    if text.startswith("["):  # an IPv6 address: [::1] or [::1]:8000
-        name, bracket, rest = text[1:].partition("]")
-        port = rest[1:] if rest.startswith(":") else None if rest else ""
-    else:
-        (name, _, port), bracket = text.partition(":"), "]"
-    ok = name and bracket and port is not None and (port == "" or port.isdigit())
-    return name if ok else None
+    return (match.group(1) or match.group(2)) if match else None
 
 
 class Guard:

@@ -151,10 +151,9 @@ class Live:
     def _build(self) -> Thinkers:
         """(In a thread.) A new pool; ``idle`` is clear while it is being built."""
         self.idle.clear()
-        if self.stop.is_set():  # (the server stopped before this thread started)
-            self.idle.set()
-            raise RuntimeError("the thinking workers did not start (the server stopped)")
         try:
+            if self.stop.is_set():  # (the server stopped before this thread started)
+                raise RuntimeError("the thinking workers did not start (the server stopped)")
             return self.make_pool()
         finally:
             self.idle.set()
