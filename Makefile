@@ -40,13 +40,18 @@ install: $(VENV)/.installed
 ray: $(RAY_VENV)/.installed
 
 # The browser tests drive headless Chromium: Debian's, installed here when missing (as root,
-# or with sudo). Where that is impossible they are skipped, unless MEDURIS_REQUIRE_BROWSER=1
-# (CI) makes them fail.
+# or with sudo), and run axe-core (the accessibility checker, from the npm registry, pinned)
+# in the page: installed into .axe/ with Debian's npm. Where that is impossible they are
+# skipped, unless MEDURIS_REQUIRE_BROWSER=1 (CI) makes them fail.
+AXE_VERSION := 4.14.1
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@command -v chromium >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-	    chromium >/dev/null; } || echo "warning: could not install chromium"
+	    chromium npm >/dev/null; } || echo "warning: could not install chromium and npm"
+	@grep -qs '"version": "$(AXE_VERSION)"' .axe/node_modules/axe-core/package.json || \
+	  npm install --prefix .axe --no-audit --no-fund --no-save --silent \
+	    axe-core@$(AXE_VERSION) >/dev/null || echo "warning: could not install axe-core"
 
 # The Ray environment is built while the main suite runs (pip mostly waits on the disk and the
 # network; its output goes to .venv-ray.log, shown if it fails), then its suites run. (Building

@@ -51,7 +51,7 @@ def test_html_replay_opens_without_console_errors_and_steps(browser, replay_page
 
     assert step() == 0
     assert page.locator("#board svg").count() == 1
-    assert page.get_attribute("#board svg", "viewBox") == "0 0 1060 640"
+    assert page.get_attribute("#board svg", "viewBox") == "0 0 1060 664"
     assert page.locator("#board .field").count() == record.game.num_fields
     assert page.text_content("#caption") == fs[0].caption
     page.click("#next")

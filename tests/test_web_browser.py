@@ -85,6 +85,29 @@ def step_of(page) -> int:
 LEGAL = "#board .legal[data-target], #controls button[data-target]"
 
 
+def press(page, selector: str, position: dict | None = None, touch: bool = False) -> None:
+    """Click (or tap) the first element matching ``selector`` as a player does: a move that
+    asks first (the page's "ask before each move", a tap, a building paid by an exchange) is
+    selected by the first press and played by a second (a plain at ``position``: its name
+    plate, clear of workers). (A selector, not an element: the board may be drawn again
+    between the page's news and the click.)"""
+    where = {"position": position} if position else {}
+    node = page.locator(selector).first
+    go = node.tap if touch else node.click
+    go(**where)
+    if page.evaluate("s => { const n = document.querySelector(s); "
+                     "return !!n && n.classList.contains('selected'); }", selector):
+        go(**where)
+
+
+def click_first_legal(page) -> None:
+    """Click the first legal target on the board as a player does (twice when it asks
+    first; a plain on its name plate) and the first item of its menu if it opens one."""
+    press(page, "#board .legal[data-target]", {"x": 20, "y": 15})
+    if page.locator("#board .menu-item").count():
+        page.locator("#board .menu-item").first.click()
+
+
 def click_a_legal_action(page, rng: random.Random) -> None:
     """Click one legal target on the board or (a phone) its bar (and pick from its menu if it
     opens one); wait for the server's answer."""
@@ -93,11 +116,8 @@ def click_a_legal_action(page, rng: random.Random) -> None:
                                         "els => els.map(e => e.getAttribute('data-target'))")
     assert targets, "no legal target on the board, but the game waits for a decision"
     key = rng.choice(sorted(set(targets)))
-    node = page.locator(f'#board [data-target="{key}"], #controls [data-target="{key}"]').first
-    if key.startswith("plain:"):
-        node.click(position={"x": 20, "y": 15})  # the plain's name plate, clear of workers
-    else:
-        node.click()
+    press(page, f'#board [data-target="{key}"], #controls [data-target="{key}"]',
+          {"x": 20, "y": 15} if key.startswith("plain:") else None)
     items = page.locator("#board .menu-item")
     if items.count():
         items.nth(rng.randrange(items.count())).click()
@@ -105,6 +125,45 @@ def click_a_legal_action(page, rng: random.Random) -> None:
                            "document.body.dataset.thinking !== '1' && "
                            f"Number(document.body.dataset.step) > {before}", timeout=30000,
                            polling=20)  # not requestAnimationFrame: a background tab has none
+
+
+def wait_for_my_turn_or_the_end(page) -> str:
+    """Wait until the page waits for your decision (nothing thinking, nothing sent) or the
+    game is over; its status, "running" or "finished"."""
+    page.wait_for_function("() => document.body.dataset.status === 'finished' || "
+                           "(document.body.dataset.thinking === '0' && "
+                           "document.body.dataset.busy === '0' && state.game.view.to_move === "
+                           "state.game.config.seat)", timeout=60000, polling=50)
+    return page.evaluate("document.body.dataset.status")
+
+
+def fast_forward(page, until: str, limit: int = 600) -> bool:
+    """Play on through the page's own ``act`` (no clicks: a way to reach a position, not a
+    test of playing), a hut, else a temple, else the first legal action, until the script
+    ``until`` is true at your decision; False if the game ended first."""
+    for _ in range(limit):
+        if wait_for_my_turn_or_the_end(page) == "finished":
+            return False
+        if page.evaluate(until):
+            return True
+        page.evaluate("""async () => { const l = state.game.view.legal;
+            const pick = l.find(a => a.kind === 'hut') || l.find(a => a.kind === 'temple') || l[0];
+            await act(pick.id); }""")
+    raise AssertionError(f"still not {until!r} after {limit} moves")
+
+
+def open_a_menu(page) -> bool:
+    """Click a field with two actions (a hut or a temple): its menu opens; True if one did."""
+    targets = page.eval_on_selector_all(
+        "#board .legal[data-target^='field:']",
+        "els => els.filter(e => (e.getAttribute('data-words') || '').includes('\\n'))"
+        ".map(e => e.getAttribute('data-target'))")
+    if not targets:
+        return False
+    node = page.locator(f'#board [data-target="{targets[0]}"]').first
+    node.click()
+    node.hover()
+    return page.locator("#board .menu-item").count() > 1
 
 
 def shown_view(page) -> dict:
@@ -132,9 +191,10 @@ def test_a_whole_two_player_game_against_greedy_played_by_clicking(browser, serv
     assert all(t.startswith("seat 1 (greedy) ") for t in opponent.all_text_contents())
     assert page.locator("#log > li.opponent li").count() > 20  # what their moves cost, caused
     # the end: scores and the replay link
-    rows = page.locator("#end-table tr")
-    assert rows.count() == 3
-    assert rows.nth(1).locator("td").nth(2).text_content() == str(view["seats"][0]["vp"])
+    rows = page.locator("#end-table tr")  # a row per thing, a column per player
+    assert rows.count() == 10
+    assert rows.nth(2).locator("td").all_text_contents() == \
+        ["VP"] + [str(s["vp"]) for s in view["seats"]]
     record = GameRecord.from_dict(server.get_json(f"/api/games/{game_id}/record"))
     assert record.replay().scores().tolist() == [s["vp"] for s in view["seats"]]
     href = page.get_attribute("#replay-link", "href")

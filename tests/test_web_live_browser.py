@@ -20,16 +20,11 @@ import urllib.request
 from test_web_browser import (
     Server,
     click_a_legal_action,
+    click_first_legal,
     open_page,
     start_game,
     step_of,
 )
-
-
-def click_any_legal(page) -> None:
-    page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
-    if page.locator("#board .menu-item").count():
-        page.locator("#board .menu-item").first.click()
 
 
 def stream_cut(problem: str, game_id: str) -> bool:
@@ -43,7 +38,7 @@ def test_a_thinking_mcts_opponent_shows_a_spinner_and_disables_the_board(browser
     page, problems = open_page(browser, server.url)
     start_game(page, opponents=("mcts:200",), seat=0, seed=4)
     before = step_of(page)
-    click_any_legal(page)
+    click_first_legal(page)
     page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
     assert page.is_visible("#spinner")
     assert "mcts:200" in page.text_content("#status")
@@ -122,13 +117,14 @@ def children(pid: int) -> list[int]:
 def test_a_killed_and_restarted_server_shows_the_notice_then_the_game_resumes(browser,
                                                                              tmp_path):
     """SIGKILL mid-think (the opponent's search running in the worker), then a new server on
-    the same database and port: the page shows the notice, reconnects, resyncs, and the
-    opponent's move is thought after the restart."""
+    the same database and port: the page shows the notice, reconnects, resyncs, the
+    opponent's move is thought after the restart, and the game is played on to its end by
+    clicking (issue 47), its end screen's links answering."""
     db = tmp_path / "games.sqlite"
     first = KillableServer(db)
     page, problems = open_page(browser, first.url)
     game_id = start_game(page, opponents=("mcts:200",), seat=0, seed=9)
-    click_any_legal(page)
+    click_first_legal(page)
     page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
     step = step_of(page)
     assert first.kill() == []  # mid-think; no search left running
@@ -141,6 +137,14 @@ def test_a_killed_and_restarted_server_shows_the_notice_then_the_game_resumes(br
         page.wait_for_function("() => document.body.dataset.thinking === '0'", timeout=120000)
         assert step_of(page) > step  # the opponent's move, thought after the restart
         assert second.get_json(f"/api/games/{game_id}")["step"] == step_of(page)
+        rng = random.Random(9)
+        while page.evaluate("document.body.dataset.status") == "running":
+            click_a_legal_action(page, rng)
+        page.wait_for_selector("#end", state="visible")
+        assert second.get_json(f"/api/games/{game_id}")["status"] == "finished"
+        for link in ("#replay-link", "#record-link"):
+            href = page.get_attribute(link, "href")
+            assert page.request.get(second.url + href.lstrip("/")).status == 200
     finally:
         second.stop()
     assert [p for p in problems if not stream_cut(p, game_id)] == []
@@ -158,7 +162,7 @@ def test_a_click_while_the_server_is_down_shows_the_notice_then_the_game_goes_on
     game_id = start_game(page, seed=8)  # greedy: your move at once
     step = step_of(page)
     first.stop()
-    click_any_legal(page)  # the POST cannot reach the server
+    click_first_legal(page)  # the POST cannot reach the server
     page.wait_for_function("() => !document.getElementById('notice').hidden && "
                            "document.body.dataset.busy === '0'", timeout=30000)
     assert page.text_content("#notice") == "connection lost, reconnecting..."

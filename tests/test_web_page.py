@@ -20,7 +20,7 @@ import random
 import re
 
 import pytest
-from test_web_browser import LEGAL, open_page, start_game, step_of
+from test_web_browser import LEGAL, click_first_legal, open_page, start_game, step_of
 
 INITIALS = {"Wd", "Wl", "Cu", "St"}
 
@@ -47,6 +47,14 @@ def tab_to_board(page) -> dict:
     raise AssertionError("Tab never reached a legal target on the board")
 
 
+def asked(page) -> bool:
+    """Whether the focused target asks before it is played (selected, its words said with
+    "again to play") rather than played: a second press plays it."""
+    return page.evaluate("() => !!document.activeElement && !!document.activeElement.classList "
+                         "&& document.activeElement.classList.contains('selected') && "
+                         "document.body.dataset.busy === '0'")
+
+
 def offer_texts(page) -> list[str]:
     return page.locator("#board .btn.offer text").all_text_contents()
 
@@ -62,7 +70,9 @@ def check_breakdown_table(page) -> None:
     scores = [s["vp"] for s in view["seats"]]
     assert table[-1] == scores
     assert [sum(col) for col in zip(*table[:-1], strict=True)] == scores
-    assert page.locator("#end-table tr").count() == 1 + len(scores)  # the screens lifted
+    lifted = page.locator("#end-table tr")  # the screens lifted: a column per player
+    assert lifted.count() == 1 + 9
+    assert [int(x) for x in lifted.nth(2).locator("td").all_text_contents()[1:]] == scores
     assert page.is_visible("#replay-link") and page.is_visible("#record-link")
 
 
@@ -132,7 +142,10 @@ def test_a_whole_two_player_game_against_greedy_played_by_keyboard_only(browser,
         for _ in range(rng.randrange(targets)):
             page.keyboard.press(rng.choice(["ArrowRight", "ArrowDown"]))
         assert active(page)["legal"] and active(page)["label"]
-        page.keyboard.press(rng.choice(["Enter", " "]))
+        key = rng.choice(["Enter", " "])
+        page.keyboard.press(key)
+        if asked(page):  # a building paid by an exchange asks first (R15): a second press
+            page.keyboard.press(key)
         if active(page)["item"]:  # a menu: its items by arrows too
             for _ in range(rng.randrange(page.locator("#board .menu-item").count())):
                 page.keyboard.press("ArrowDown")
@@ -140,7 +153,8 @@ def test_a_whole_two_player_game_against_greedy_played_by_keyboard_only(browser,
         wait_for_step_after(page, before)
         moves += 1
         assert moves < 400
-    assert offers and all(re.search(r"\(([+-]\d+ VP|0 VP, you have none to lose)\)$", t)
+    label = r"\(([+-]\d+ VP|0 VP, you have none to lose)(; exchange)?\)$"
+    assert offers and all(re.search(label, t)
                           for t in offers), offers
     check_breakdown_table(page)
     check_log_in_a_players_words(page)
@@ -314,9 +328,7 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     game_id = start_game(page, seed=3)
     for _ in range(3):  # some opponent moves to replay
         before = step_of(page)
-        page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
-        if page.locator("#board .menu-item").count():
-            page.locator("#board .menu-item").first.click()
+        click_first_legal(page)
         wait_for_step_after(page, before)
     now = game_body(server, game_id, thinking=None)
     last = max(k for k, e in enumerate(now["log"]) if e["who"] == "you")
@@ -356,7 +368,8 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     answer["game"] = now
     assert page.text_content("#status") == "mcts:200 (seat 1) is thinking..."
     assert page.is_visible("#spinner")
-    assert page.locator("#board .legal, #board [tabindex]").count() == 0  # disabled
+    # disabled (the board's svg is tabindex -1: no Tab stop)
+    assert page.locator("#board .legal, #board [tabindex]:not([tabindex='-1'])").count() == 0
     page.wait_for_function("() => !document.getElementById('notice').hidden")
     assert page.text_content("#notice") == "connection lost, reconnecting..."
     page.wait_for_function(f"() => Number(document.body.dataset.step) === {now['step']}")
@@ -381,9 +394,7 @@ def test_the_page_follows_the_contracts_stream_thinking_and_409(browser, server)
     page.route(f"**/api/games/{game_id}/actions", lambda route: route.fulfill(
         status=409, json={"error": "out of turn: the game is at step 99", "status": 409,
                           "game": game_body(server, game_id, thinking=None)}))
-    page.locator("#board .legal[data-target]").first.click(position={"x": 20, "y": 15})
-    if page.locator("#board .menu-item").count():
-        page.locator("#board .menu-item").first.click()
+    click_first_legal(page)
     page.wait_for_function("() => document.getElementById('message').textContent"
                            ".startsWith('The game had moved on')")
     assert page.evaluate("window.stillThisPage") is True

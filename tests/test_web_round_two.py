@@ -6,8 +6,11 @@ careful operator. Each test failed before its fix; the page's side is in
   whoever made the last move (the end screen's links were ``/undefined`` after an AI's);
 * item 2: ``meduris serve`` answers the page within 3 s of starting while the thinking workers
   warm up; ``/api/agents`` says which opponents are ready, and later that all are;
+* item 5: a decision with one choice is played for you (stored as yours, said in the log, the
+  same after a restart); a building the engine pays for with exchanges says which, before;
 * item 9: Ctrl-C (SIGINT) with event streams open stops the server at once, no traceback;
-* item 10: a request naming another host is refused (DNS rebinding); a half-sent body is
+* item 10: a request naming another host is refused (DNS rebinding), ``serve --allow-host``
+  adds a name; a half-sent body is
   dropped after the body timeout; a move without ``step`` is refused (a retry would be played
   twice); ``GET /api/games/`` is a JSON 404, not an empty 307.
 """
@@ -27,8 +30,12 @@ from test_web_browser import Server
 from test_web_hardening import client_for, new_game
 from test_web_live import Stream, first_legal, free_port, play_through
 
+from meduris_env import MedurisGame
+from meduris_env.engine.chance import sample_chance
+from meduris_env.render.view import legal_view
 from meduris_rl.cli.web import app as web_app
 from meduris_rl.cli.web.app import host_name
+from meduris_rl.kit.records import GameRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,7 +149,8 @@ def test_serve_answers_within_3_s_warms_in_the_background_and_stops_at_once(tmp_
     base = f"http://127.0.0.1:{port}/"
     start = time.monotonic()
     proc = subprocess.Popen([str(Path(sys.executable).parent / "meduris"), "serve", "--db",
-                             str(tmp_path / "g.sqlite"), "--port", str(port), "--thinkers", "1"],
+                             str(tmp_path / "g.sqlite"), "--port", str(port), "--thinkers", "1",
+                             "--allow-host", "mybox.local"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         page = None
@@ -152,6 +160,9 @@ def test_serve_answers_within_3_s_warms_in_the_background_and_stops_at_once(tmp_
             except httpx.HTTPError:
                 time.sleep(0.05)
         assert page is not None and page.status_code == 200, "no page within 3 s"
+        # item 10: --allow-host adds a name the server answers to; others are refused
+        assert httpx.get(base, headers={"host": f"mybox.local:{port}"}).status_code == 200
+        assert httpx.get(base, headers={"host": "evil.example"}).status_code == 400
         first = httpx.get(f"{base}api/agents", timeout=5).json()
         ready = {a["name"]: a["ready"] for a in first["agents"]}
         assert first["thinking"]["warming"] and ready["greedy"] and not ready["mcts"]
@@ -189,3 +200,60 @@ def test_serve_answers_within_3_s_warms_in_the_background_and_stops_at_once(tmp_
             proc.communicate()
     assert "Traceback" not in err and "CancelledError" not in err, err[-3000:]
     assert took < 3.0, took
+
+
+# --- item 5: no prompt with one choice; no exchange without a word before ---------------------
+def test_a_decision_with_one_choice_is_played_for_you_and_said_so(tmp_path):
+    """A whole game (you play your last legal action each time): no answer ever asks you a
+    decision with one choice; those were played for you as your own moves, marked "forced"
+    and said so in the log, each one the only legal action where it was played (the record
+    replays them); a restarted server says the same of them."""
+    db = tmp_path / "g.sqlite"
+    client = client_for(db)
+    g = new_game(client, seed=0).json()
+    game_id, asked = g["id"], 0
+    while g["status"] == "running":
+        legal = g["view"]["legal"]
+        assert len(legal) >= 2, g["view"]["decision"]  # never a prompt with one choice
+        asked += 1
+        g = client.post(f"/api/games/{game_id}/actions",
+                        json={"action": legal[-1]["id"], "step": g["step"]}).json()
+    log = client.get(f"/api/games/{game_id}").json()["log"]
+    forced = [e for e in log if e.get("forced")]
+    assert len(forced) >= 3 and asked > 20
+    for e in forced:
+        assert e["who"] == "you" and e["seat"] == 0
+        assert e["lines"][0].endswith(" (your only choice: played for you)")
+    record = GameRecord.from_json(client.get(f"/api/games/{game_id}/record").content)
+    states = list(record.states())
+    for e in forced:
+        assert len(states[e["step"]].legal_actions()) == 1
+    again = client_for(db).get(f"/api/games/{game_id}").json()["log"]  # a restarted server
+    assert [e.get("forced", False) for e in again] == [e.get("forced", False) for e in log]
+
+
+def test_a_building_paid_with_exchanges_says_which_before_it_is_played():
+    """Random 2-player games (exchange="auto", R15): every legal building or offering the engine
+    would pay for with exchanges lists them ("exchanges") and its words say so; playing it
+    makes exactly those exchanges; every other legal action makes none (offerings too)."""
+    rng, warned = __import__("random").Random(4), 0
+    for _ in range(6):
+        state = MedurisGame(2).new_initial_state()
+        while not state.is_terminal():
+            if state.current_player() < 0:
+                state.apply_action(sample_chance(state, rng))
+                continue
+            entries = legal_view(state, state.current_player())
+            for entry in entries:
+                trial = state.clone()
+                trial.apply_action(entry["id"])
+                made = [e for e in trial.last_events()
+                        if e.kind == "exchange" and e.data["automatic"]]
+                assert len(made) == len(entry.get("exchanges", [])), entry
+                if made:
+                    warned += 1
+                    words = " and ".join(entry["exchanges"])
+                    assert entry["words"].endswith(f", first exchanging {words} (R15)")
+                    assert all(" for 1 " in x and x.count("+") == 2 for x in entry["exchanges"])
+            state.apply_action(rng.choice(entries)["id"])
+    assert warned >= 5

@@ -51,7 +51,9 @@ the others, models and all, exist only in the thinking workers.
 **Playing in steps.** :meth:`LiveGame.run` plays chance (from the game's chance stream
 :attr:`LiveGame.rng`, restarted at ``derive_seed(seed, 0, k)`` after each human action at step
 ``k - 1``) and the instant opponents (:func:`.thinking.is_instant`) until the human or a
-searching opponent must decide; the searching opponents' decisions are made in the thinking
+searching opponent must decide, and the human's forced moves (a decision with one legal action,
+e.g. an offering when nothing but "nothing" can be paid: played for the human, stored as
+theirs, logged ``"forced": true``); the searching opponents' decisions are made in the thinking
 pool (:mod:`.thinking`) by the game's driver (:mod:`.live`) and applied with
 :meth:`LiveGame.apply`. Resuming rebuilds the chance stream by drawing again for the chance
 outcomes stored since the human's last action, so a game stored mid-way through its opponents'
@@ -336,6 +338,13 @@ def game_result(state: State) -> dict[str, Any]:
 
 
 # --- a game in play ---------------------------------------------------------------------------
+def forced_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A log entry of the human's only choice, played for them: marked and said so."""
+    entry["forced"] = True
+    entry["lines"][0] += " (your only choice: played for you)"
+    return entry
+
+
 class LiveGame:
     """One game in memory: its state, its opponents and its log. Changed only under ``lock``."""
 
@@ -420,11 +429,36 @@ class LiveGame:
         log.append(self._entry(state, step, seat, action))
         moves.append((action, seat))
 
+    def forced(self, state: State) -> int | None:
+        """The human's only legal action in ``state``, when the human is to decide and has
+        exactly one (e.g. "offer nothing" at the final circuit, R23): None otherwise."""
+        if state.current_player() != self.config.seat:
+            return None
+        legal = state.legal_actions()
+        return legal[0] if len(legal) == 1 else None
+
+    def play_forced(self, state: State, action: int, log: list, moves: list) -> None:
+        """Play the human's only choice for them, as the human's own move (stored with their
+        seat, so the chance stream restarts after it as after any human action) and logged
+        ``"forced": true`` (the page says it was played for you)."""
+        step = self.steps + len(moves)
+        state.apply_action(action, self.config.seat)
+        log.append(forced_entry(self._entry(state, step, self.config.seat, action)))
+        moves.append((action, self.config.seat))
+        self.rng = random.Random(derive_seed(self.config.seed, 0, step + 1))
+
     def run(self, state: State, log: list, moves: list) -> None:
-        """Play chance (from :attr:`rng`) and the instant opponents on ``state`` (the game's
-        state after ``moves``) until the human or a thinking opponent must decide or the game
-        is over. Deterministic given the seed and the steps (module docstring)."""
-        while (seat := self.due(state)) is not None and self.instant(seat):
+        """Play chance (from :attr:`rng`), the instant opponents and the human's forced moves
+        (:meth:`forced`) on ``state`` (the game's state after ``moves``) until the human has a
+        choice, a thinking opponent must decide or the game is over. Deterministic given the
+        seed and the steps (module docstring)."""
+        while True:
+            seat = self.due(state)
+            if seat is None and (only := self.forced(state)) is not None:
+                self.play_forced(state, only, log, moves)
+                continue
+            if seat is None or not self.instant(seat):
+                break
             if seat == CHANCE:
                 action = sample_chance(state, self.rng)
             else:
@@ -796,6 +830,9 @@ class Games:
             g.state = states[-1]
             g.log = [g._entry(st, k, s, a) for k, (st, (a, s)) in
                      enumerate(zip(states[1:], moves, strict=True))]
+            for k, (_, s) in enumerate(moves):  # the human's forced moves, said so again
+                if s == config.seat and g.forced(states[k]) is not None:
+                    forced_entry(g.log[k])
             g.steps = len(moves)
             # the chance stream where it was: drawn again for the chance outcomes stored since
             # the human's last action (a game stored while an opponent had to move goes on

@@ -38,6 +38,7 @@ from ..engine.constants import (
     CHANCE,
     CHIP_NAMES,
     END_NAMES,
+    EXCHANGE_GIVES,
     FACE_NAMES,
     MATERIALS,
     NUM_ACTIONS,
@@ -74,12 +75,36 @@ def describe_action(state, action: int) -> str:
         d = state.pending_decision()
         if d["field"] >= 0:
             a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
-            return "offer " + _OFFER_WORDS[act.choice].format(a=a, b=b, size=d["size"])
+            return ("offer " + _OFFER_WORDS[act.choice].format(a=a, b=b, size=d["size"])
+                    + exchange_words(state, action))
     text = action_to_string(act.id)
     if act.kind in ("hut", "temple") and act.field < state.game.num_fields:
         a, b = (MATERIALS[m] for m in state.game.board.field_materials[act.field])
         text += f" ({a}/{b})"
-    return text
+    return text + exchange_words(state, action)
+
+
+def exchange_words(state, action: int) -> str:
+    """", first exchanging copper+stone+stone for 1 wool (R15)" when the engine would pay for
+    ``action`` with automatic exchanges; "" else."""
+    trades = auto_exchanges(state, action)
+    return ", first exchanging " + " and ".join(trades) + " (R15)" if trades else ""
+
+
+def auto_exchanges(state, action: int) -> list[str]:
+    """The exchanges the engine would make to pay for ``action`` (a building or an offering;
+    R15 with ``exchange="auto"``), each as "copper+stone+stone for 1 wool"; [] when it pays
+    from what the player holds (or is not legal now). Found by playing it on a copy."""
+    if decode_action(action).kind not in ("hut", "temple", "offer") or state.current_player() < 0:
+        return []
+    trial = state.clone()
+    try:
+        trial.apply_action(int(action))
+    except ValueError:
+        return []
+    return ["+".join(MATERIALS[m] for m in EXCHANGE_GIVES[e.data["give"]])
+            + f" for 1 {MATERIALS[e.data['take']]}"
+            for e in trial.last_events() if e.kind == "exchange" and e.data["automatic"]]
 
 
 # per player-action kind: the click target (formatted with the action's fields) and the fields
@@ -107,11 +132,18 @@ def action_target(action: int) -> dict[str, Any]:
 
 def legal_view(state, seat: int) -> list[dict[str, Any]]:
     """The legal actions of ``seat`` (empty unless it is that seat's decision), each with its
-    id, canonical text (``action_to_string``), words and click target."""
+    id, canonical text (``action_to_string``), words and click target; a building or offering
+    the engine pays for with automatic exchanges (R15) lists them as ``exchanges``."""
     if state.current_player() != seat or seat < 0:
         return []
-    return [{"id": a, "text": action_to_string(a), "words": describe_action(state, a),
-             **action_target(a)} for a in state.legal_actions()]
+    out = []
+    for a in state.legal_actions():
+        entry = {"id": a, "text": action_to_string(a), "words": describe_action(state, a),
+                 **action_target(a)}
+        if ", first exchanging " in entry["words"]:  # (the page asks before playing it)
+            entry["exchanges"] = auto_exchanges(state, a)
+        out.append(entry)
+    return out
 
 
 def _seat_name(seat: int, labels: list[str]) -> str:

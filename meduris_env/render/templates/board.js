@@ -17,18 +17,24 @@
  *                              default: "narrow" when the container is under 640 px wide
  *         buttons              false: no buttons for the offering choices and the exchange
  *                              (the page shows them itself, e.g. in a bar on a phone)
- *         focus                true: focus the first legal target once drawn (keyboard play)
+ *         focus                true: focus the first legal target once drawn (keyboard play;
+ *                              the offering choices are drawn best first)
+ *         confirm              true: a mouse click on a target selects it and says what it
+ *                              does; a second click plays it (as a tap always does)
  *       Without onAction the board is a picture only (the replay, or while opponents think).
  *   MedurisBoard.applyPatch(view, patch)  applies a view_patch ({"a.b.3": value}) in place.
  *   MedurisBoard.expand(base, patches)    [base, base+patch1, ...]: the views of a replay.
  *   MedurisBoard.offerLabel(entry)        an offering's button text: its effect in VP.
+ *   MedurisBoard.byValue(entries)         offering entries, the most VP first.
  *
  * Clickable: a field (build), a plain (place a worker), a worker (move it), a supply (take),
  * your own material (return), an offering choice; several actions on one target open a menu.
  * Every legal target has class "legal", data-target (see view.py), tabindex 0, role "button"
  * and its action's words as aria-label and <title>; Enter or Space plays it (or opens its menu,
  * whose items take Enter/Space, arrows and Escape), arrow keys move between targets. A touch
- * tap selects a target and shows its words; a second tap plays it. In the narrow layout each
+ * tap selects a target and shows its words; a second tap plays it (a click too with
+ * opts.confirm). A building or offering the engine would pay for with exchanges (R15, the
+ * legal entry's "exchanges") always asks first, by any means, and says which. In the narrow layout each
  * target holds an invisible hit area (class "hit") that is its alone and takes a square of
  * 36 units (32 px on a 390 px wide phone): the ring is then a stadium (two half circles joined
  * by straight sides) long enough to give every field SPACING units of it, and a field's hit
@@ -50,11 +56,11 @@
   const MAT = ["#855e34", "#eee8d5", "#cd7832", "#969696"];
   const MAT_INK = ["#ffffff", "#1e1e1e", "#1e1e1e", "#1e1e1e"];
   const MAT_INITIAL = ["Wd", "Wl", "Cu", "St"];
-  const INK = "#1e1e1e", BG = "#f6f1e4", CHIP = "#7828a0", LEGAL = "#128a3a", MARK = "#e8590c";
+  const INK = "#1e1e1e", BG = "#f6f1e4", CHIP = "#6a1b9a", LEGAL = "#0d7a32", MARK = "#c2410c";
   const CHIP_LABEL = ["", "+2", "F", "D"];
   const LAYOUTS = {
-    wide: {W: 1060, H: 640, CX: 290, CY: 345, RING: 232, PX: 575, PDY: 0, HIT: 0, BTN: 26,
-           TY: 424, font: {tiny: 10, small: 12, mid: 14, big: 16}, status: true},
+    wide: {W: 1060, H: 664, CX: 290, CY: 345, RING: 232, PX: 575, PDY: 0, HIT: 0, BTN: 26,
+           TY: 456, font: {tiny: 13, small: 13, mid: 15, big: 17}, status: true},
     // (CY and PDY follow from the ring's length: ringPath)
     narrow: {W: 420, CX: 210, TOP: 64, RING: 150, SPACING: 44, INNER: 22, OUTER: 36, PX: 6,
              HIT: 40, LV: 38, BTN: 38, TY: 0, font: {tiny: 13, small: 13, mid: 15, big: 17},
@@ -99,10 +105,10 @@
       ".mark{fill:none;stroke:" + MARK + ";stroke-width:3;" +
       "pointer-events:none}.badge{font-weight:700;fill:" + MARK + "}" +
       "[data-target]{cursor:pointer}.picture [data-target]{cursor:default}" +
-      ".mat-initial{font-weight:600;pointer-events:none}" +
+      ".initials{font-weight:600;pointer-events:none}" +
       // monospace: its "l" has a tail, so "Wl" (wool) never reads as "WI"
-      ".mat-initial,.die-face,.mat text{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}" +
-      ".board{-webkit-tap-highlight-color:transparent}";
+      ".initials,.die-face,.mat text{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}" +
+      ".board{-webkit-tap-highlight-color:transparent}.board:focus{outline:none}";
   }
 
   function el(tag, attrs, parent, text) {
@@ -113,15 +119,34 @@
     return node;
   }
   function title(node, text) { el("title", {}, node, text); }
+  // the text a target shows, as the start of its name ("Wd Cu: "; "" when it shows none or
+  // its words begin with it)
+  function shown(node) {
+    const t = node.textContent.replace(/\s+/g, " ").trim();
+    return t ? t + ": " : "";
+  }
   function seatName(view, s) {
     const label = view.seats[s].label;
     // (the web game's own seat is "you" to the end, when the screens are lifted: view.you)
     if (view.viewer === s || view.you === s) return "you (seat " + s + ")";
     return label === "seat " + s ? "seat " + s : "seat " + s + " " + label;
   }
+  // the offering choices best first (by the VP their words say): the first focused, the one a
+  // reflex plays, is never "nothing (-1 VP)" when more is on offer
+  function offerValue(entry) {
+    const m = /\(([+-]?\d+) VP/.exec(entry.words);
+    return m ? Number(m[1]) : 0;
+  }
+  function byValue(entries) {
+    return entries.slice().sort((a, b) => offerValue(b) - offerValue(a) || a.id - b.id);
+  }
   function offerLabel(entry) {
-    // "offer both wool and stone (+3 VP: the settlement's size, R19)" -> "both wool and stone (+3 VP)"
-    return entry.words.replace(/^offer /, "").replace(/(:[^)]*|, R\d+)\)$/, ")");
+    // "offer both wool and stone (+3 VP: the settlement's size, R19)" -> "both wool and stone
+    // (+3 VP)"; one paid by an exchange says so ("copper only (+1 VP; exchange)": which one,
+    // its words say, and the first press)
+    const label = entry.words.replace(/^offer /, "").replace(/, first exchanging .*$/, "")
+      .replace(/(:[^)]*|, R\d+)\)$/, ")");
+    return entry.exchanges ? label.replace(/\)$/, "; exchange)") : label;
   }
 
   function applyPatch(view, patch) {
@@ -166,9 +191,9 @@
       node.setAttribute("data-words", words.join("\n"));
       node.setAttribute("tabindex", "0");
       node.setAttribute("role", "button");
-      node.setAttribute("aria-label", acts.length > 1 ?
-        (describe ? describe + ": " : "") + words.join(", or ") + " (opens a menu)" : words[0]);
-      title(node, words.join("\n"));
+      node.setAttribute("aria-label", shown(node) + (acts.length > 1 ?
+        (describe ? describe + ": " : "") + words.join(", or ") + " (opens a menu)" : words[0]));
+      title(node, words.join(", or "));  // (the tooltip, within the accessible name)
       if (hl) hl();
     } else if (describe) {
       title(node, describe);
@@ -231,17 +256,24 @@
 
   // what stands on a field: its two materials by their initials (left half, right half), never
   // by colour alone; in the middle of an empty field, in its upper part above a building (its
-  // owner's number on it) or a bonus chip. On phones the letters keep their height, squeezed
-  // to the half's width.
+  // owner's number on it) or a bonus chip (its letter in white on a purple disc). The letters
+  // keep their height (13 units; on phones squeezed to the half's width).
   function drawField(g, x, y, r, c, m, occ, owner, chip) {
     const L = c.L, busy = occ === 1 || occ === 2 || chip > 0;
-    const fs = L.HIT ? L.font.tiny : 9;
+    const fs = L.font.tiny;
     const base = busy ? y - r * 0.55 + fs * 0.73 : y + fs * 0.35;  // the initials' baseline
-    for (const [k, dx] of [[0, -r * 0.48], [1, r * 0.48]])
-      el("text", {x: x + dx, y: base, "text-anchor": "middle", class: "mat-initial",
-                  textLength: L.HIT ? r * 0.88 : null, lengthAdjust: L.HIT ? "spacingAndGlyphs" : null,
-                  "data-material": m[k], style: "font-size:" + fs + "px;fill:" + MAT_INK[m[k]]},
-         g, MAT_INITIAL[m[k]]);
+    // (one text, a space between the two: its words read "Wl Cu", as the target's name
+    // begins; the space, 0.6 em of the monospace font, ends the left one's chunk: moved by
+    // half of it to stay centred)
+    const pair = el("text", {y: base, "text-anchor": "middle", class: "initials",
+                             style: "font-size:" + fs + "px"}, g);
+    for (const [k, dx] of [[0, -r * 0.48 + 0.3 * fs], [1, r * 0.48]]) {
+      if (k) pair.appendChild(document.createTextNode(" "));
+      el("tspan", {x: x + dx, class: "mat-initial", textLength: L.HIT ? r * 0.88 : null,
+                   lengthAdjust: L.HIT ? "spacingAndGlyphs" : null, "data-material": m[k],
+                   style: "fill:" + MAT_INK[m[k]]}, pair, MAT_INITIAL[m[k]]);
+    }
+    pair.appendChild(document.createTextNode(" "));  // (a trailing space: not drawn)
     if (!busy) return;
     const s = r * (L.HIT ? 0.39 : 0.44), cy = base + 1.5 + s;  // the piece, below the letters
     if (occ === 1 || occ === 2) {
@@ -253,8 +285,9 @@
                   class: "small owner", style: "fill:" + SEAT_INK[owner] + ";font-weight:700"},
          g, String(owner));
     } else {
-      el("text", {x: x, y: cy + 0.36 * L.font.mid, "text-anchor": "middle", class: "mid chip-label",
-                  style: "fill:" + CHIP + ";font-weight:700"}, g, CHIP_LABEL[chip]);
+      el("circle", {cx: x, cy: cy + 1, r: s * 1.3, fill: CHIP, stroke: "#fff", class: "chip"}, g);
+      el("text", {x: x, y: cy + 1 + 0.36 * L.font.mid, "text-anchor": "middle",
+                  class: "mid chip-label", style: "fill:#fff;font-weight:700"}, g, CHIP_LABEL[chip]);
     }
   }
 
@@ -367,7 +400,7 @@
                                         id: i ? null : "board-decision"}, pg, t));
     if (!c.interactive || c.opts.buttons === false) return 0;
     // offering choices (R19, R20) say their effect; exchange (R15) opens a menu
-    const buttons = (v.legal || []).filter(a => a.kind === "offer")
+    const buttons = byValue((v.legal || []).filter(a => a.kind === "offer"))
       .map(a => [a.target, offerLabel(a), "btn offer"]);
     if ((v.legal || []).some(a => a.kind === "exchange")) buttons.push(["exchange", "exchange…", "btn exchange"]);
     let bx = L.HIT ? PX : PX + 60, by = L.HIT ? 288 + 17 * lines.length + 4 : 346;
@@ -390,11 +423,13 @@
     const TX = narrow ? 6 : L.PX - 4, rowH = narrow ? 70 : 34;
     const matX = m => narrow ? TX + 48 * m : TX + 185 + 42 * m;
     const cols = narrow ? [["huts", 226], ["temples", 296], ["runes", 368]]
-                        : [["huts", 372], ["temples", 420], ["runes", 466]];
+                        : [["huts", 360], ["temples", 411], ["runes", 467]];
     if (!narrow) {
-      for (const [label, dx] of [["seat", 26], ["VP", 160]].concat(mats.map((m, k) => [m, 201 + 42 * k])))
+      // (the materials by their initials, as everywhere on the board: their names in full
+      // crowd at a legible size; the legend says them)
+      for (const [label, dx] of [["seat", 26], ["VP", 160]].concat(MAT_INITIAL.map((m, k) => [m, 201 + 42 * k])))
         el("text", {x: TX + dx, y: TY, class: "small", "text-anchor": dx >= 160 ? "middle" : "start"}, svg, label);
-      el("text", {x: TX + 396, y: TY - 16, class: "tiny", "text-anchor": "middle"}, svg, "left to build");
+      el("text", {x: TX + 386, y: TY - 16, class: "tiny", "text-anchor": "middle"}, svg, "left to build");
     }
     for (const [label, dx] of cols)
       el("text", {x: TX + dx, y: TY + (narrow ? 6 : 0), class: "small", "text-anchor": "middle"}, svg, label);
@@ -448,9 +483,15 @@
     }
   }
 
+  // what the letters on the board stand for: materials, rune areas and the bonus chips (R4)
   function drawLegend(svg, c, y) {
-    el("text", {x: c.L.PX, y: y, class: "tiny"}, svg,
-       c.mats.map((m, k) => MAT_INITIAL[k] + " " + m).join(" · ") + " · a–i: rune areas");
+    const chips = (c.view.names.chips || []).map((n, k) => k ? CHIP_LABEL[k] + " " + n : "")
+      .filter(Boolean).join(", ");
+    const parts = [c.mats.map((m, k) => MAT_INITIAL[k] + " " + m).join(" · ") + " · a–i: rune areas",
+                   "bonus chips (R4): " + chips];
+    if (c.L.HIT) parts.forEach((t, i) => el("text", {x: c.L.PX, y: y + 17 * i, class: "tiny legend"}, svg, t));
+    else el("text", {x: 16, y: y, class: "tiny legend"}, svg, parts.join(" · "));
+    return c.L.HIT ? y + 17 * (parts.length - 1) : y;
   }
 
   function render(container, view, opts) {
@@ -465,8 +506,10 @@
     }
     const c = new Ctx(view, opts, L);
     c.ring = ringPath(L, view.board.fields);
+    // (tabindex -1: Chromium makes an svg a Tab stop of its own, framed when clicked; its
+    // targets are the stops)
     const svg = el("svg", {class: c.interactive ? "board" : "board picture", role: "group",
-                           "aria-label": "Meduris board: " + view.status});
+                           "aria-label": "Meduris board: " + view.status, tabindex: "-1"});
     svg.dataset.turn = view.turn;
     svg.dataset.toMove = view.to_move;
     svg.dataset.legal = (view.legal || []).length;
@@ -481,13 +524,12 @@
     if (L.HIT) {
       const top = L.PDY + Math.max(buttonsEnd, 288 + 17 * 3) + 30;
       const end = drawSeats(svg, c, top);
-      drawLegend(svg, c, end + 14);
-      H = end + 26;
+      H = drawLegend(svg, c, end + 14) + 12;
     } else {
       drawSeats(svg, c, L.TY);
       drawLegend(svg, c, L.H - 12);
       if (view.board.reconstructed)
-        el("text", {x: 16, y: L.H - 30, class: "tiny"}, svg, "board: " + view.board.name);
+        el("text", {x: L.PX, y: L.H - 34, class: "tiny"}, svg, "board: " + view.board.name);
     }
     svg.setAttribute("viewBox", "0 0 " + L.W + " " + H);
     bg.setAttribute("height", H);
@@ -556,6 +598,27 @@
       const what = node.querySelector("title");
       opts.onRefuse((what ? what.textContent : key) + ": " + why);
     }
+    // a move that asks before it is played (one action on its target): on a touch screen, by
+    // mouse when opts.confirm is set, and always when the engine would pay for it with
+    // exchanges (R15); the first press selects it and says what it does, a second plays it
+    let asking = "";
+    function asks(node) {
+      const list = c.byTarget.get(node.getAttribute("data-target")) || [];
+      return node.classList.contains("legal") && node !== selected && list.length === 1 &&
+        (POINTER.type === "touch" || (opts.confirm && POINTER.type === "mouse") ||
+         !!list[0].exchanges);
+    }
+    function ask(node) {
+      if (selected) selected.classList.remove("selected");
+      selected = node;
+      node.classList.add("selected");
+      const a = c.byTarget.get(node.getAttribute("data-target"))[0];
+      const again = {touch: "tap", keyboard: "press Enter"}[POINTER.type] || "click";
+      asking = (a.exchanges ? "Careful: the engine pays for this by exchanging " +
+                a.exchanges.join(" and ") + " first (R15). " : "") + words(node) + " (" + again +
+               " again to play)";
+      hover(asking);
+    }
     // a target chosen (click, tap, Enter or Space): play it, open its menu, or refuse it
     function choose(node, byKey) {
       const key = node.getAttribute("data-target");
@@ -570,16 +633,8 @@
       const node = ev.target.closest("[data-target]");
       closeMenu(false);
       if (!node) return;
-      // touch: the first tap selects and shows the words, the second plays
-      if (POINTER.type === "touch" && node.classList.contains("legal") && node !== selected &&
-          (c.byTarget.get(node.getAttribute("data-target")) || []).length === 1) {
-        if (selected) selected.classList.remove("selected");
-        selected = node;
-        node.classList.add("selected");
-        hover(words(node) + " (tap again to play)");
-        return;
-      }
-      choose(node, false);
+      if (asks(node)) ask(node);
+      else choose(node, false);
     });
     svg.addEventListener("keydown", ev => {
       const item = ev.target.closest ? ev.target.closest("[data-action]") : null;
@@ -587,6 +642,7 @@
       if (ev.key === "Enter" || ev.key === " ") {
         ev.preventDefault();
         if (item) play(Number(item.getAttribute("data-action")));
+        else if (node && asks(node)) ask(node);
         else if (node) choose(node, true);
       } else if (ev.key === "Escape") {
         closeMenu(true);
@@ -613,6 +669,7 @@
         if (POINTER.type === "touch") return;
         const node = ev.target.closest("[data-words], [data-action]");
         if (!node) { hover(""); return; }
+        if (node === selected && asking) { hover(asking); return; }
         if (node.hasAttribute("data-action")) {
           const entry = (v.legal || []).find(a => a.id === Number(node.getAttribute("data-action")));
           hover(entry ? entry.words : "");
@@ -623,5 +680,6 @@
   }
 
   global.MedurisBoard = {render: render, applyPatch: applyPatch, expand: expand,
-                         offerLabel: offerLabel, SEAT_COLOURS: SEAT, MATERIAL_COLOURS: MAT};
+                         offerLabel: offerLabel, byValue: byValue, SEAT_COLOURS: SEAT,
+                         MATERIAL_COLOURS: MAT};
 })(window);
