@@ -122,12 +122,14 @@ def test_a_killed_and_restarted_server_shows_the_notice_then_the_game_resumes(br
     clicking (issue 47), its end screen's links answering."""
     db = tmp_path / "games.sqlite"
     first = KillableServer(db)
-    page, problems = open_page(browser, first.url)
-    game_id = start_game(page, opponents=("mcts:200",), seat=0, seed=9)
-    click_first_legal(page)
-    page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
-    step = step_of(page)
-    assert first.kill() == []  # mid-think; no search left running
+    try:
+        page, problems = open_page(browser, first.url)
+        game_id = start_game(page, opponents=("mcts:200",), seat=0, seed=9)
+        click_first_legal(page)
+        page.wait_for_function("() => document.body.dataset.thinking === '1'", timeout=30000)
+        step = step_of(page)
+    finally:  # (a failure before the kill leaves no server behind)
+        assert first.kill() == []  # mid-think; no search left running
     page.wait_for_function("() => !document.getElementById('notice').hidden", timeout=30000)
     assert "connection lost" in page.text_content("#notice")
     second = Server(db, port=first.port)
