@@ -99,6 +99,37 @@ def test_an_agents_seed_does_not_lead_to_the_games_seed():
     assert len(told) == 400
 
 
+@pytest.mark.parametrize("game", ["meduris", "druids"])
+def test_a_bot_in_play_is_not_seeded_from_the_games_seed(tmp_path, game):
+    """``meduris play`` (a person against bots, whose hidden cards a bot must not learn): the
+    seed is the run's; the bots are reset with its agent seeds, never with anything derived
+    from the game's chance seed (which they could scan for)."""
+    import io
+
+    from meduris_rl.agents import make_agent
+    from meduris_rl.agents.arena.play import play_human
+    from meduris_rl.kit.records import GameRecord
+
+    told = []
+    bot = make_agent("random", game=game)
+    reset = bot.reset
+    bot.reset = lambda seed: told.append(seed) or reset(seed)
+    path = tmp_path / "p.json"
+    assert play_human(2, [bot], 0, 4, path, io.StringIO("quit\n"), io.StringIO(), game) == 0
+    record = GameRecord.load(path)
+    assert record.meta["run_seed"] == 4 and told == [agent_seeds(4, 0, 2)[1]]
+    chance = record.seed  # (what a bot must not learn: the game's chance seed)
+    assert chance == derive_seed(4, 0)
+    leaked = {*agent_seeds(chance, -1, 2), *(derive_seed(chance, s + 1) for s in range(2)),
+              chance}
+    assert told[0] not in leaked
+    # no seed given: one drawn, of 63 bits, so that no scan finds it (fails once in 2**32)
+    from meduris_rl.cli.commands.play import play
+    assert play(2, "random", 0, None, tmp_path / "q.json", io.StringIO("quit\n"),
+                io.StringIO(), game=game) == 0
+    assert GameRecord.load(tmp_path / "q.json").meta["run_seed"].bit_length() > 31
+
+
 def test_a_tournament_without_a_seed_draws_one_and_records_it():
     a = TournamentConfig(agents=["random", "random"], games=2)
     b = TournamentConfig(agents=["random", "random"], games=2)

@@ -187,7 +187,7 @@ def test_play_flags(tmp_path):
                   "--option", "open_screens=true", stdin="quit\n")
     assert run.returncode == 0, run.stderr
     doc = json.loads(record.read_text())
-    assert doc["agents"] == ["random", "human", "greedy"] and doc["seed"] == 9
+    assert doc["agents"] == ["random", "human", "greedy"] and doc["meta"]["run_seed"] == 9
     assert doc["game"]["num_players"] == 3 and doc["game"]["exchange"] == "manual"
     assert doc["meta"]["human_seat"] == 1 and doc["meta"]["open_screens"] is True
     assert "behind the screen" not in run.stdout.split("The screens are lifted")[0]
@@ -195,7 +195,7 @@ def test_play_flags(tmp_path):
     assert again.returncode == 2 and "add --force" in again.stderr
     forced = meduris("play", "--opponents", "random", "--record", str(record), "--force",
                      "--seed", "3", stdin="quit\n")
-    assert forced.returncode == 0 and json.loads(record.read_text())["seed"] == 3
+    assert forced.returncode == 0 and json.loads(record.read_text())["meta"]["run_seed"] == 3
     hidden = meduris("play", "--opponents", "random", "--record", str(tmp_path / "h.json"),
                      stdin="quit\n")
     assert "behind the screen" in hidden.stdout  # without --open-screens

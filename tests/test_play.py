@@ -48,9 +48,10 @@ def test_play_command_with_scripted_input(tmp_path):
     assert "game over (" in out and f"record saved to {path}" in out
     # the record replays exactly, and the person's actions are the ones typed
     record = GameRecord.load(path)
-    assert record.agents == ["human", "mcts:200"] and record.seed == 3
+    assert record.agents == ["human", "mcts:200"] and record.meta["run_seed"] == 3
     assert record.meta == {"command": "play", "human_seat": 0, "players": 2,
-                           "opponents": ["mcts:200"], "exchange": "auto", "open_screens": False}
+                           "opponents": ["mcts:200"], "run_seed": 3, "exchange": "auto",
+                           "open_screens": False}
     human_moves = 0
     for state, action, seat in zip(record.states(), record.actions, record.seats, strict=False):
         if seat == 0:

@@ -87,9 +87,9 @@ def test_bad_input_is_refused_and_words_are_read(tmp_path):
     assert "'board' shows the table again" in out and "(D14)" in out  # help
     # 'board' shows the position again: the first decision's view twice
     assert out.count("turn 1, play (D8); you are red (seat 0)") == 3  # 2 decisions + board
-    assert record.agents == ["human", "greedy"] and record.seed == 3
+    assert record.agents == ["human", "greedy"] and record.meta["run_seed"] == 3
     assert record.meta == {"command": "play", "human_seat": 0, "players": 2,
-                           "opponents": ["greedy"]}
+                           "opponents": ["greedy"], "run_seed": 3}
     for state, action, seat in zip(record.states(), record.actions, record.seats, strict=False):
         if seat == 0:  # every accepted input was "1"
             assert action == state.legal_actions()[0]

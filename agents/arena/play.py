@@ -8,6 +8,13 @@ are made and the opponents' materials are behind their screens until the end (th
 ``open_screens`` lifts them). In Druids the person sees only what their seat knows (D14,
 :mod:`meduris_rl.agents.druids.human`); the game's end shows the final position as the seat
 knows it (the saved record, like every record, holds every card).
+
+The seed (``--seed``; drawn, 63 random bits, when none is given) is the run's, as a
+tournament's: the game's chance seed is ``derive_seed(seed, 0)`` (the record's ``seed``; the
+run's is its ``meta["run_seed"]``) and the bots are reset with
+:func:`~meduris_rl.kit.seeding.agent_seeds` ``(seed, 0, n)``: a ``cmd:`` bot cannot work back from
+its seed to the dice or the person's hidden cards (it was told the game's own seed's
+derivatives before, issue 46). The same seed and input give the same game.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from meduris_rl.agents.base import Agent
 from meduris_rl.agents.human import HumanSeat
 from meduris_rl.kit.games import GameSpec, game_spec
 from meduris_rl.kit.records import GameRecord
+from meduris_rl.kit.seeding import agent_seeds, derive_seed
 
 
 def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_path: Path,
@@ -39,13 +47,17 @@ def play_human(players: int, bots: list[Agent], seat: int, seed: int, record_pat
     game_options = {k: v for k, v in options.items() if k not in seat_names}
     settings = {**spec.settings(game_options), **spec.settings(options, seat=True)}
     you: HumanSeat = spec.part("human")(inp, out, seat, labels, settings)
+    # ``seed`` is the run's: the game's chance and the bots' seeds both come from it, one-way
+    # (a bot cannot work back from its own to the dice or the person's hidden cards unless it
+    # can guess the run's seed: drawn, 63 bits, when none is given)
     meta = {"command": "play", "human_seat": seat, "players": players, "opponents": names,
-            **you.meta}
+            "run_seed": seed, **you.meta}
     out.write(f"{spec.title}, {players} players, seed {seed}: {you.words}; "
               + ", ".join(f"seat {s}: {lab}" for s, lab in enumerate(labels)) + "\n")
     result = play_game(spec.make(players, game_options),
                        bots[:seat] + [you.agent] + bots[seat:],
-                       seed, labels, keep_record=True, observer=you.observer, meta=meta)
+                       derive_seed(seed, 0), labels, keep_record=True, observer=you.observer,
+                       meta=meta, seeds=agent_seeds(seed, 0, players))
     record = GameRecord.from_dict(result.record)
     record.save(record_path)
     out.write("\n" + you.final(record.replay()) + "\n")

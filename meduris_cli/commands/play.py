@@ -10,7 +10,6 @@ opponents from the game's levels (its row's; Meduris has them)."""
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -26,6 +25,7 @@ from meduris_rl.kit.atomic import unwritable_reason
 from meduris_rl.kit.envs.opponents import opponent_count
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.seeding import fresh_seed
 
 
 class PlayError(InputError, ValueError):
@@ -48,7 +48,9 @@ def add_parser(sub) -> None:
                    "agent with its rating on the ladder (meduris agents lists them); instead "
                    "of --opponents")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 starts (default 0)")
-    p.add_argument("--seed", type=SEED, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--seed", type=SEED, default=None,
+                   help="seed of the game: its dice and deals and the opponents' seeds "
+                        "(default: a fresh one, 63 random bits)")
     p.add_argument("--record", default=None,
                    help="where to save the game record (default records/play-<seed>.json)")
     p.add_argument("--force", action="store_true", help="replace an existing --record file")
@@ -57,7 +59,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    seed = args.seed if args.seed is not None else fresh_seed()
     record = args.record or f"records/play-{seed}.json"
     row, options = game_settings(args, PlayError)
     opponents = args.opponents or row.default_opponent
@@ -131,5 +133,5 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
     record_path = Path(record_path)
     check_record_path(record_path, force)
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        seed = fresh_seed()
     return play_human(players, bots, seat, seed, record_path, inp, out, spec.name, options)
