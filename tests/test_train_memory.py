@@ -39,3 +39,23 @@ def test_az_train_warm_started_from_another_games_policy_is_refused(tmp_path, ca
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "is a policy of druids (1281 inputs, 424 actions), not of Meduris" in err
+
+
+def test_az_train_settings_beyond_the_machines_memory_are_refused_in_one_line(tmp_path, capsys,
+                                                                               monkeypatch):
+    """az-train's replay buffer and search positions (issue 46's audit: 10,000,000 positions
+    and 65,536 games of 1,024 simulations passed the range checks, then ran out of memory).
+    (On a machine of 24 GiB, as the project's: a larger one would fit the first.)"""
+    import meduris_rl.train.meduris.az as az
+    monkeypatch.setattr(az, "machine_memory", lambda: 24 << 30)
+    for flags, most in ((["--buffer", "10000000", "--batch-size", "256"], "the replay buffer"),
+                        (["--games", "65536", "--simulations", "1024"], "the search's positions")):
+        out = tmp_path / "az"
+        code = main(["az-train", *flags, "--warm-start", "none", "--out", str(out),
+                     "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"most for {most}" in err and "this machine has" in err
+        assert not out.exists()
+    from meduris_rl.train.meduris.az import AZConfig
+    AZConfig().check_memory()  # the shipped recipe's settings fit

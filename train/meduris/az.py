@@ -111,13 +111,21 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
+from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.row import ROW
+from meduris_rl.agents.meduris.features import FEATURE_SETS
 from meduris_rl.agents.search.gumbel_batch import InputsPool
 from meduris_rl.kit.atomic import atomic_replace
 from meduris_rl.kit.jsonfile import read_json_file
 from meduris_rl.kit.seeding import STREAM_AZ, STREAM_AZ_FIT, STREAM_AZ_GAMES, derive_seed
 from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
-from meduris_rl.train.config import CheckpointError, ConfigError
+from meduris_rl.train.config import (
+    MEMORY_SHARE,
+    CheckpointError,
+    ConfigError,
+    machine_memory,
+    size_words,
+)
 from meduris_rl.train.meduris.progress import bar
 
 CHECKPOINT_FORMAT = "meduris-az-checkpoint"
@@ -174,6 +182,7 @@ class AZConfig:
         if self.batch_size > self.buffer:
             raise ConfigError(f"batch_size: {self.batch_size} is more than the buffer "
                               f"({self.buffer} positions)")
+        self.check_memory()
         self.check_eval_against()
         self.check_eval_ppo()
         if self.warm_start.strip().lower() in ("none", "shipped"):
@@ -181,6 +190,27 @@ class AZConfig:
         elif warm_start:
             load_warm_start(self)  # a file that cannot be used: refused now, before any work
         return self
+
+    def check_memory(self) -> None:
+        """Refuse (one ConfigError, before anything is allocated) settings whose replay buffer,
+        search positions and minibatch cannot fit in :data:`MEMORY_SHARE` of this machine's
+        memory (issue 46: they passed the range checks and died of a MemoryError). Counted for
+        the largest feature set: per buffer position its inputs (float16), legal mask and
+        improved policy (float32); per searched position (``games x (simulations + 1)``) its
+        inputs (float32) and state (up to 4 KiB); per minibatch row its inputs and policy."""
+        inputs, actions = max(FEATURE_SETS.values()), NUM_ACTIONS
+        parts = {"the replay buffer (buffer)": self.buffer * (2 * inputs + 5 * actions + 5),
+                 "the search's positions (games x (simulations + 1))":
+                     self.games * (self.simulations + 1) * (4 * inputs + 4096),
+                 "the minibatch (batch_size)": self.batch_size * 8 * (inputs + actions)}
+        need, have = sum(parts.values()), MEMORY_SHARE * machine_memory()
+        if need > have:
+            most = max(parts, key=parts.get)
+            raise ConfigError(f"these settings need {size_words(need)} of memory, most for "
+                              f"{most}: {size_words(parts[most])}; this machine has "
+                              f"{size_words(machine_memory())} (at most {MEMORY_SHARE:.0%} is "
+                              "used): use a smaller buffer, fewer games or simulations, or a "
+                              "smaller batch_size")
 
     def check_eval_against(self) -> None:
         """``eval_against``: agent names, none of them greedy or ppo (always played)."""
