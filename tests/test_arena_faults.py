@@ -130,6 +130,15 @@ def test_a_bot_in_play_is_not_seeded_from_the_games_seed(tmp_path, game):
     assert GameRecord.load(tmp_path / "q.json").meta["run_seed"].bit_length() > 31
 
 
+def test_a_duel_without_a_seed_says_the_drawn_one_so_it_can_be_repeated():
+    drawn = run_duel(DuelConfig(a="random", b="greedy", max_games=4))
+    assert drawn.config.seed_drawn and drawn.config.seed.bit_length() > 31  # (1 in 2**32)
+    assert f"seed {drawn.config.seed} (drawn: --seed repeats the duel)" in drawn.summary()
+    again = run_duel(DuelConfig(a="random", b="greedy", max_games=4, seed=drawn.config.seed))
+    assert again.summary().splitlines()[-1].endswith(f"seed {drawn.config.seed}")
+    assert again.counts == drawn.counts
+
+
 def test_a_tournament_without_a_seed_draws_one_and_records_it():
     a = TournamentConfig(agents=["random", "random"], games=2)
     b = TournamentConfig(agents=["random", "random"], games=2)

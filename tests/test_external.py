@@ -174,6 +174,31 @@ def test_a_bot_that_fails_its_trial_start_stops_the_run_before_any_game(tmp_path
     assert bots_left(mark) == []
 
 
+def test_a_program_that_cannot_start_or_never_says_hello_fails_its_trial_start_in_one_line(
+        tmp_path, capsys, monkeypatch):
+    """Issue 46: a script whose first line names a missing interpreter passed the pre-flight
+    and forfeited every game with a misleading "No such file or directory"; a bot that never
+    answers the hello cost the handshake's time per game with no hint. Now both fail the
+    trial start, before any game, in one line saying why (a flush hint for the second)."""
+    import meduris_rl.agents.plugins.external as external
+    monkeypatch.setattr(external, "HANDSHAKE_TIME", 1.0)
+    bad = tmp_path / "bad.sh"
+    bad.write_text("#!/nonexistent/python3\nprint('hi')\n")
+    bad.chmod(0o755)
+    mute = tmp_path / "mute.py"
+    mute.write_text("import time\ntime.sleep(60)\n")
+    for agent, reason in ((f"cmd:{bad}", "its first line '#!/nonexistent/python3' names an "
+                                         "interpreter that is not there"),
+                          (f"cmd:{PY} {mute}", "(a bot flushes its output after each line")):
+        out = tmp_path / "run"
+        code = main(["tournament", "--agents", f"{agent},random", "--games", "2", "--out",
+                     str(out), "--no-progress", "--move-time", "0.5"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"agent {agent!r} failed its trial start: " in err and reason in err
+        assert not (out / "games.csv").exists()
+
+
 def test_a_crash_forfeits_that_game_only_and_the_bot_is_restarted_for_the_next(tmp_path, mark,
                                                                              capsys):
     agent = f"{FAULTY} crash"  # exits with code 3 at seat 1, plays at seat 0

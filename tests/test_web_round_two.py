@@ -257,3 +257,25 @@ def test_a_building_paid_with_exchanges_says_which_before_it_is_played():
                     assert all(" for 1 " in x and x.count("+") == 2 for x in entry["exchanges"])
             state.apply_action(rng.choice(entries)["id"])
     assert warned >= 5
+
+
+def test_an_entry_point_plug_in_that_fails_to_import_does_not_stop_the_server(tmp_path,
+                                                                              monkeypatch):
+    """Issue 46: one installed entry-point plug-in that fails to import stopped ``meduris
+    serve`` starting (the server warmed every offered entry point). Now the server starts,
+    offers the rest, warms none of the plug-ins, and plays."""
+    from meduris_rl.agents import registry
+    from meduris_rl.agents.plugins import load
+    from meduris_rl.cli.web.app import warm_agents
+
+    installed = load.entry_points()
+    monkeypatch.setattr(load, "entry_points", lambda: sorted(
+        [*installed, ("brokenbot", "no_such_module_at_all:Agent", "broken-pkg")]))
+    monkeypatch.setattr(registry, "FOUND", {})
+    assert "brokenbot" in {k.name for k in registry.kinds(None)}  # (found, offered)
+    assert "brokenbot" not in {name.split(":")[0] for name, _ in warm_agents()}
+    client = client_for(tmp_path / "g.sqlite")
+    offer = client.get("/api/agents")
+    assert offer.status_code == 200 and "greedy" in {a["name"] for a in offer.json()["agents"]}
+    g = new_game(client)
+    assert g.status_code == 201 and g.json()["status"] == "running"

@@ -208,7 +208,8 @@ class DuelResult:
                          f"{d['score']:.3f} per game")
         lines.append(f"{self.games} games in {self.pairs} pairs (pair scores 0, 0.5, 1, 1.5, "
                      f"2: {' '.join(map(str, self.counts))}); {self.wall_seconds:.1f} s with "
-                     f"{cfg.workers} worker(s)")
+                     f"{cfg.workers} worker(s); seed {cfg.seed}"
+                     + (" (drawn: --seed repeats the duel)" if cfg.seed_drawn else ""))
         for label, count, reason in zip(self.labels, self.forfeits, self.forfeit_reasons,
                                         strict=True):
             if count:

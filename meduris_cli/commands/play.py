@@ -113,7 +113,7 @@ def play(players: int, opponents: str, seat: int, seed: int | None, record_path:
     the person at ``seat`` (:func:`meduris_rl.agents.arena.play.play_human`); return its exit
     status. ``options`` are the game's and the person's seat's (its row's, by name).
     ``move_time`` and ``game_time`` limit ``cmd:`` opponents (their stderr goes to
-    ``<temp dir>/meduris-bots``)."""
+    a private ``<temp dir>/meduris-bots-XXXXXXXX`` folder, made for the process)."""
     spec = game_spec(game, PlayError)
     if not spec.has_part("human"):
         raise PlayError(f"{spec.title} has no person's seat (its row names no human part): it "

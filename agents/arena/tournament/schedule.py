@@ -37,7 +37,8 @@ class ArenaSettings:
     the game's own options as a mapping (its row checks them; what is not given keeps the game's
     default, its turn limit too), the seed, the worker processes, and the limits and log folder
     of ``cmd:`` agents (:mod:`meduris_rl.agents.plugins.external`: seconds per decision and per
-    game, None: no game limit; "": ``<temp dir>/meduris-bots``)."""
+    game, None: no game limit; "": a private ``<temp dir>/meduris-bots-XXXXXXXX`` folder of
+    the process)."""
 
     game: str | None = None
     options: dict = field(default_factory=dict)
