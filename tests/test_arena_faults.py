@@ -300,10 +300,12 @@ def test_an_agent_name_that_is_not_text_is_refused_before_any_game(tmp_path, cap
 
 
 # --- interrupted runs -----------------------------------------------------------------------------
-def test_ctrl_c_writes_the_finished_games_and_resume_completes_the_same_run(tmp_path):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_writes_the_finished_games_and_resume_completes_the_same_run(tmp_path, stop):
     """Issue 46: Ctrl-C discarded every finished game and the folder then refused a rerun. Now
     the finished games are written, the summary says "interrupted after N of M", and --resume
-    plays the rest: games.csv equals an uninterrupted run's, nothing played twice."""
+    plays the rest: games.csv equals an uninterrupted run's, nothing played twice. SIGTERM (a
+    service manager's stop, ``kill``) does as Ctrl-C (SIGINT) does."""
     import signal
     import subprocess
     import time
@@ -317,7 +319,7 @@ def test_ctrl_c_writes_the_finished_games_and_resume_completes_the_same_run(tmp_
     while (not journal.exists() or journal.read_text().count("\n") < 6) \
             and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.05)
-    run.send_signal(signal.SIGINT)
+    run.send_signal(getattr(signal, stop))
     _, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     played = journal.read_text().count("\n") - 1
