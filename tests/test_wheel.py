@@ -11,6 +11,7 @@ cache makes a second run take seconds."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -41,8 +42,18 @@ def run(argv: list[str], cwd: Path, timeout: float = 600) -> subprocess.Complete
 def installed(tmp_path_factory) -> tuple[Path, Path, Path]:
     """(the wheel, the fresh environment's bin folder, an empty working folder)."""
     base = tmp_path_factory.mktemp("wheel")
+    # built from the repository's own files only (git's list: as a clean clone holds them, with
+    # the working tree's edits), never from a build/ or egg-info a local install left behind
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    source = base / "src"
+    for name in filter(None, listed):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    assert not (source / "build").exists()
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(base / "dist"),
-         str(REPO)], base)
+         str(source)], base)
     wheel = next((base / "dist").glob("meduris_rl-*.whl"))
     run([sys.executable, "-m", "venv", str(base / "venv")], base)
     bin_ = base / "venv" / "bin"

@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-from meduris_rl.kit.protocol import TableGame
+from meduris_rl.kit.protocol import TableGame, ZeroSumGame
 from meduris_rl.kit.values import check_int
 
 from .actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, string_to_action
@@ -21,7 +21,7 @@ DEFAULT_MAX_TURNS = 500  # random games take 20-40 turns; a bound, not a rule
 MAX_TURNS_LIMIT = 100_000
 
 
-class DruidsGame(TableGame):
+class DruidsGame(ZeroSumGame, TableGame):
     """Druids for ``num_players`` (2-4, D2) with ``circles`` per scoring card (D12 ruling,
     default 5) and ``max_turns`` (a guard: reaching it ends the game as truncated; 0: none)."""
 
@@ -31,7 +31,7 @@ class DruidsGame(TableGame):
     dynamics = "sequential"
     chance_mode = "explicit_stochastic"
     information = "imperfect_information"
-    utility = "zero_sum"  # D13: winners share +1, the others share -1
+    # utility "zero_sum" (D13: winners share +1, the others share -1): ZeroSumGame's
     reward_model = "terminal"
     provides_information_state_string = True
     provides_information_state_tensor = True
@@ -55,18 +55,6 @@ class DruidsGame(TableGame):
             return -1
         setup = ROW_SIZE + self.num_players * 7
         return setup + self.max_turns * (1 + 1 + 2 + 1 + 2 * HAND_LIMIT)
-
-    @staticmethod
-    def min_utility() -> float:
-        return -1.0
-
-    @staticmethod
-    def max_utility() -> float:
-        return 1.0
-
-    @staticmethod
-    def utility_sum() -> float:
-        return 0.0
 
     @staticmethod
     def cards() -> dict:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 
-from meduris_rl.kit.protocol import CHANCE, TERMINAL, TurnState
+from meduris_rl.kit.protocol import CHANCE, TERMINAL, TurnState, ZeroSumState
 
 from . import rules
 from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
@@ -53,7 +53,7 @@ _FLAT_LISTS = ("row", "gem_deck", "place_deck", "discards", "removed", "collecte
                "drawn_at", "played_at", "reveals")
 
 
-class DruidsState(TurnState):
+class DruidsState(ZeroSumState, TurnState):
     """A Druids position. Create with ``DruidsGame.new_initial_state()``."""
 
     TRUNCATED_END = rules.END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
@@ -191,16 +191,7 @@ class DruidsState(TurnState):
         best = max(self.score)
         return [s for s, v in enumerate(self.score) if v == best]
 
-    def returns(self) -> list[float]:
-        """D13 ruling, as Meduris: winners share +1 and the others share -1 (all level: 0).
-        Zeros until the game is over (a truncated game is scored on its standings)."""
-        n = self.game.num_players
-        if not self.is_terminal():
-            return [0.0] * n
-        won = self.winners()
-        if len(won) == n:
-            return [0.0] * n
-        return [1.0 / len(won) if s in won else -1.0 / (n - len(won)) for s in range(n)]
+    # returns (D13 ruling, as Meduris: winners share +1, the others -1): ZeroSumState's
 
     # --- logs --------------------------------------------------------------------------------
     def history(self) -> list[int]:

@@ -25,7 +25,8 @@ FLAGS = ("players", "games", "simulations", "max_considered", "min_span", "moves
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("az-train", help="train by Gumbel AlphaZero self-play (batched search)",
+    p = sub.add_parser("az-train",
+                       help="Meduris: train by Gumbel AlphaZero self-play (batched search)",
                        description="Self-play with the batched Gumbel search on the batch "
                        "engine; the policy network learns the search's improved policy and the "
                        "value network the games' results. See train/meduris/az.py and "

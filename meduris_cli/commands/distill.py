@@ -22,7 +22,7 @@ from meduris_rl.train.meduris.distill import SAVE_EVERY, TARGETS, teacher_label
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("distill", help="fit a policy to the moves of the search it guides",
+    p = sub.add_parser("distill", help="Meduris: fit a policy to the moves of the search it guides",
                        description="Search distillation: the az search guided by a policy plays "
                        "itself and the policy is fitted to its moves (with --targets value, the "
                        "value network to its results); see train/meduris/distill.py and "

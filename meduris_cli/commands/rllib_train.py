@@ -17,8 +17,9 @@ from meduris_rl.train.meduris import DEFAULT_MAX_TURNS, PLAYER_COUNTS
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("rllib-train", help="train multi-agent PPO with RLlib (needs the ray "
-                       "extra)", description="Multi-agent PPO on Meduris with RLlib (new API "
+    p = sub.add_parser("rllib-train", help="Meduris: train multi-agent PPO with RLlib "
+                       "(needs the ray extra)",
+                       description="Multi-agent PPO on Meduris with RLlib (new API "
                        "stack, action masking, self-play); see train/meduris/rllib_ppo.py and "
                        "docs/interop.md.")
     p.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=2)

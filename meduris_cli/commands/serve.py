@@ -110,7 +110,7 @@ def run(args) -> int:
               "login (they must name it as --allow-host says; it answers to "
               f"{', '.join(hosts)})", file=sys.stderr)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Meduris: open http://{host}:{args.port}/ in a browser (games in {db}, {thinkers} "
+    print(f"{row.title}: open http://{host}:{args.port}/ in a browser (games in {db}, {thinkers} "
           f"thinking worker{'s' if thinkers != 1 else ''}); Ctrl-C stops the server", flush=True)
     try:
         serve_app(app, args.host, args.port)

@@ -24,8 +24,9 @@ FLAGS = ("game", "players", "steps", "envs", "threads", "seed", "features", "rew
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("train", help="train a MaskablePPO agent on the batch engine",
-                       description="MaskablePPO on the batch engine against a league of random, "
+    p = sub.add_parser("train", help="train a MaskablePPO agent on a game (its vector env)",
+                       description="MaskablePPO on the game's vector env (Meduris's: the batch "
+                       "engine) against a league of random, "
                        "greedy and frozen snapshots of the learner; see train/run.py and "
                        "docs/training.md. Flags override the --config file; a setting given "
                        "neither way keeps the default of train/config.py (shown below).")

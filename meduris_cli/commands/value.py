@@ -33,7 +33,7 @@ FIT_FLAGS = {"players": 2, "positions": 800_000, "keep": 0.08, "epochs": 4,
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("value", help="fit a value network for a policy (the az search's)",
+    p = sub.add_parser("value", help="Meduris: fit a value network for a policy (the az search's)",
                        description="Fit a value network to positions of a policy's own "
                        "self-play games and write the policy file with it, for the az search; "
                        "see train/meduris/value.py and docs/training.md.")

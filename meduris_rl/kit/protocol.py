@@ -97,6 +97,47 @@ class TurnState:
         return child
 
 
+def shared_returns(winners: list[int], players: int) -> list[float]:
+    """The project's returns of a finished game: the winners share +1 and the others share -1
+    (all level: all 0), so they sum to 0."""
+    if len(winners) == players:
+        return [0.0] * players
+    return [1.0 / len(winners) if s in winners else -1.0 / (players - len(winners))
+            for s in range(players)]
+
+
+class ZeroSumState:
+    """``returns`` for a state whose game scores as the project's games do
+    (:func:`shared_returns` once it is over, zeros before; a game ended on its turn limit is
+    scored on its standings, ``winners``): a base class beside :class:`TurnState`."""
+
+    __slots__ = ()
+
+    def returns(self) -> list[float]:
+        n = self.game.num_players
+        return shared_returns(self.winners(), n) if self.is_terminal() else [0.0] * n
+
+
+class ZeroSumGame:
+    """OpenSpiel's utility bounds of a game scored by :func:`shared_returns`: -1 .. +1, sum 0
+    (a base class beside :class:`TableGame`)."""
+
+    __slots__ = ()
+    utility = "zero_sum"
+
+    @staticmethod
+    def min_utility() -> float:
+        return -1.0
+
+    @staticmethod
+    def max_utility() -> float:
+        return 1.0
+
+    @staticmethod
+    def utility_sum() -> float:
+        return 0.0
+
+
 class TableGame:
     """A game's sizes as data (OpenSpiel's ``Game`` properties), for a game class that takes it
     as its base: the class attributes ``DISTINCT_ACTIONS`` (player actions) and

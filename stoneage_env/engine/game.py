@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_rl.kit.protocol import TableGame
+from meduris_rl.kit.protocol import TableGame, ZeroSumGame
 from meduris_rl.kit.values import check_int
 
 from . import kernel as K
@@ -62,7 +62,7 @@ from .layout import (
 )
 
 
-class StoneAgeGame(TableGame):
+class StoneAgeGame(ZeroSumGame, TableGame):
     """Stone Age for ``num_players`` (2-4, S1); ``mammoth_herd`` plays the expansion (M1-M12)
     with ``tiles`` (a :class:`~stoneage_env.engine.components.TileSet`, a tile file's path,
     or None: the shipped reconstruction, rules section 7); ``max_rounds`` is the round limit
@@ -75,7 +75,7 @@ class StoneAgeGame(TableGame):
     dynamics = "sequential"
     chance_mode = "explicit_stochastic"
     information = "imperfect_information"  # a card drawn face down is its owner's (S24, M10)
-    utility = "zero_sum"  # winners share +1, the others share -1
+    # utility "zero_sum" (winners share +1, the others share -1): ZeroSumGame's
     reward_model = "terminal"
     provides_information_state_string = True
     provides_information_state_tensor = True
@@ -110,18 +110,6 @@ class StoneAgeGame(TableGame):
             return -1
         per_seat = 10 + 16 * 4 + 10 * 6 + 8 + 10 + 12
         return 64 + self.max_rounds * (self.num_players * per_seat + 40)
-
-    @staticmethod
-    def min_utility() -> float:
-        return -1.0
-
-    @staticmethod
-    def max_utility() -> float:
-        return 1.0
-
-    @staticmethod
-    def utility_sum() -> float:
-        return 0.0
 
     def params(self) -> dict:
         return {"num_players": self.num_players, "mammoth_herd": self.mammoth_herd,

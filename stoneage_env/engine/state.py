@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from meduris_rl.kit.protocol import TurnState
+from meduris_rl.kit.protocol import TurnState, ZeroSumState
 from meduris_rl.kit.values import excerpt, unwrap_action
 
 from . import kernel as K
@@ -92,7 +92,7 @@ def _view(name: str):
     return property(get_array, doc=f"{doc} (numpy view, shape {shape})")
 
 
-class StoneAgeState(TurnState):
+class StoneAgeState(ZeroSumState, TurnState):
     """A Stone Age position. Create with ``StoneAgeGame.new_initial_state()``."""
 
     __slots__ = ("game", "_a", "_log", "to_move")
@@ -209,16 +209,8 @@ class StoneAgeState(TurnState):
         """The seats of rank 1 (several on a shared win, X16)."""
         return [s for s, r in enumerate(self.ranks()) if r == 1]
 
-    def returns(self) -> list[float]:
-        """Winners share +1 and the others share -1 (all level: 0), as the project's other
-        games. Zeros until the game is over (a truncated game ranks its scores, X20)."""
-        n = self.game.num_players
-        if not self.is_terminal():
-            return [0.0] * n
-        won = self.winners()
-        if len(won) == n:
-            return [0.0] * n
-        return [1.0 / len(won) if s in won else -1.0 / (n - len(won)) for s in range(n)]
+    # returns (winners share +1, the others -1; a truncated game ranks its scores, X20):
+    # ZeroSumState's
 
     # --- logs ------------------------------------------------------------------------------------
     def _entries(self) -> list[tuple[int, tuple]]:
