@@ -213,6 +213,8 @@ def test_a_bots_bad_text_or_death_between_moves_forfeits_only_its_game(tmp_path,
     log = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
     # a new game is begun once per game: never a second new_game for the same game
     assert log.count("(seed ") == 4 and log.count("starting") == 4
+    for r in rows:  # each log section names its games.csv row: the game and its seed
+        assert f" game {r['game']} (seed {r['seed']}, the run's games.csv), " in log, r
 
 
 def test_a_bot_dead_when_its_game_needs_it_again_forfeits_and_is_not_restarted(tmp_path):
