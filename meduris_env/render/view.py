@@ -68,26 +68,29 @@ def board_view(game) -> dict[str, Any]:
 
 
 def describe_action(state, action: int) -> str:
-    """An action in the game's words, with what an offering gives in this position and which
-    materials a field shows."""
+    """An action in the game's words, with what an offering gives in this position, which
+    materials a field shows and the exchanges the engine would pay it with (R15)."""
+    return plain_words(state, action) + exchange_words(auto_exchanges(state, action))
+
+
+def plain_words(state, action: int) -> str:
+    """:func:`describe_action` without the exchanges."""
     act = decode_action(action)
     if act.kind == "offer":
         d = state.pending_decision()
         if d["field"] >= 0:
             a, b = (MATERIALS[m] for m in state.game.board.field_materials[d["field"]])
-            return ("offer " + _OFFER_WORDS[act.choice].format(a=a, b=b, size=d["size"])
-                    + exchange_words(state, action))
+            return "offer " + _OFFER_WORDS[act.choice].format(a=a, b=b, size=d["size"])
     text = action_to_string(act.id)
     if act.kind in ("hut", "temple") and act.field < state.game.num_fields:
         a, b = (MATERIALS[m] for m in state.game.board.field_materials[act.field])
         text += f" ({a}/{b})"
-    return text + exchange_words(state, action)
+    return text
 
 
-def exchange_words(state, action: int) -> str:
-    """", first exchanging copper+stone+stone for 1 wool (R15)" when the engine would pay for
-    ``action`` with automatic exchanges; "" else."""
-    trades = auto_exchanges(state, action)
+def exchange_words(trades: list[str]) -> str:
+    """", first exchanging copper+stone+stone for 1 wool (R15)" for the exchanges ``trades``
+    (:func:`auto_exchanges`); "" for none."""
     return ", first exchanging " + " and ".join(trades) + " (R15)" if trades else ""
 
 
@@ -138,10 +141,11 @@ def legal_view(state, seat: int) -> list[dict[str, Any]]:
         return []
     out = []
     for a in state.legal_actions():
-        entry = {"id": a, "text": action_to_string(a), "words": describe_action(state, a),
-                 **action_target(a)}
-        if ", first exchanging " in entry["words"]:  # (the page asks before playing it)
-            entry["exchanges"] = auto_exchanges(state, a)
+        trades = auto_exchanges(state, a)  # (once: the words and the page's question)
+        entry = {"id": a, "text": action_to_string(a),
+                 "words": plain_words(state, a) + exchange_words(trades), **action_target(a)}
+        if trades:  # (the page asks before playing it)
+            entry["exchanges"] = trades
         out.append(entry)
     return out
 

@@ -26,6 +26,7 @@
  *   MedurisBoard.expand(base, patches)    [base, base+patch1, ...]: the views of a replay.
  *   MedurisBoard.offerLabel(entry)        an offering's button text: its effect in VP.
  *   MedurisBoard.byValue(entries)         offering entries, the most VP first.
+ *   MedurisBoard.askWords(entry, again)   what a move that asks first says (its exchange).
  *
  * Clickable: a field (build), a plain (place a worker), a worker (move it), a supply (take),
  * your own material (return), an offering choice; several actions on one target open a menu.
@@ -139,6 +140,13 @@
   }
   function byValue(entries) {
     return entries.slice().sort((a, b) => offerValue(b) - offerValue(a) || a.id - b.id);
+  }
+  // what a move that asks first says: its words, with the exchange it pays by (R15) first,
+  // and how to play it ("tap", "click", "press Enter")
+  function askWords(entry, again) {
+    return (entry.exchanges ? "Careful: the engine pays for this by exchanging " +
+            entry.exchanges.join(" and ") + " first (R15). " : "") + entry.words + " (" + again +
+           " again to play)";
   }
   function offerLabel(entry) {
     // "offer both wool and stone (+3 VP: the settlement's size, R19)" -> "both wool and stone
@@ -613,10 +621,7 @@
       selected = node;
       node.classList.add("selected");
       const a = c.byTarget.get(node.getAttribute("data-target"))[0];
-      const again = {touch: "tap", keyboard: "press Enter"}[POINTER.type] || "click";
-      asking = (a.exchanges ? "Careful: the engine pays for this by exchanging " +
-                a.exchanges.join(" and ") + " first (R15). " : "") + words(node) + " (" + again +
-               " again to play)";
+      asking = askWords(a, {touch: "tap", keyboard: "press Enter"}[POINTER.type] || "click");
       hover(asking);
     }
     // a target chosen (click, tap, Enter or Space): play it, open its menu, or refuse it
@@ -680,6 +685,7 @@
   }
 
   global.MedurisBoard = {render: render, applyPatch: applyPatch, expand: expand,
-                         offerLabel: offerLabel, byValue: byValue, SEAT_COLOURS: SEAT,
+                         offerLabel: offerLabel, byValue: byValue, askWords: askWords,
+                         SEAT_COLOURS: SEAT,
                          MATERIAL_COLOURS: MAT};
 })(window);
