@@ -35,13 +35,19 @@ TOURNAMENTS = {
     "tournament_4p": (4, "greedy,mcts:15,ppo,az:10", 24, 1),
     "tournament_druids_3p": (3, "random,greedy,ismcts:20", 12, 2, "druids"),
     "tournament_druids_2p": (2, "greedy,ismcts:10,ppo", 12, 2, "druids"),
+    # Stone Age, digested on 2026-11-28 (eaf6d04) before its code was shared out (issue 44)
+    "tournament_stone_age_3p": (3, "random,greedy,rollout:8", 6, 2, "stone_age", ()),
+    "tournament_stone_age_herd_2p": (2, "greedy,ismcts:10,ppo", 6, 2, "stone_age",
+                                     ("mammoth_herd=true",)),
 }
 
 # the duels: (A, B, games, game); the ladders: (entrant, games, players, game)
 DUELS = {"duel_meduris": ("greedy", "mcts:10", 8, "meduris"),
-         "duel_druids": ("greedy", "ismcts:15", 8, "druids")}
+         "duel_druids": ("greedy", "ismcts:15", 8, "druids"),
+         "duel_stone_age": ("greedy", "rollout:6", 8, "stone_age")}
 LADDERS = {"ladder_meduris": ("mcts:20", 8, 2, "meduris"),
-           "ladder_druids": ("ismcts:15", 8, 2, "druids")}
+           "ladder_druids": ("ismcts:15", 8, 2, "druids"),
+           "ladder_stone_age": ("rollout:6", 6, 2, "stone_age")}
 # what a duel's JSON says of its games (not its wall time or how its settings are spelled)
 DUEL_RESULTS = ("a", "b", "result", "games", "pairs", "llr", "elo", "elo_95", "score",
                 "score_se", "pentanomial", "forfeits")
@@ -70,8 +76,10 @@ def _sha(*chunks: bytes) -> str:
 
 
 def tournament(players: int, agents: str, games: int, workers: int,
-               game: str = "meduris") -> dict:
-    """``meduris tournament`` with every record saved: digests of games.csv and the records."""
+               game: str = "meduris", options: tuple[str, ...] | None = None) -> dict:
+    """``meduris tournament`` with every record saved: digests of games.csv and the records.
+
+    ``options`` are ``--option`` values; None: Meduris's turn limit for another game (below)."""
     from meduris_rl.cli.main import main
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,8 +90,9 @@ def tournament(players: int, agents: str, games: int, workers: int,
                      # (Druids' records hold its turn limit: before the kit every game had
                      # Meduris's, 1000; now Druids has its own, 500, and the same games are
                      # those with the limit of before)
-                     *(["--game", game, "--option", "max_turns=1000"] if game != "meduris"
-                       else [])])
+                     *(["--game", game, "--option", "max_turns=1000"]
+                       if game != "meduris" and options is None else ["--game", game]),
+                     *(f"--option={option}" for option in options or ())])
         assert code == 0, code
         records = sorted((out / "records").glob("game-*.json"))
         return {"games_csv": _sha(games_csv_before((out / "games.csv").read_bytes())),
