@@ -123,7 +123,7 @@ class AgentKind:
     file: str | None = None  # what ``:<file>`` names, e.g. "policy.pt"; None: no file
     file_required: bool = False
     needs: tuple[str, ...] = ()  # of "torch", "model" (a network file), "ray", "open_spiel"
-    web: bool = True  # may the web server offer it (never with a file, see meduris_rl.cli.web)
+    web: bool = True  # may the web page offer it (never with a file: meduris_rl.cli.meduris.web)
     source: str = "built-in"  # or "file", "module", "cmd", "entry point" (a plug-in)
     target: str | None = None  # an entry point's module:attribute
     package: str | None = None  # the installed package an entry point comes from

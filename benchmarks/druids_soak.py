@@ -20,12 +20,11 @@ import argparse
 import json
 import random
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import SoakTally  # noqa: E402
 from druids_env import PLAYER_COUNTS, DruidsGame, check, play, random_decide  # noqa: E402
 from druids_env.engine.errors import StateFileError  # noqa: E402
 from druids_env.engine.rules import END_COLUMN, END_NAMES, END_TRUNCATED  # noqa: E402
@@ -54,34 +53,15 @@ def end_problems(state, game: DruidsGame) -> list[str]:
 
 def soak(num_players: int, games: int, seed: int) -> dict:
     game = DruidsGame(num_players)
-    steps = violations = 0
-    ends = Counter()
-    first = []
-    t0 = time.perf_counter()
-
-    def observe(state, seat, action):
-        nonlocal steps, violations
-        steps += 1
-        bad = check(state)
-        if bad:
-            violations += 1
-            if len(first) < 5:
-                first.append(bad)
-
+    tally = SoakTally()
     for g in range(games):
         rng = random.Random(derive_seed(seed, num_players, g))
         state = game.new_initial_state()
         bad = check(state)
-        play(state, random_decide(rng), rng, observer=observe)
-        bad += end_problems(state, game)
-        if bad:
-            violations += 1
-            if len(first) < 5:
-                first.append(bad)
-        ends[END_NAMES[state.end_reason]] += 1
-    return {"games": games, "steps": steps, "violations": violations, "ends": dict(ends),
-            "truncated": ends.get(END_NAMES[END_TRUNCATED], 0),
-            "seconds": round(time.perf_counter() - t0, 2), "first_violations": first}
+        play(state, random_decide(rng), rng, observer=tally.observer(check))
+        tally.report(bad + end_problems(state, game))
+        tally.ends[END_NAMES[state.end_reason]] += 1
+    return tally.row(games, END_NAMES[END_TRUNCATED], 2)
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -41,8 +41,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.common import write_result  # noqa: E402
 from meduris_rl.agents.arena.duel import DuelConfig, pair_tasks, play_tasks, run_duel, score_of_a  # noqa: E402
-from meduris_rl.kit.atomic import atomic_write  # noqa: E402
 
 REAL_DUELS = (("mcts:200", "greedy"), ("greedy", "greedy"))
 RESAMPLES = 2000
@@ -110,9 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     res = duplicate_play(args.a, args.b, args.games, args.workers, args.seed)
     if args.duels:
         res["duels"] = real_duels(args.workers)
-    path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(res, indent=2) + "\n")
+    write_result(args.out, res)
     if args.json:
         print(json.dumps(res))
         return res

@@ -21,13 +21,12 @@ import argparse
 import json
 import random
 import sys
-import time
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import SoakTally  # noqa: E402
 from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 from stoneage_env import StoneAgeGame, play, random_decide  # noqa: E402
 from stoneage_env.engine.constants import END_NAMES, END_TRUNCATED  # noqa: E402
@@ -47,38 +46,25 @@ def end_problems(state, game, check_json: bool) -> list[str]:
     return out
 
 
+def step_problem(state) -> list | None:
+    """The first invariant a position breaks, with the last three actions that led to it."""
+    bad = first_problem(state)
+    return [bad, state.history()[-3:]] if bad else None
+
+
 def soak(num_players: int, mammoth: bool, games: int, seed: int) -> dict:
     game = StoneAgeGame(num_players, mammoth_herd=mammoth)
-    steps = violations = 0
-    ends: Counter = Counter()
+    tally = SoakTally()
     rounds = []
-    first: list = []
-    t0 = time.perf_counter()
-
-    def observe(state, seat, action):
-        nonlocal steps, violations
-        steps += 1
-        bad = first_problem(state)
-        if bad:
-            violations += 1
-            if len(first) < 5:
-                first.append([bad, state.history()[-3:]])
-
     for g in range(games):
         rng = random.Random(derive_seed(seed, num_players, int(mammoth), g))
         state = game.new_initial_state()
-        play(state, random_decide(rng), rng, observer=observe)
-        bad = end_problems(state, game, g % 10 == 0)
-        if bad:
-            violations += 1
-            if len(first) < 5:
-                first.append(bad)
-        ends[END_NAMES[state.end_reason]] += 1
+        play(state, random_decide(rng), rng, observer=tally.observer(step_problem))
+        tally.report(end_problems(state, game, g % 10 == 0))
+        tally.ends[END_NAMES[state.end_reason]] += 1
         rounds.append(state.round)
-    return {"games": games, "steps": steps, "violations": violations, "ends": dict(ends),
-            "truncated": ends.get(END_NAMES[END_TRUNCATED], 0),
-            "rounds": {"mean": round(sum(rounds) / len(rounds), 1), "max": max(rounds)},
-            "seconds": round(time.perf_counter() - t0, 1), "first_violations": first}
+    return tally.row(games, END_NAMES[END_TRUNCATED], 1,
+                     rounds={"mean": round(sum(rounds) / len(rounds), 1), "max": max(rounds)})
 
 
 def main(argv: list[str] | None = None) -> dict:

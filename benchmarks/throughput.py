@@ -559,23 +559,11 @@ def main(argv: list[str] | None = None) -> dict:
     result = {
         "players": args.players, "exchange": args.exchange, "seconds": args.seconds,
         "seed": args.seed, "cpu": cpu,
-        "engine_decisions_per_s": eng["decisions_per_s"],
-        "backgammon_decisions_per_s": bg["decisions_per_s"],
-        "engine_vs_backgammon": eng["decisions_per_s"] / bg["decisions_per_s"],
-        "engine_games_per_s": eng["games_per_s"],
-        "backgammon_games_per_s": bg["games_per_s"],
-        "engine_decisions_per_game": eng["decisions"] / eng["games"],
-        "backgammon_decisions_per_game": bg["decisions"] / bg["games"],
+        **pair_figures(("engine", eng), ("backgammon", bg), "decisions"),
         "clones_per_s": cl["clones_per_s"],
         "kernel_playout_decisions_per_s": kp["decisions_per_s"],
         "kernel_playout_games_per_s": kp["games_per_s"],
-        "aec_steps_per_s": aec["steps_per_s"],
-        "connect_four_steps_per_s": c4["steps_per_s"],
-        "aec_vs_connect_four": aec["steps_per_s"] / c4["steps_per_s"],
-        "aec_games_per_s": aec["games_per_s"],
-        "connect_four_games_per_s": c4["games_per_s"],
-        "aec_steps_per_game": aec["steps"] / aec["games"],
-        "connect_four_steps_per_game": c4["steps"] / c4["games"],
+        **pair_figures(("aec", aec), ("connect_four", c4), "steps"),
         **batch,
         "batch_vs_aec": batch["batch_steps_per_s"] / aec["steps_per_s"],
         **positions,
@@ -590,6 +578,17 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         print_table(result)
     return result
+
+
+def pair_figures(ours: tuple[str, dict], ref: tuple[str, dict], unit: str) -> dict:
+    """Our measurement beside the reference's, each ``(key prefix, rates)``: both ``unit``/s,
+    their ratio, both games/s and both ``unit``/game (the keys :func:`_print_pair` prints)."""
+    (a, ra), (b, rb) = ours, ref
+    return {f"{a}_{unit}_per_s": ra[f"{unit}_per_s"], f"{b}_{unit}_per_s": rb[f"{unit}_per_s"],
+            f"{a}_vs_{b}": ra[f"{unit}_per_s"] / rb[f"{unit}_per_s"],
+            f"{a}_games_per_s": ra["games_per_s"], f"{b}_games_per_s": rb["games_per_s"],
+            f"{a}_{unit}_per_game": ra[unit] / ra["games"],
+            f"{b}_{unit}_per_game": rb[unit] / rb["games"]}
 
 
 def print_table(r: dict) -> None:

@@ -33,8 +33,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.common import write_result  # noqa: E402
 from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
-from meduris_rl.kit.atomic import atomic_write  # noqa: E402
 
 SEARCH_2P = "az-fast:430:agents/models/search_2p.pt"
 # (name, agents, players, share of --games, agent under test, bar on its win rate or None)
@@ -138,9 +138,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         out.append(res)
         if not args.json:
             print_row(res)
-    path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(out, indent=2) + "\n")
+    write_result(args.out, out)
     if args.json:
         print(json.dumps(out))
     return out

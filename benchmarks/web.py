@@ -53,13 +53,13 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from meduris_env import GameRecord  # noqa: E402
-from meduris_rl.cli.web.store import Games, Store, WebError  # noqa: E402
+from meduris_rl.cli.meduris.web.store import Games, Store, WebError  # noqa: E402
 from meduris_rl.kit.seeding import derive_seed  # noqa: E402
 
 SERVER = """
 import sys
 import uvicorn
-from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.meduris.web.app import create_app
 if __name__ == "__main__":
     uvicorn.run(create_app(sys.argv[1], thinkers=int(sys.argv[3])), host="127.0.0.1",
                 port=int(sys.argv[2]), log_level="warning", timeout_graceful_shutdown=2)

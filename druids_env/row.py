@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
 from meduris_rl.kit.games import GameSpec, Option, register
+from meduris_rl.kit.states import seat_observation
 from meduris_rl.kit.values import check_int
 
 from .engine.actions import NUM_ACTIONS
@@ -36,11 +35,7 @@ def new_game(num_players: int, **options) -> DruidsGame:
 
 def observe(state, seat: int) -> dict:
     """The D14 vector of ``seat`` and its legal-action mask (all zero when not to move)."""
-    if seat == state.current_player():
-        mask = state.legal_action_mask()
-    else:
-        mask = np.zeros(state.game.num_distinct_actions(), dtype=np.int8)
-    return {"observation": observation_tensor(state, seat), "action_mask": mask}
+    return seat_observation(state, seat, observation_tensor)
 
 
 def end_name(state) -> str:

@@ -134,3 +134,19 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if "default" in text or action.default in (None, False, argparse.SUPPRESS):
             return text
         return super()._get_help_string(action)
+
+
+# --- what ``meduris serve`` asks of a game's web page (its row's ``web`` part) ----------------
+#: the names a web server answers to by default (``--allow-host`` adds more)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+class DatabaseRefused(InputError):
+    """A database file that is not a games database of the game's web page (what its
+    ``create_app`` raises for it; ``meduris serve`` says it in one line); ``problem`` says
+    why."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(f"{str(path)!r} is not a games database ({problem})")
+        self.path = path
+        self.problem = problem

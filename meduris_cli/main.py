@@ -1,5 +1,6 @@
 """The ``meduris`` command: one subcommand per module of :mod:`meduris_rl.cli.commands`, in the
-order of its ``COMMANDS``.
+order of its ``COMMANDS``, then each game's own commands (its row's ``commands`` part, e.g.
+Meduris's trainers, :mod:`meduris_rl.cli.meduris`).
 
 Errors the user can fix (unknown agent, impossible player count, unwritable folder) are
 :class:`~meduris_env.engine.errors.InputError`; :func:`main` catches them in one place and
@@ -16,6 +17,7 @@ import sys
 from meduris_rl.cli.checks import ArgumentParser, HelpFormatter, short_message
 from meduris_rl.cli.commands import COMMANDS
 from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import games
 
 
 def _version() -> str:
@@ -37,6 +39,9 @@ def build_parser() -> ArgumentParser:
     sub.add_parser = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
     for name in COMMANDS:
         importlib.import_module(f"{__package__}.commands.{name}").add_parser(sub)
+    for row in games().values():
+        if row.has_part("commands"):
+            row.part("commands")(sub)
     return parser
 
 

@@ -76,9 +76,13 @@ ROW = register(GameSpec(
         ("features", "meduris_rl.agents.meduris.features:FEATURE_SETS"),
         ("human", "meduris_rl.agents.meduris.human:meduris_human"),
         ("html_replay", "meduris_env.records.replay:write_html"),
-        ("web", "meduris_rl.cli.web.app:create_app"),
+        ("web", "meduris_rl.cli.meduris.web.app:create_app"),
+        ("commands", "meduris_rl.cli.meduris:add_parsers"),
         ("train_env", "meduris_rl.train.meduris.league:TrainingEnv"),
         ("win_rate", "meduris_rl.train.meduris.evaluate:win_rate"),
+        ("warm_start", "meduris_rl.train.meduris.warm_start:warm_start"),
+        ("value_network", "meduris_rl.train.meduris.judges:add_value_network"),
+        ("train_check", "meduris_rl.train.meduris.league:check_config"),
     )))
 
 __all__ = ["ROW"]

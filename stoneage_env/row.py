@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_rl.kit.games import GameSpec, Option, register
+from meduris_rl.kit.states import seat_observation
 from meduris_rl.kit.values import ValueCheckError, check_int
 
 from .engine.components import load_tiles
@@ -42,11 +43,7 @@ def new_game(num_players: int, mammoth_herd: bool = False, tiles: str | None = N
 def observe(state, seat: int) -> dict:
     """What ``seat`` knows (rules section 3) and its legal-action mask (zero when not to
     move)."""
-    if seat == state.current_player():
-        mask = state.legal_action_mask()
-    else:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    return {"observation": observation_tensor(state, seat), "action_mask": mask}
+    return seat_observation(state, seat, observation_tensor)
 
 
 def end_name(state) -> str:

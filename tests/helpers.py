@@ -18,6 +18,7 @@ from meduris_env.engine.constants import (
     TEMPLE,
 )
 from meduris_env.engine.invariants import batch_violations, describe
+from meduris_rl.kit.loop import resolve_chance
 
 
 def check_invariants(a: np.ndarray, fa: np.ndarray) -> None:
@@ -35,6 +36,9 @@ CHIPS = [(4, "vp"), (9, "vp"), (14, "free"), (19, "free"), (24, "druid"), (28, "
 W, L, C, S = 0, 1, 2, 3  # wood, wool, copper, stone (also the plains)
 FACES = {"wood": 0, "wool": 1, "copper": 2, "stone": 3, "+1": 4, "-1": 5}
 OFFER = {"none": 0, "first": 1, "second": 2, "both": 3, "chip": 4}
+# the rune areas (2-3 player board) by the names the tests use: st.rune_holder[AREA["wave"]]
+AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6,
+        "hook": 7, "arrow": 8}
 
 
 def new_game(num_players=2, exchange="auto", placements=None, chips=CHIPS, **kw):
@@ -77,13 +81,59 @@ def e3_position():
     """E3 (2 players): seat 0's hut on 10 with the druid on it, huts 20 (seat 0), 21, 22 (seat 1);
     seat 0 to take the turn action holding stone 2, copper 1, wood 1 (a temple on 15 sends the
     druid to the settlement 20-22, R17, R18)."""
-    st = new_game()
-    place(st, 10, "hut", 0)
-    for f, seat in [(20, 0), (21, 1), (22, 1)]:
-        place(st, f, "hut", seat)
-    druid_on_ring(st, 10)
-    at_turn_action(st)
+    st = druid_position({10: 0, 20: 0, 21: 1, 22: 1}, druid=10)
     set_materials(st, 0, stone=2, copper=1, wood=1)
+    return st
+
+
+def druid_position(huts=(), runes=(), druid=-1, temples=()):
+    """A 2-player game at seat 0's turn action (copper rolled, everyone's materials wiped):
+    ``huts`` and ``temples`` map fields to the seat whose piece stands there, ``runes`` each
+    rune area (AREA's names) whose stone a seat holds to that seat; the druid stands on the
+    hut field ``druid``, or (-1) on his last stone field, the next construction sends him onto
+    the ring (R17)."""
+    st = new_game()
+    for kind, pieces in (("hut", huts), ("temple", temples)):
+        for f, seat in dict(pieces).items():
+            place(st, f, kind, seat)
+    for area, seat in dict(runes).items():
+        st.rune_holder[AREA[area]] = seat
+    druid_on_ring(st, druid)
+    at_turn_action(st)
+    return st
+
+
+def full_circuit_position():
+    """Seat 1's lone hut on 10 with the druid on it, seat 1 holding the fountain's rune stone;
+    seat 0 has built a temple on 20: the druid walks the whole ring, across the river (interim
+    scoring, R21), back to the only hut (R17)."""
+    st = druid_position({10: 1}, {"fountain": 1}, druid=10)
+    set_materials(st, 0, stone=1, wood=1)
+    st.apply_action(temple(20))
+    return st
+
+
+def finale_position():
+    """Seat 0 has built all 12 huts and one temple, seat 1 3 huts and a temple, and seat 0 (copper
+    rolled) builds its last piece, a temple on 14 (R22): the druid walks 23 -> 0 across the
+    river (interim scoring, R21); the ritual's offerings are pending."""
+    chips = [(2, "druid"), (6, "vp"), (10, "druid"), (17, "vp"), (25, "free"), (29, "free")]
+    st = new_game(chips=chips)
+    for f in [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13]:
+        place(st, f, "hut", 0)
+    place(st, 15, "temple", 0)
+    for f in (20, 21, 23):
+        place(st, f, "hut", 1)
+    place(st, 22, "temple", 1)
+    for area in ("S", "diamond", "fountain", "scales"):
+        st.rune_holder[AREA[area]] = 0
+    st.rune_holder[AREA["wave"]] = 1
+    st.rune_holder[AREA["cross"]] = 1
+    druid_on_ring(st, 23)
+    roll(st, "copper")
+    clear_materials(st)
+    set_materials(st, 0, wood=1, copper=1)
+    st.apply_action(temple(14))
     return st
 
 
@@ -134,6 +184,21 @@ def play_random(st, rng: random.Random, exchange_p=0.1, max_steps=100_000):
     return steps
 
 
+def random_position(num_players=2, seed=0, moves=6):
+    """A Meduris state after ``moves`` decisions, each uniform over the legal actions, drawn
+    with ``random.Random(seed)`` (which also resolves every chance node on the way, before the
+    first decision and after each); fewer where the game ends first."""
+    state = MedurisGame(num_players).new_initial_state()
+    rng = random.Random(seed)
+    resolve_chance(state, rng)
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+        resolve_chance(state, rng)
+    return state
+
+
 def random_action(st, rng, exchange_p=0.1):
     if st.is_chance_node():
         outs = st.chance_outcomes()
@@ -172,6 +237,18 @@ def load_benchmark(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def decisions_per_agent(env) -> dict:
+    """Step a reset PettingZoo AEC env to its end, each decision a sample of the agent's
+    action space (None once it is done): how many decisions each possible agent was asked."""
+    counts = dict.fromkeys(env.unwrapped.possible_agents, 0)
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if not (term or trunc):
+            counts[agent] += 1
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    return counts
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:

@@ -125,7 +125,7 @@ def test_batch_opponents_follow_the_batch_column():
 
 
 def test_the_web_server_offers_the_web_column_only():
-    from meduris_rl.cli.web.store import WebError, available_agents, check_opponent
+    from meduris_rl.cli.meduris.web.store import WebError, available_agents, check_opponent
 
     offered = [a["name"] for a in available_agents()]
     expected = [k.name for k in KINDS if k.web and (OPEN_SPIEL or "open_spiel" not in k.needs)]

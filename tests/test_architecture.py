@@ -405,7 +405,7 @@ NOT_GAME_LOOPS = {
     "meduris_env/engine/game.py": "places the bonus chips a caller gives",
     "stoneage_env/engine/statefile.py": "replays a state file's history",
     "meduris_env/envs/batch.py": "replays a batch game's history",
-    "meduris_cli/web/store.py": "replays a stored game's actions",
+    "meduris_cli/meduris/web/store.py": "replays a stored game's actions",
     "agents/meduris/mcts.py": "descends the search tree",
     "agents/meduris/az.py": "descends the search tree",
     "benchmarks/throughput.py": "one driver for Meduris and OpenSpiel's backgammon alike",

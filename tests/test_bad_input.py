@@ -9,7 +9,6 @@ removed; the text cut short; random bytes).
 """
 
 import json
-import random
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import random_position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,14 +24,12 @@ from meduris_env import (
     BoardError,
     GameRecord,
     IllegalActionError,
-    MedurisGame,
     RecordError,
     StateFileError,
     load_state,
 )
 from meduris_env.engine.boards import load_board
 from meduris_rl.agents import UnknownAgentError, make_agent
-from meduris_rl.kit.loop import resolve_chance
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = 220  # malformed files per loader (each hypothesis example is one)
@@ -45,18 +43,9 @@ NOT_AN_INT = st.one_of(st.text(max_size=5), st.floats(allow_nan=False, allow_inf
                        st.lists(st.integers(), max_size=2), st.integers(min_value=2**40))
 
 
-def _midgame_state(players=3, seed=3, decisions=60):
-    state = MedurisGame(players).new_initial_state()
-    rng = random.Random(seed)
-    resolve_chance(state, rng)
-    for _ in range(decisions):
-        state.apply_action(rng.choice(state.legal_actions()))
-        resolve_chance(state, rng)
-    return state
-
-
-STATE = json.loads(_midgame_state().to_json())
-RECORD = GameRecord.from_state(_midgame_state(2, 5, 40), ["greedy", "random"], 5).to_dict()
+STATE = json.loads(random_position(3, seed=3, moves=60).to_json())
+RECORD = GameRecord.from_state(random_position(2, seed=5, moves=40), ["greedy", "random"],
+                               5).to_dict()
 BOARD = json.loads((REPO / "meduris_env" / "engine" / "board_data" / "board-2-3-players.json")
                    .read_text())
 
@@ -267,7 +256,7 @@ def test_serve_whose_thinking_workers_do_not_start_says_so_and_plays_on(tmp_path
 
     from helpers import LOCAL
 
-    from meduris_rl.cli.web import app
+    from meduris_rl.cli.meduris.web import app
 
     def refuse(*args, **kwargs):
         raise RuntimeError("the thinking workers did not start (ValueError: a broken model)")

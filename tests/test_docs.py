@@ -97,6 +97,12 @@ SHELL: dict[str, tuple[str, str]] = {
     "meduris train --config train/configs/ppo_2p.yaml --shaping 0 --out runs/plain":
         (FLAGS, "meduris train"),
     "meduris train --resume runs/ppo_2p/checkpoint.zip --steps 20000000": (FLAGS, "meduris train"),
+    "meduris train --game druids --option circles=4 --out runs/druids_c4":
+        (FLAGS, "meduris train"),
+    "meduris train --game stone_age --option mammoth_herd=on --out runs/herd":
+        (FLAGS, "meduris train"),
+    "meduris train --option exchange=manual --option max_turns=600 --out runs/m":
+        (FLAGS, "meduris train"),
     # docs/training.md: the az-train runs and their measurements (minutes each)
     "meduris az-train --players 3 --warm-start runs/ppo_3p/best.pt --moves 600000 "
     "--learning-rate 0.0002 --eval-every 100000 --eval-games 150 --eval-ppo runs/ppo_3p/best.pt "

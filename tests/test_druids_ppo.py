@@ -149,7 +149,7 @@ def test_train_druids_end_to_end_and_same_seed_same_network(capsys, tmp_path):
 @pytest.mark.parametrize("flag, value, says", [
     ("--bc-teacher", "greedy", "bc_teacher: 'greedy' is for Meduris runs"),
     ("--value-positions", "100", "value_positions: 100 is for Meduris runs"),
-    ("--reward", "score", "reward: 'score' is for Meduris runs"),
+    ("--reward", "score", "reward: 'score' is not a league run's"),
     ("--players", "5", "Druids is played by 2, 3 or 4 (D2)"),
 ])
 def test_meduris_only_settings_are_refused_for_druids(capsys, tmp_path, flag, value, says):

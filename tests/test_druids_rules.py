@@ -176,11 +176,17 @@ def test_D5_gems_of_the_places_colour_become_amulets_the_others_are_discarded():
     assert revealed == {gem(YELLOW, 4): 1, gem(RED, 9): 0, gem(YELLOW, 2): 1}
 
 
-def test_D6_lowest_servant_first_and_the_last_takes_all():
+def collected_17():
+    """Seat 0 collects place 1: 17 amulets above, servants of seats 1, 0, 1 (5, 2, 3) under."""
     st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},  # 17 amulets
                   under={0: [servant(1, 5), servant(0, 2), servant(1, 3)]},
                   hands={0: [gem(WHITE, 1)]})
     act(st, "collect place 1")
+    return st
+
+
+def test_D6_lowest_servant_first_and_the_last_takes_all():
+    st = collected_17()
     assert shares(st) == [(servant(0, 2), 2), (servant(1, 3), 3), (servant(1, 5), 12)]
     assert st.scores() == [2, 15]
 
@@ -191,10 +197,7 @@ def test_D6_the_checker_finds_amulets_not_shared_out_in_full():
     lowered to match (so scores still equal the shares), is caught; so is a servant revealed
     but never served, and an amulets count that the gems do not give."""
     def collected():
-        st = position(above={0: [gem(YELLOW, 9), gem(YELLOW, 8)]},  # 17 amulets
-                      under={0: [servant(1, 5), servant(0, 2), servant(1, 3)]},
-                      hands={0: [gem(WHITE, 1)]})
-        act(st, "collect place 1")
+        st = collected_17()
         assert not D.check(st)
         return st, [e for e in st.events() if e.kind == "share"]
 

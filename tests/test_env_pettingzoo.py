@@ -5,6 +5,7 @@ import types
 
 import numpy as np
 import pytest
+from helpers import decisions_per_agent
 from pettingzoo.test import (
     api_test,
     max_cycles_test,
@@ -57,13 +58,7 @@ def test_parallel_api_test(num_players, exchange):
 def test_max_cycles_gives_every_agent_exactly_that_many_decisions():
     e = meduris_env.env(num_players=4, max_cycles=7)
     e.reset(seed=3)
-    counts = dict.fromkeys(e.possible_agents, 0)
-    for agent in e.agent_iter():
-        _, _, term, trunc, _ = e.last()
-        if not (term or trunc):
-            counts[agent] += 1
-        e.step(None if term or trunc else e.action_space(agent).sample())
-    assert set(counts.values()) == {7}
+    assert set(decisions_per_agent(e).values()) == {7}
     assert not e.agents
 
 

@@ -52,6 +52,7 @@ TESTED = {
              "--game"},  # (--game: tests/test_play_druids.py)
     "replay": {"record", "--html", "--force", "--all"},
     "train": {"--config", "--game",  # (--game: tests/test_druids_ppo.py)
+              "--option",  # (its cases: tests/test_train_options.py)
               "--players", "--steps", "--envs", "--threads", "--seed", "--features",
               "--reward", "--shaping", "--bc-teacher", "--bc-games", "--eval-every",
               "--eval-games",

@@ -24,7 +24,7 @@ from helpers import LOCAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.meduris.web.app import create_app
 
 with warnings.catch_warnings():  # starlette would rather have httpx2; httpx works
     warnings.simplefilter("ignore")

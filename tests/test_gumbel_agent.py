@@ -5,6 +5,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import random_position
 
 from meduris_env import MedurisGame
 from meduris_rl.agents import UnknownAgentError, make_agent
@@ -71,13 +72,7 @@ def test_a_policy_of_another_player_count_or_game_is_refused_in_one_line():
 
 def decision(players=2, seed=0, moves=4):
     """A position where a player must decide, after a few random moves."""
-    rng = random.Random(seed)
-    state = MedurisGame(players).new_initial_state()
-    resolve_chance(state, rng)
-    for _ in range(moves):
-        state.apply_action(rng.choice(state.legal_actions()))
-        resolve_chance(state, rng)
-    return state
+    return random_position(players, seed, moves)
 
 
 class Oracle(GumbelAgent):

@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 import pytest
-from helpers import GumbelToy
+from helpers import GumbelToy, random_position
 
 from meduris_env import MedurisGame
 from meduris_env.envs.observation import observe_state
@@ -249,16 +249,6 @@ def test_toy_trees_find_the_winning_move_and_see_the_trap(seed):
 
 
 # --- Meduris --------------------------------------------------------------------------------------
-def meduris_position(num_players=2, seed=0, moves=6):
-    state = MedurisGame(num_players).new_initial_state()
-    play = random.Random(seed)
-    resolve_chance(state, play)
-    for _ in range(moves):
-        state.apply_action(play.choice(state.legal_actions()))
-        resolve_chance(state, play)
-    return state
-
-
 def searched_both_ways(state, num_simulations, considered, seed):
     """The reference search and the batched search of one Meduris tree (same rng, same fixed
     evaluation): (batched result, reference result, the pool, the counted evaluator, the rng
@@ -276,7 +266,7 @@ def searched_both_ways(state, num_simulations, considered, seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_one_meduris_tree_is_the_reference_search(seed):
-    batch, reference, *_ = searched_both_ways(meduris_position(2, seed), 24, 8, seed)
+    batch, reference, *_ = searched_both_ways(random_position(2, seed), 24, 8, seed)
     same_as_reference(batch, reference, exact_policy=True)
 
 
@@ -291,7 +281,7 @@ def search_meduris(states, seeds, noise, evaluation, num_simulations=16, conside
 
 
 def test_trees_searched_together_are_each_searched_alone():
-    states = [meduris_position(2, seed, moves) for seed, moves in [(0, 4), (1, 6), (2, 9),
+    states = [random_position(2, seed, moves) for seed, moves in [(0, 4), (1, 6), (2, 9),
                                                                    (3, 2), (4, 7)]]
     noise = np.random.default_rng(9).gumbel(size=(5, NUM_ACTIONS))
     evaluation = fixed_one(NUM_ACTIONS)
@@ -306,7 +296,7 @@ def test_trees_searched_together_are_each_searched_alone():
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_meduris_smoke_legal_actions_visits_and_policies(num_players):
-    states = [meduris_position(num_players, seed, seed % 5) for seed in range(8)]
+    states = [random_position(num_players, seed, seed % 5) for seed in range(8)]
     pool = ScalarPool()
     roots = [pool.add(s.clone(), np.random.default_rng(s_)) for s_, s in enumerate(states)]
     evaluate = Counted(uniform_one(NUM_ACTIONS), NUM_ACTIONS)
@@ -322,7 +312,7 @@ def test_meduris_smoke_legal_actions_visits_and_policies(num_players):
 
 
 def test_the_same_seed_gives_the_same_result():
-    states = [meduris_position(3, seed, 3) for seed in range(4)]
+    states = [random_position(3, seed, 3) for seed in range(4)]
 
     def run():
         pool = ScalarPool()
@@ -337,7 +327,7 @@ def test_the_same_seed_gives_the_same_result():
 
 def test_no_simulation_and_bad_roots():
     pool = ScalarPool()
-    root = pool.add(meduris_position(2, 0), np.random.default_rng(0))
+    root = pool.add(random_position(2, 0), np.random.default_rng(0))
     evaluate = Counted(uniform_one(NUM_ACTIONS), NUM_ACTIONS)
     result = batched_gumbel_search(pool, [root], evaluate, 0, 4, np.random.default_rng(1))
     assert result.actions[0] == result.considered[0, 0] and result.visits.sum() == 0
@@ -388,7 +378,7 @@ def test_the_position_pool_of_the_batch_engine():
     keyed streams a tree searched in a batch is the tree searched alone."""
     from meduris_env.envs.positions import PositionPool
 
-    states = [meduris_position(2, seed, 3 + seed) for seed in range(4)]
+    states = [random_position(2, seed, 3 + seed) for seed in range(4)]
     noise = np.random.default_rng(4).gumbel(size=(4, NUM_ACTIONS))
     evaluation = fixed_one(NUM_ACTIONS)
 

@@ -354,7 +354,7 @@ def test_a_record_with_a_huge_or_multi_line_label_is_refused_in_one_line(tmp_pat
 def test_a_huge_game_id_is_not_echoed_by_the_web_server(tmp_path):
     import warnings
 
-    from meduris_rl.cli.web.app import create_app
+    from meduris_rl.cli.meduris.web.app import create_app
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

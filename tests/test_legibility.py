@@ -4,27 +4,16 @@ to move in words, and shows the rune areas and who holds their stones."""
 import random
 import re
 
-from meduris_env import MedurisGame
+from helpers import random_position
+
 from meduris_env.engine.text import LEGEND, render_text
 from meduris_rl.kit.loop import resolve_chance
-
-
-def _midgame(players=3, seed=1, decisions=150):
-    st = MedurisGame(players).new_initial_state()
-    rng = random.Random(seed)
-    resolve_chance(st, rng)
-    for _ in range(decisions):
-        if st.is_terminal():
-            break
-        st.apply_action(rng.choice(st.legal_actions()))
-        resolve_chance(st, rng)
-    return st
 
 
 def test_every_mark_of_the_text_board_is_in_the_legend():
     marks = set()
     for seed in range(6):
-        text = render_text(_midgame(seed=seed))
+        text = render_text(random_position(3, seed, 150))
         for cell in re.findall(r"\d+[WLCS]{2}[a-i]:(\S+)", text):
             marks |= {"." if cell == "." else cell[0]} | set(re.findall(r"\*[vfd]|@", cell))
     assert marks >= {".", "h", "T", "@"}  # the games show them
@@ -36,7 +25,7 @@ def test_every_mark_of_the_text_board_is_in_the_legend():
 
 
 def test_the_board_says_who_moves_in_words_and_shows_the_rune_stones():
-    st = _midgame()
+    st = random_position(3, 1, 150)
     text = render_text(st, legend=True)
     first = text.splitlines()[0]
     assert re.search(r"to move: seat \d \(", first) and "-4" not in first and "-1" not in first

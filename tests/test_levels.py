@@ -85,7 +85,7 @@ def test_meduris_agents_lists_the_levels(capsys):
 def test_the_web_server_offers_the_levels(tmp_path):
     from fastapi.testclient import TestClient
 
-    from meduris_rl.cli.web.app import create_app
+    from meduris_rl.cli.meduris.web.app import create_app
 
     with TestClient(create_app(tmp_path / "games.sqlite"), base_url=LOCAL) as client:
         offer = client.get("/api/agents").json()
@@ -127,7 +127,7 @@ def test_the_web_server_offers_the_search_for_two_players_only(tmp_path):
     player count its file is of; a 3-player game asking for it is refused (400) saying why."""
     from fastapi.testclient import TestClient
 
-    from meduris_rl.cli.web.app import create_app
+    from meduris_rl.cli.meduris.web.app import create_app
 
     with TestClient(create_app(tmp_path / "games.sqlite"), base_url=LOCAL) as client:
         offer = {a["name"]: a for a in client.get("/api/agents").json()["agents"]}

@@ -451,7 +451,7 @@ def test_meduris_agents_lists_the_plugin_forms_and_the_entry_points(capsys):
 
 
 def test_the_web_server_offers_entry_points_but_never_a_plugin_path(place):
-    from meduris_rl.cli.web.store import WebError, available_agents, check_opponent
+    from meduris_rl.cli.meduris.web.store import WebError, available_agents, check_opponent
 
     assert "cautious" in [a["name"] for a in available_agents()]
     assert check_opponent("cautious", 2) == "cautious"

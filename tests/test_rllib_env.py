@@ -60,7 +60,7 @@ def test_the_logic_truncates_at_the_turn_limit_without_reward():
 def test_the_rllib_modules_import_without_importing_ray():
     code = ("import sys, meduris_env.envs.rllib, meduris_rl.train.meduris.rllib_ppo, "
             "meduris_rl.agents.meduris.rllib, "
-            "meduris_rl.cli.commands.rllib_train; print('ray' in sys.modules)")
+            "meduris_rl.cli.meduris.rllib_train; print('ray' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -13,14 +13,16 @@ import random
 import numpy as np
 import pytest
 from helpers import (
+    AREA,
     C,
     L,
     S,
     W,
     at_turn_action,
     decision,
-    druid_on_ring,
+    druid_position,
     e3_position,
+    full_circuit_position,
     hut,
     new_game,
     offer,
@@ -35,9 +37,6 @@ from meduris_env import IllegalActionError, MedurisGame
 from meduris_env.engine.actions import exchange_action
 from meduris_env.engine.constants import EXCHANGE_GIVES
 from meduris_env.engine.layout import OFFSETS
-
-AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6,
-        "hook": 7, "arrow": 8}
 
 
 def offerings(st):
@@ -212,11 +211,7 @@ def test_R17_first_three_constructions_move_the_druid_onto_his_stone_fields():
 
 
 def test_E5_fourth_construction_sends_the_druid_to_the_first_hut_from_field_0():
-    st = new_game()
-    place(st, 5, "hut", 1)
-    place(st, 20, "hut", 0)
-    st.druid_stone = 3
-    at_turn_action(st)
+    st = druid_position({5: 1, 20: 0})
     set_materials(st, 0, stone=1, copper=1)
     st.apply_action(temple(12))
     walk = [e.data for e in st.events() if e.kind == "druid_walk"]
@@ -229,13 +224,7 @@ def test_E5_fourth_construction_sends_the_druid_to_the_first_hut_from_field_0():
 
 
 def test_R17_druid_walks_a_full_circuit_back_to_the_only_hut():
-    st = new_game()
-    place(st, 10, "hut", 1)
-    st.rune_holder[AREA["fountain"]] = 1
-    druid_on_ring(st, 10)
-    at_turn_action(st)
-    set_materials(st, 0, stone=1, wood=1)
-    st.apply_action(temple(20))
+    st = full_circuit_position()  # seat 0 builds a temple on 20
     assert [e.data for e in st.events() if e.kind == "druid_walk"] == [
         {"from_field": 10, "to_field": 10, "crossed_river": 1}]
     assert st.vp[1] == 6  # interim scoring on the way (R21)
@@ -243,12 +232,7 @@ def test_R17_druid_walks_a_full_circuit_back_to_the_only_hut():
 
 
 def test_E7_four_temples_before_any_hut_leave_the_druid_on_his_stone_field():
-    st = new_game()
-    place(st, 1, "temple", 0)
-    place(st, 5, "temple", 1)
-    place(st, 10, "temple", 1)
-    st.druid_stone = 3
-    at_turn_action(st)
+    st = druid_position(temples={1: 0, 5: 1, 10: 1})
     set_materials(st, 0, stone=1, copper=1)
     st.apply_action(temple(15))
     assert [e.kind for e in st.events() if e.kind.startswith("druid")] == ["druid_waits"]
@@ -279,11 +263,7 @@ def test_R18_E3_ritual_in_a_three_hut_settlement():
 
 
 def test_R18_ritual_can_start_in_the_middle_of_a_settlement():
-    st = new_game()
-    for f in (10, 11, 13):
-        place(st, f, "hut", 1)
-    druid_on_ring(st, 11)
-    at_turn_action(st)
+    st = druid_position({10: 1, 11: 1, 13: 1}, druid=11)
     set_materials(st, 0, stone=5, copper=5)
     st.apply_action(hut(12))  # directly in front of the druid: settlement 10-13
     assert decision(st) == ("offering", 0, 12)
@@ -296,12 +276,8 @@ def test_R18_ritual_can_start_in_the_middle_of_a_settlement():
 
 
 def test_R19_offering_nothing_never_takes_vp_below_zero():
-    st = new_game()
-    place(st, 10, "hut", 0)
-    place(st, 20, "hut", 1)
+    st = druid_position({10: 0, 20: 1}, druid=10)
     st.vp[1] = 0
-    druid_on_ring(st, 10)
-    at_turn_action(st)
     set_materials(st, 0, stone=1, copper=1)
     set_materials(st, 1, wood=1)
     st.apply_action(temple(15))
@@ -312,11 +288,7 @@ def test_R19_offering_nothing_never_takes_vp_below_zero():
 
 
 def test_R19_single_material_offering_scores_one():
-    st = new_game()
-    place(st, 10, "hut", 0)
-    place(st, 20, "hut", 1)
-    druid_on_ring(st, 10)
-    at_turn_action(st)
+    st = druid_position({10: 0, 20: 1}, druid=10)
     set_materials(st, 0, stone=1, copper=1)
     set_materials(st, 1, wood=1, stone=1)
     st.apply_action(temple(15))
@@ -326,11 +298,7 @@ def test_R19_single_material_offering_scores_one():
 
 # --- R20: the druid chip ----------------------------------------------------------------------
 def test_R20_druid_chip_can_be_kept_and_handed_in_at_a_later_ritual():
-    st = new_game()
-    place(st, 24, "hut", 1)  # on the druid chip
-    st.rune_holder[AREA["cross"]] = 1
-    druid_on_ring(st, 24)
-    at_turn_action(st)
+    st = druid_position({24: 1}, {"cross": 1}, druid=24)  # a hut on the druid chip
     set_materials(st, 0, stone=1, copper=1)
     st.apply_action(temple(15))  # full circuit back to 24: interim +1, then the ritual
     assert decision(st) == ("offering", 1, 24)
@@ -348,15 +316,7 @@ def test_R20_druid_chip_can_be_kept_and_handed_in_at_a_later_ritual():
 
 # --- R21, E6: rune interim scoring -----------------------------------------------------------
 def test_E6_druid_walk_across_the_river_scores_runes_before_the_ritual():
-    st = new_game()
-    place(st, 29, "hut", 0)
-    place(st, 7, "hut", 0)
-    place(st, 3, "hut", 1)
-    st.rune_holder[AREA["arrow"]] = 0
-    st.rune_holder[AREA["diamond"]] = 0
-    st.rune_holder[AREA["S"]] = 1
-    druid_on_ring(st, 29)
-    at_turn_action(st)
+    st = druid_position({29: 0, 7: 0, 3: 1}, {"arrow": 0, "diamond": 0, "S": 1}, druid=29)
     set_materials(st, 0, stone=1, wool=1)
     st.apply_action(temple(31))
     kinds = [e.kind for e in st.events()[-4:]]
@@ -366,14 +326,7 @@ def test_E6_druid_walk_across_the_river_scores_runes_before_the_ritual():
 
 
 def test_R21_ritual_crossing_the_river_in_mid_settlement_scores_runes_between_offerings():
-    st = new_game()
-    for f, seat in [(30, 0), (31, 1), (0, 0), (20, 1)]:
-        place(st, f, "hut", seat)
-    st.rune_holder[AREA["arrow"]] = 1
-    st.rune_holder[AREA["S"]] = 0
-    st.rune_holder[AREA["wave"]] = 1
-    druid_on_ring(st, 20)
-    at_turn_action(st)
+    st = druid_position({30: 0, 31: 1, 0: 0, 20: 1}, {"arrow": 1, "S": 0, "wave": 1}, druid=20)
     set_materials(st, 0, stone=1, wood=1)
     st.apply_action(temple(25))
     seen = []

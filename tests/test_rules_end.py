@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 from helpers import (
+    AREA,
     C,
     L,
     S,
     W,
     clear_materials,
     decision,
-    druid_on_ring,
+    finale_position,
     move,
     new_game,
     offer,
@@ -21,8 +22,6 @@ from helpers import (
 
 from meduris_env import MedurisGame
 from meduris_env.engine.constants import A_HUT, A_YIELD
-
-AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 
 
 def yield_turn(st, face="copper"):
@@ -44,30 +43,8 @@ def test_E1_big_yield_onto_two_workers_pays_three_two_one():
     assert st.supply[S] == 12 and st.stacks[S].tolist() == [0, 1, 0]
 
 
-def finale_position():
-    """Seat 0 has built all 12 huts and one temple; seat 1 has 3 huts and a temple."""
-    chips = [(2, "druid"), (6, "vp"), (10, "druid"), (17, "vp"), (25, "free"), (29, "free")]
-    st = new_game(chips=chips)
-    for f in [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13]:
-        place(st, f, "hut", 0)
-    place(st, 15, "temple", 0)
-    for f in (20, 21, 23):
-        place(st, f, "hut", 1)
-    place(st, 22, "temple", 1)
-    for area in ("S", "diamond", "fountain", "scales"):
-        st.rune_holder[AREA[area]] = 0
-    st.rune_holder[AREA["wave"]] = 1
-    st.rune_holder[AREA["cross"]] = 1
-    druid_on_ring(st, 23)
-    return st
-
-
 def test_R22_R23_R24_R25_finale_extra_turn_final_circuit_and_final_scoring():
-    st = finale_position()
-    roll(st, "copper")
-    clear_materials(st)
-    set_materials(st, 0, wood=1, copper=1)
-    st.apply_action(temple(14))  # seat 0's last piece; druid walks 23 -> 0 across the river
+    st = finale_position()  # seat 0's last piece, a temple on 14; druid walks 23 -> 0
     assert st.vp.tolist()[:2] == [9, 7]  # interim scoring: 4 and 2 rune stones
     for f in range(6):
         assert decision(st) == ("offering", 0, f)

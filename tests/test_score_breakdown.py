@@ -11,14 +11,14 @@ from helpers import (
     C,
     S,
     at_turn_action,
-    clear_materials,
     decision,
-    druid_on_ring,
+    druid_position,
+    finale_position,
+    full_circuit_position,
     hut,
     move,
     new_game,
     offer,
-    place,
     roll,
     set_materials,
     temple,
@@ -29,7 +29,6 @@ from meduris_env.engine.constants import HUT, TEMPLE
 from meduris_rl.agents.registry import make_agent
 from meduris_rl.kit.loop import play
 
-AREA = {"S": 0, "diamond": 1, "fountain": 2, "scales": 3, "curl": 4, "wave": 5, "cross": 6}
 KEYS = ["start", "bonus", "offerings", "runes", "temples", "total"]
 
 
@@ -51,11 +50,7 @@ def test_R13_a_plus_two_chip_counts_as_bonus():
 
 @pytest.mark.parametrize(("choice", "vp"), [("none", -1), ("second", +1)])
 def test_R19_offerings_count_their_vp_change(choice, vp):
-    st = new_game()
-    place(st, 10, "hut", 0)
-    place(st, 20, "hut", 1)
-    druid_on_ring(st, 10)
-    at_turn_action(st)
+    st = druid_position({10: 0, 20: 1}, druid=10)
     set_materials(st, 0, stone=1, copper=1)
     set_materials(st, 1, wood=1)
     st.apply_action(temple(15))
@@ -67,13 +62,7 @@ def test_R19_offerings_count_their_vp_change(choice, vp):
 
 
 def test_R21_interim_scoring_counts_as_runes():
-    st = new_game()
-    place(st, 10, "hut", 1)
-    st.rune_holder[AREA["fountain"]] = 1
-    druid_on_ring(st, 10)
-    at_turn_action(st)
-    set_materials(st, 0, stone=1, wood=1)
-    st.apply_action(temple(20))  # the druid walks round, across the river: interim scoring
+    st = full_circuit_position()  # the druid walks round, across the river: interim scoring
     rows = score_breakdown(st)
     assert [r["runes"] for r in rows] == [0, 1]  # R21: 1 VP per rune stone held then
 
@@ -103,23 +92,7 @@ def temple_vp(st, seat):
 
 def finished_finale():
     """Seat 0 builds its last piece (R22), every offering answered "nothing", to the end."""
-    chips = [(2, "druid"), (6, "vp"), (10, "druid"), (17, "vp"), (25, "free"), (29, "free")]
-    st = new_game(chips=chips)
-    for f in [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13]:
-        place(st, f, "hut", 0)
-    place(st, 15, "temple", 0)
-    for f in (20, 21, 23):
-        place(st, f, "hut", 1)
-    place(st, 22, "temple", 1)
-    for area in ("S", "diamond", "fountain", "scales"):
-        st.rune_holder[AREA[area]] = 0
-    st.rune_holder[AREA["wave"]] = 1
-    st.rune_holder[AREA["cross"]] = 1
-    druid_on_ring(st, 23)
-    roll(st, "copper")
-    clear_materials(st)
-    set_materials(st, 0, wood=1, copper=1)
-    st.apply_action(temple(14))  # interim scoring: 4 and 2 rune stones (R21)
+    st = finale_position()  # interim scoring: 4 and 2 rune stones (R21)
     while not st.is_chance_node():
         st.apply_action(offer("none"))
     roll(st, "wool")

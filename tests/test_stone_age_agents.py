@@ -169,7 +169,7 @@ def test_train_stone_age_end_to_end(tmp_path, capsys):
     capsys.readouterr()
     assert main(args + ["--out", str(tmp_path / "x"), "--reward", "score"]) == 2
     err = capsys.readouterr().err
-    assert "reward: 'score' is for Meduris runs; with game 'stone_age'" in err
+    assert "reward: 'score' is not a league run's" in err and "game 'stone_age'" in err
     assert len(err.strip().splitlines()) == 1
 
 

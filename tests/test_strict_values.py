@@ -229,7 +229,7 @@ def test_tournament_with_an_endless_budget_exits_2_with_one_line_before_any_game
                                   "mcts:0.5s",
                                   "mcts:²", "az:0"])
 def test_the_web_servers_budgets_are_bounded_too(name):
-    from meduris_rl.cli.web.store import WebError, check_opponent
+    from meduris_rl.cli.meduris.web.store import WebError, check_opponent
     with pytest.raises(WebError) as err:
         check_opponent(name, 2)
     assert "1..2000" in one_line(err.value, longest=400)

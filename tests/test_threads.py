@@ -92,7 +92,7 @@ class Server:
     def __init__(self, db):
         import uvicorn
 
-        from meduris_rl.cli.web.app import create_app
+        from meduris_rl.cli.meduris.web.app import create_app
         self.server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=0,
                                                     log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -122,7 +122,7 @@ class Server:
 def stuck_server(tmp_path, monkeypatch):
     import asyncio
 
-    from meduris_rl.cli.web.thinking import Thinkers
+    from meduris_rl.cli.meduris.web.thinking import Thinkers
     real = Thinkers.decide
 
     async def decide(self, name, players, state_json, seat, seed):

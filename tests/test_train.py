@@ -866,5 +866,5 @@ def test_an_edited_checkpoint_json_is_refused_and_nothing_is_written(tiny_resume
 def test_a_checkpoint_records_its_player_count_in_the_zip(tiny_resume_run):
     from meduris_rl.train.run import checkpoint_state, zip_data
     assert zip_data(tiny_resume_run / "checkpoint.zip")["meduris_run"] == {
-        "game": "meduris", "players": 2}
+        "game": "meduris", "players": 2, "options": {}}
     assert checkpoint_state(tiny_resume_run / "checkpoint.zip")["timesteps"] == 64

@@ -204,8 +204,8 @@ def test_the_make_target_of_the_shipped_search_is_commands_meduris_accepts():
     import subprocess
     from pathlib import Path
 
-    from meduris_rl.cli.commands import value
     from meduris_rl.cli.main import build_parser
+    from meduris_rl.cli.meduris import value
 
     repo = Path(__file__).resolve().parent.parent
     recipe = subprocess.run(["make", "-n", "model-search-2p"], cwd=repo, capture_output=True,

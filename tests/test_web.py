@@ -17,7 +17,7 @@ from helpers import LOCAL
 from meduris_env import GameRecord, MedurisGame
 from meduris_env.render.view import apply_patch, state_view, view_patch
 from meduris_rl.cli.main import main
-from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.meduris.web.app import create_app
 
 with warnings.catch_warnings():  # starlette would rather have httpx2; httpx works
     warnings.simplefilter("ignore")
@@ -246,7 +246,7 @@ def test_a_missing_shipped_model_is_refused_and_budgets_are_accepted(client, mon
     assert kinds["greedy"]["players"] == [2, 3, 4]
     assert kinds["ppo"]["players"] == [2, 3, 4]  # a shipped model for every player count
     assert kinds["search"]["players"] == [2]
-    from meduris_rl.cli.web.store import available_agents
+    from meduris_rl.cli.meduris.web.store import available_agents
     # a checkout without ppo_4p.pt and search_2p.pt
     for shipped in meduris_rl.agents.policies.ppo.MODELS.iterdir():
         if shipped.name not in ("ppo_4p.pt", "search_2p.pt"):
@@ -370,7 +370,7 @@ def test_only_the_page_and_its_two_files_are_served(client):
     assert client.get("/play.css").status_code == 200
     for path in ("/../pyproject.toml", "/%2e%2e/pyproject.toml", "/board.js/../pyproject.toml",
                  "/static/..%2f..%2fpyproject.toml", "/templates/board.js",
-                 "/meduris_cli/web/app.py", "/etc/passwd", "/..%2f..%2fetc%2fpasswd",
+                 "/meduris_cli/meduris/web/app.py", "/etc/passwd", "/..%2f..%2fetc%2fpasswd",
                  "/api/games/..%2f..%2fpyproject.toml"):
         r = client.get(path)
         assert r.status_code == 404, path

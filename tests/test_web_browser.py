@@ -20,7 +20,7 @@ import urllib.request
 from helpers import watched_page
 
 from meduris_env import GameRecord
-from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.meduris.web.app import create_app
 
 
 class Server:

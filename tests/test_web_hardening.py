@@ -13,8 +13,8 @@ import pytest
 from helpers import LOCAL
 
 from meduris_rl.cli.main import main
-from meduris_rl.cli.web.app import create_app
-from meduris_rl.cli.web.store import (
+from meduris_rl.cli.meduris.web.app import create_app
+from meduris_rl.cli.meduris.web.store import (
     APPLICATION_ID,
     MAX_RUNNING,
     SCHEMA,

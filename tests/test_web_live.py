@@ -36,8 +36,8 @@ from test_web_browser import Server
 from meduris_env import MedurisGame
 from meduris_env.envs.observation import observe_state
 from meduris_rl.agents import make_agent
-from meduris_rl.cli.web import live as live_module
-from meduris_rl.cli.web.store import LiveGame
+from meduris_rl.cli.meduris.web import live as live_module
+from meduris_rl.cli.meduris.web.store import LiveGame
 from meduris_rl.kit.loop import play
 from meduris_rl.kit.seeding import derive_seed
 
@@ -360,7 +360,7 @@ def test_engine_work_and_commits_happen_off_the_event_loop(tmp_path, monkeypatch
     409, and the state's JSON sent to a thinking worker never run on the event loop's
     thread: in a worker thread, in the game's order."""
     from meduris_env.engine.state import State
-    from meduris_rl.cli.web.store import Games
+    from meduris_rl.cli.meduris.web.store import Games
 
     where = []
 
@@ -574,8 +574,8 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
     is offered for; random and greedy are decided in the server), and a pool is returned only
     once its workers have built them and compiled (or loaded) numba's kernels: a warmed worker
     holds the agents and the search's rollout kernel has its signature, a cold one neither."""
-    from meduris_rl.cli.web.app import warm_agents
-    from meduris_rl.cli.web.thinking import Thinkers, is_instant
+    from meduris_rl.cli.meduris.web.app import warm_agents
+    from meduris_rl.cli.meduris.web.thinking import Thinkers, is_instant
 
     warm = warm_agents()
     offered = {name for name, _ in warm}
@@ -588,7 +588,8 @@ def test_the_thinking_pool_warms_every_offered_opponent_before_it_answers():
     from meduris_rl.agents.registry import kinds
     plugins = {k.name for k in kinds(None) if k.source == "entry point"}
     assert plugins and not plugins & {name.split(":")[0] for name in offered}
-    probe = ("(sorted(__import__('meduris_rl.cli.web.thinking', fromlist=['AGENTS']).AGENTS), "
+    probe = ("(sorted(__import__('meduris_rl.cli.meduris.web.thinking', "
+             "fromlist=['AGENTS']).AGENTS), "
              "len(__import__('meduris_rl.agents.meduris.heuristics', "
              "fromlist=['x']).rollout_values.signatures))")
     seen = {}
@@ -609,7 +610,7 @@ def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, cap
     from helpers import run_cli
 
     import meduris_rl.cli.commands.serve as serve
-    import meduris_rl.cli.web.app as web_app
+    import meduris_rl.cli.meduris.web.app as web_app
 
     asked = []
 

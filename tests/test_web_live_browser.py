@@ -75,7 +75,7 @@ class KillableServer:
         probe.bind(("127.0.0.1", 0))
         self.port = probe.getsockname()[1]
         probe.close()
-        code = ("import sys, uvicorn; from meduris_rl.cli.web.app import create_app; "
+        code = ("import sys, uvicorn; from meduris_rl.cli.meduris.web.app import create_app; "
                 "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]), "
                 "log_level='warning')")
         self.proc = subprocess.Popen([sys.executable, "-c", code, str(db), str(self.port)],

@@ -33,8 +33,8 @@ from test_web_live import Stream, first_legal, free_port, play_through
 from meduris_env import MedurisGame
 from meduris_env.engine.chance import sample_chance
 from meduris_env.render.view import legal_view
-from meduris_rl.cli.web import app as web_app
-from meduris_rl.cli.web.app import host_name
+from meduris_rl.cli.meduris.web import app as web_app
+from meduris_rl.cli.meduris.web.app import host_name
 from meduris_rl.kit.records import GameRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,7 +266,7 @@ def test_an_entry_point_plug_in_that_fails_to_import_does_not_stop_the_server(tm
     offers the rest, warms none of the plug-ins, and plays."""
     from meduris_rl.agents import registry
     from meduris_rl.agents.plugins import load
-    from meduris_rl.cli.web.app import warm_agents
+    from meduris_rl.cli.meduris.web.app import warm_agents
 
     installed = load.entry_points()
     monkeypatch.setattr(load, "entry_points", lambda: sorted(

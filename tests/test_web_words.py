@@ -19,8 +19,8 @@ from meduris_env.engine.chance import sample_chance
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.events import EVENT_KINDS, SENTENCES, Event
 from meduris_rl.agents.registry import AgentSpec
-from meduris_rl.cli.web import store
-from meduris_rl.cli.web.words import VERBS, in_your_words
+from meduris_rl.cli.meduris.web import store
+from meduris_rl.cli.meduris.web.words import VERBS, in_your_words
 
 SAMPLE = {"seat": 0, "field": 3, "chip": 1, "plain": 1, "level": 0, "face": 0, "material": 0,
           "amount": 1, "give": 0, "take": 1, "automatic": 0, "from_plain": 0, "from_level": 0,
@@ -147,7 +147,7 @@ def test_offering_nothing_says_it_costs_nothing_at_0_vp(tmp_path):
     other = store.LiveGame("1" * 16, config)
     other.state = MedurisGame(2).new_initial_state()
     assert other.view()["seats"][seat]["vp"] > 0
-    from meduris_rl.cli.web.words import with_offer_words
+    from meduris_rl.cli.meduris.web.words import with_offer_words
     view = {"viewer": 0, "seats": [{"vp": 3}],
             "legal": [{"kind": "offer", "choice": 0, "words": "offer nothing (-1 VP, R19)"}]}
     assert with_offer_words(view)["legal"][0]["words"] == "offer nothing (-1 VP, R19)"
@@ -241,7 +241,7 @@ def test_the_status_line_says_your_move_and_you(client):
     done = play_moves(client, g, random.Random(4))
     end = done["view"]["status"]
     assert "won by" in end and "seat 1" not in end and "human" not in end, end
-    from meduris_rl.cli.web.words import with_your_status
+    from meduris_rl.cli.meduris.web.words import with_your_status
     view = {"seats": [{"label": "greedy"}, {"label": "human"}],
             "status": "turn 3, die wool: seat 0 (greedy) to decide: place worker"}
     assert with_your_status(view, 1)["status"] == view["status"]  # not yours: as it was
@@ -256,7 +256,7 @@ def test_every_trivial_kind_the_page_offers_moves_in_the_server_process():
     queued in the thinking pool behind the searches. A plug-in that says nothing is not known
     to be quick."""
     from meduris_rl.agents.registry import kind_named
-    from meduris_rl.cli.web.thinking import is_instant
+    from meduris_rl.cli.meduris.web.thinking import is_instant
 
     ours = [kind_named(a["name"]) for a in store.available_agents()
             if kind_named(a["name"]).source == "built-in"

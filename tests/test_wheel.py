@@ -29,7 +29,7 @@ SHIPPED = ("meduris_rl/agents/models/ppo_2p.pt", "meduris_rl/agents/models/searc
            "meduris_rl/train/configs/ppo_2p.yaml",
            "meduris_env/engine/board_data/board-2-3-players.json",
            "stoneage_env/engine/data/components.json",
-           "meduris_env/render/templates/board.js", "meduris_rl/cli/web/static/play.html")
+           "meduris_env/render/templates/board.js", "meduris_rl/cli/meduris/web/static/play.html")
 
 
 def run(argv: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:

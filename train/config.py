@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_rl.kit.errors import InputError
-from meduris_rl.kit.games import game_spec
+from meduris_rl.kit.games import game_spec, games
 from meduris_rl.kit.jsonfile import clip, read_bounded
 from meduris_rl.kit.values import SEED_MAX, ValueCheckError, check_float, check_int, excerpt
 
@@ -39,6 +39,11 @@ class TrainConfig:
     # a game of the table of games (None: the default game); its row names its training parts
     # (Meduris's league on the batch engine; Druids': meduris_rl.train.druids.league)
     game: str | None = None
+    # the game's own options (its row's: Meduris's exchange, Druids' circles, Stone Age's
+    # mammoth_herd, every game's turn limit), the same for every game of the run: its training
+    # games, evaluations, warm start; what is not given keeps the game's default. A text value
+    # (a flag's, --option NAME=VALUE) is read as the command line reads it
+    options: dict = field(default_factory=dict)
     players: int = 2
     steps: int = 2_000_000  # PPO environment steps (the learner's decisions)
     envs: int = 256  # games played at once by the batch engine
@@ -90,6 +95,13 @@ class TrainConfig:
         if not spec.has_part("train_env"):
             raise ConfigError(f"game: {spec.title} has no trainer (its row names no train_env)")
         spec.check_players(self.players, "players", ConfigError)
+        self.options = game_options(spec, self.options)
+        for name, part, off in (("bc_teacher", "warm_start", "null"),
+                                ("value_positions", "value_network", "0")):
+            if getattr(self, name) not in (None, 0) and not spec.has_part(part):
+                users = " or ".join(row.title for row in games().values() if row.has_part(part))
+                raise ConfigError(f"{name}: {excerpt(getattr(self, name))} is for {users} "
+                                  f"runs; with game {spec.name!r} set it to {off}")
         if spec.has_part("train_check"):  # settings the game's runs cannot use
             spec.part("train_check")(self)
         FEATURE_SETS = spec.part("features")
@@ -127,6 +139,27 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def game_options(spec, options) -> dict:
+    """``options`` checked by the game's row (:meth:`~meduris_rl.kit.games.GameSpec.check_options`,
+    the game's options, not a seat's): a text value of an option whose default is not text
+    (``"4"`` from ``--option circles=4``, ``"on"``) is read first as the command line reads it
+    (:meth:`~meduris_rl.kit.games.Option.parse`). Returns only the given options (the game
+    keeps its defaults for the rest); an unknown name or a bad value is a ConfigError."""
+    if not isinstance(options, dict):
+        raise ConfigError(f"options: {excerpt(options)}; a mapping of the game's option names "
+                          "to values (meduris games lists them)")
+    read = {}
+    for name, value in options.items():
+        if isinstance(value, str) and name in spec.option_names and not isinstance(
+                spec.option(name).default, str):
+            try:
+                value = spec.option(name).parse(value)
+            except ValueCheckError as err:
+                raise ConfigError(str(err)) from None
+        read[name] = value
+    return spec.check_options(read, seat=False, error=ConfigError)
 
 
 def machine_memory() -> int:
@@ -176,8 +209,9 @@ _TYPES = {f: _INT for f in ("players", "steps", "envs", "threads", "seed", "snap
                             "value_positions", "value_epochs", "best_against_games")}
 _TYPES.update({f: _NUM for f in ("learning_rate", "gamma", "gae_lambda", "clip_range",
                                  "ent_coef", "shaping")})
-_TYPES.update(game=(str, type(None)), features=(str,), reward=(str,), policy=(str,), out=(str,),
-              opponents=(dict,), net_arch=(list,), bc_teacher=(str, type(None)),
+_TYPES.update(game=(str, type(None)), options=(dict,), features=(str,), reward=(str,),
+              policy=(str,), out=(str,), opponents=(dict,), net_arch=(list,),
+              bc_teacher=(str, type(None)),
               best_against=(str,))
 
 
@@ -257,7 +291,10 @@ def load_config(path: str | Path | None, overrides: dict,
             raise ConfigError(f"config {path}: expected a mapping of settings (is it a "
                               "training config?)")
         values.update(loaded or {})
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if isinstance(given.get("options"), dict) and isinstance(values.get("options"), dict):
+        given["options"] = {**values["options"], **given["options"]}  # (flags over the file)
+    values.update(given)
     known = {f.name for f in fields(TrainConfig)}
     unknown = sorted((k for k in values if k not in known), key=str)
     if unknown:

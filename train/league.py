@@ -17,6 +17,9 @@ trains on its batch engine instead (:mod:`meduris_rl.train.meduris.league`).
   with ``shaping`` > 0 the potential-based term ``gamma * phi(s') - phi(s)``, ``phi = shaping *
   tanh(margin / margin_scale)``, the margin being the learner's score minus the best other
   seat's (public in every game), 0 once the game is over.
+* **The game's options** (``options``, e.g. ``--option circles=4``): every game of the run,
+  the learner's and the evaluation's, is made by the game's row with them
+  (:meth:`~meduris_rl.kit.games.GameSpec.make`; the game's defaults for the rest).
 * **Seeds**: game ``k`` of a run seeded ``s`` is ``derive_seed(s, STREAM_ENV, k)``; its
   opponent seats' draws and the greedy agents' tie-breaks follow from it, so a run is the same
   run for the same seed.
@@ -37,6 +40,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.registry import make_agent
+from meduris_rl.kit.games import game_spec
 from meduris_rl.kit.seeding import STREAM_ENV, STREAM_EVAL, derive_seed
 from meduris_rl.kit.values import excerpt
 from meduris_rl.train.config import ConfigError, TrainConfig
@@ -46,9 +50,8 @@ from meduris_rl.train.config import ConfigError, TrainConfig
 class LeagueGame:
     """What the league trainer needs of one game."""
 
-    name: str  # the game's row name (its agents are made by name for it)
-    game_class: Callable  # game_class(players): a game of the kit's protocol
-    single_agent_env: Callable  # (num_players=, opponents=, seat="random"): its gymnasium env
+    name: str  # the game's row name (its games and agents are made by its row)
+    single_agent_env: Callable  # (opponents=, seat="random", game=): its gymnasium env
     feature_sets: dict  # feature set name -> inputs
     features: Callable  # features(state, seat, feature_set, observation=None) -> float32 array
     feature_set_of_size: Callable  # inputs -> feature set name (ValueError when none)
@@ -122,8 +125,9 @@ class LearnerEnv(gym.Env):
         game = league.game
         seed = derive_seed(cfg.seed, STREAM_ENV, index)
         seats = [LeagueSeat(league, derive_seed(seed, k + 1)) for k in range(cfg.players - 1)]
-        self.inner = game.single_agent_env(num_players=cfg.players, opponents=seats,
-                                           seat="random")
+        self.inner = game.single_agent_env(
+            opponents=seats, seat="random",
+            game=game_spec(game.name).make(cfg.players, cfg.options))
         self.game = game
         self.first_seed = seed
         self.feature_set = cfg.features
@@ -197,16 +201,16 @@ class PolicyAgent(Agent):
 
 
 def evaluate(game: LeagueGame, policy, players: int, games: int, seed: int,
-             opponent: str = "greedy") -> float:
+             opponent: str = "greedy", options: dict | None = None) -> float:
     """Win rate of ``policy`` (its most probable action) against ``opponent`` (an agent name
-    of the game) in every other seat: ``games`` games, the policy's seat rotated, shared wins
-    counted as a share."""
+    of the game) in every other seat: ``games`` games with the game's ``options``, the
+    policy's seat rotated, shared wins counted as a share."""
     from meduris_rl.agents.arena.match import play_game
     from meduris_rl.agents.policies.network import NumpyForward
 
     learner = PolicyAgent(game, NumpyForward(policy),
                           game.feature_set_of_size(policy.observation_space.shape[0]))
-    played = game.game_class(players)
+    played = game_spec(game.name).make(players, options)
     base = derive_seed(seed, STREAM_EVAL)
     others = [make_agent(opponent, game=game.name) for _ in range(players - 1)]
     wins = 0.0
@@ -219,13 +223,12 @@ def evaluate(game: LeagueGame, policy, players: int, games: int, seed: int,
     return wins / games
 
 
-def refuse_meduris_settings(cfg: TrainConfig, game: str, reward_fix: str) -> None:
-    """What a league run cannot do (Meduris-only parts of the trainer), one line each (a
-    game's ``train_check`` part calls it)."""
-    for name, meduris_only, fix in (
-            ("bc_teacher", cfg.bc_teacher is not None, "null"),
-            ("value_positions", cfg.value_positions != 0, "0"),
-            ("reward", cfg.reward != "win", reward_fix)):
-        if meduris_only:
-            raise ConfigError(f"{name}: {excerpt(getattr(cfg, name))} is for Meduris "
-                              f"runs; with game {game!r} set it to {fix}")
+def refuse_league_settings(cfg: TrainConfig, reward_fix: str) -> None:
+    """What a league run cannot do, in one line (a game's ``train_check`` part calls it): its
+    reward is the game's result (``win``), shaped by the score margin; the batch engine's
+    ``score`` and ``dense`` rewards are not the league's. (A warm start and a value network
+    are parts of a game's row: the configuration refuses them for a game without.)"""
+    if cfg.reward != "win":
+        raise ConfigError(f"reward: {excerpt(cfg.reward)} is not a league run's (the league "
+                          f"trainer learns from the game's result); with game {cfg.game!r} "
+                          f"set it to {reward_fix}")

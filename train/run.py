@@ -49,10 +49,7 @@ from meduris_rl.kit.games import game_spec
 from meduris_rl.kit.jsonfile import parse_json, read_json_file
 from meduris_rl.kit.values import excerpt
 from meduris_rl.train.config import CheckpointError, TrainConfig
-from meduris_rl.train.meduris.progress import bar
-from meduris_rl.train.meduris.warm_start import behaviour_cloning, collect_teacher_data
-
-BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
+from meduris_rl.train.progress import bar
 
 
 # --- files -----------------------------------------------------------------------------------
@@ -106,7 +103,7 @@ def save_checkpoint(model, state: dict, out: Path) -> None:
     """``out/checkpoint.zip``, then ``out/checkpoint.json`` naming it (its digest and steps)."""
     config = state.get("config", {})  # (the zip records what it was trained for: checked)
     model.meduris_run = {"game": game_spec(config.get("game")).name,
-                         "players": config.get("players")}
+                         "players": config.get("players"), "options": config.get("options", {})}
     save_model(model, out / "checkpoint.zip")
     state["checkpoint"] = {"sha256": zip_digest(out / "checkpoint.zip"),
                            "timesteps": int(model.num_timesteps)}
@@ -190,9 +187,9 @@ def checkpoint_state(path: str | Path) -> dict:
 
 def check_run(path: Path, meta_path: Path, meta: dict) -> None:
     """The run state agrees with its zip: ``timesteps`` an int (not a bool) equal to the
-    zip's step count; the configuration's ``players`` and ``game`` those the zip recorded
-    (zips written before it did: its input and action sizes those of the configuration's
-    features and game). CheckpointError naming the edited field otherwise."""
+    zip's step count; the configuration's ``players``, ``game`` and ``options`` those the zip
+    recorded (zips written before it did: its input and action sizes those of the
+    configuration's features and game). CheckpointError naming the edited field otherwise."""
     data = zip_data(path)
     steps, saved = zip_timesteps(path, data), meta.get("timesteps")
     if type(saved) is not int or saved != steps:
@@ -203,10 +200,11 @@ def check_run(path: Path, meta_path: Path, meta: dict) -> None:
     if not isinstance(config, dict):
         return  # (resume_config refuses it in one line)
     recorded = data.get("meduris_run") if isinstance(data.get("meduris_run"), dict) else {}
-    said = {"players": config.get("players"), "game": config.get("game")}
+    said = {"players": config.get("players"), "game": config.get("game"),
+            "options": config.get("options") or {}}
     if said["game"] is None:
         said["game"] = game_spec(None).name  # (a run's config without a game: the default)
-    for key in ("players", "game"):
+    for key in ("players", "game", "options"):
         if key in recorded and said[key] != recorded[key]:
             raise CheckpointError(
                 f"{meta_path}: its config says {key} {excerpt(config.get(key))}, but "
@@ -348,10 +346,7 @@ def _new_model(cfg: TrainConfig, venv, arch: dict, state: dict, progress: bool, 
         report(f"evaluation before training: win rate vs greedy {win:.1%}")
     if cfg.bc_teacher:
         t0 = time.perf_counter()
-        data = collect_teacher_data(cfg, progress)
-        state["bc_losses"] = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed,
-                                               BC_BATCH, progress)
-        state["bc_samples"] = int(len(data[2]))
+        state.update(game_spec(cfg.game).part("warm_start")(cfg, model, progress))
         state["bc_seconds"] = time.perf_counter() - t0
         win = win_rate_vs_greedy(cfg, model)
         state["evals"].append({"timesteps": 0, "phase": "warm start",
@@ -375,7 +370,8 @@ def _periodic(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall
     class Periodic(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.bar = bar(planned_steps(cfg, model.num_timesteps), "PPO steps", progress)
+            self.bar = bar(planned_steps(cfg, model.num_timesteps), "PPO steps", progress,
+                           notice=game_spec(cfg.game).compile_notice)
             self.bar.update(model.num_timesteps)
             self.last = {"eval": model.num_timesteps, "ckpt": model.num_timesteps,
                          "snap": model.num_timesteps}
@@ -444,12 +440,12 @@ def _finish(cfg: TrainConfig, state: dict, model, venv, arch: dict, start_wall: 
 
 def _value_network(cfg: TrainConfig, state: dict, out: Path, progress: bool, report) -> None:
     """The run's last step: a value network for ``best.pt`` (the policy to ship) from its own
-    games (:mod:`meduris_rl.train.meduris.value`), written into best.pt, for the az search."""
-    from meduris_rl.train.meduris.judges import add_value_network
-
+    games (the row's ``value_network`` part: Meduris's :mod:`meduris_rl.train.meduris.value`),
+    written into best.pt, for the az search."""
     best = out / ("best.pt" if (out / "best.pt").is_file() else "policy.pt")
-    fitted = add_value_network(best, best, cfg.players, cfg.value_positions,
-                               epochs=cfg.value_epochs, seed=cfg.seed, progress=progress)
+    fit = game_spec(cfg.game).part("value_network")
+    fitted = fit(best, best, cfg.players, cfg.value_positions, epochs=cfg.value_epochs,
+                 seed=cfg.seed, progress=progress)
     state["value_network"] = {"policy": best.name, **fitted}
     save_json(state, out / "checkpoint.json")
     if report is not None:

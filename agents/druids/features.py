@@ -20,39 +20,36 @@ import numpy as np
 from druids_env import NUM_ACTIONS, OBS_SIZE, observation_tensor
 from druids_env.envs.common import observation_high
 from meduris_rl.agents.druids.greedy import action_values
+from meduris_rl.agents.policies.features import (
+    Features,
+    feature_sets,
+    relative_to_best,
+    set_of_size,
+)
 
-FEATURE_SETS = {"obs": OBS_SIZE, "obs+greedy": OBS_SIZE + NUM_ACTIONS}
+FEATURE_SETS = feature_sets(OBS_SIZE, NUM_ACTIONS)
 VALUE_SPREAD = 4.0  # amulets of worth mapped onto [-1, 0]
 
 
 def feature_set_of_size(size: int) -> str:
     """The feature set with ``size`` inputs (ValueError when none has)."""
-    for name, n in FEATURE_SETS.items():
-        if n == size:
-            return name
-    raise ValueError(f"no Druids feature set has {size} inputs (known: {FEATURE_SETS})")
+    return set_of_size(FEATURE_SETS, size, "Druids")
 
 
 def greedy_inputs(state) -> np.ndarray:
     """The ``obs+greedy`` part for the seat to move in ``state``: (424,) float32."""
     rel = np.full(NUM_ACTIONS, -1.0, dtype=np.float32)
     values = action_values(state)
-    if values:
-        best = max(values.values())
-        for a, v in values.items():
-            rel[a] = max(-1.0, (v - best) / VALUE_SPREAD)
+    relative_to_best(rel, list(values), list(values.values()), VALUE_SPREAD)
     return rel
 
 
-def features(state, seat: int, feature_set: str = "obs+greedy",
-             observation: np.ndarray | None = None) -> np.ndarray:
-    """The network input of ``seat`` (the seat to move, for ``obs+greedy``) in ``state``;
-    ``observation`` is the seat's observation tensor if already computed."""
-    if observation is None:
-        observation = observation_tensor(state, seat)
+def scaled(state, observation: np.ndarray) -> np.ndarray:
+    """The ``obs`` part: the observation divided by the observation space's ``high``."""
     high = observation_high(state.game)
-    scaled = (np.asarray(observation, dtype=np.float32) / np.float32(high)
-              if np.isfinite(high) else np.asarray(observation, dtype=np.float32))
-    if feature_set == "obs":
-        return scaled.astype(np.float32)
-    return np.concatenate([scaled, greedy_inputs(state)]).astype(np.float32)
+    return (np.asarray(observation, dtype=np.float32) / np.float32(high)
+            if np.isfinite(high) else np.asarray(observation, dtype=np.float32))
+
+
+#: ``features(state, seat, feature_set="obs+greedy", observation=None)``: the network input
+features = Features(observation_tensor, scaled, greedy_inputs)

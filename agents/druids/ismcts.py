@@ -40,10 +40,11 @@ deal included): no iteration is started unless twice the mean iteration so far i
 (:meth:`DruidsISMCTSAgent.search_until`). Seeded by ``reset(seed)``: the same seed gives the
 same moves (with an iteration budget; a time budget depends on the machine's speed).
 
-Hot path: rollouts apply the engine's rule functions directly (:func:`fast_apply`), skipping
-``apply_action``'s legality check, since every action there is drawn from the legal ones; the
-determinisations leave the event log unrewritten (``resample_hidden(..., rewrite_log=False)``:
-the search reads positions, never logs, and the same random numbers give the same position).
+Hot path: rollouts apply actions by ``DruidsState.apply_legal`` (the engine's rule functions),
+skipping ``apply_action``'s legality check, since every action there is drawn from the legal
+ones; the determinisations leave the event log unrewritten
+(``resample_hidden(..., rewrite_log=False)``: the search reads positions, never logs, and the
+same random numbers give the same position).
 """
 
 from __future__ import annotations
@@ -72,11 +73,11 @@ from druids_env.engine.cards import (
     servant_owner,
     servant_value,
 )
-from druids_env.engine.information import relabel_servants, resample_hidden
+from druids_env.engine.information import resample_hidden
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
+from meduris_rl.agents.search.tuning import checked_tuning
 from meduris_rl.kit.protocol import CHANCE, TERMINAL
-from meduris_rl.kit.values import check_float, check_int
 
 # keys for the public part of another seat's action (beyond every action and chance id)
 KEY_GEM = 1000  # + slot: a gem played face down above a place
@@ -110,20 +111,10 @@ class Node:
         self.value = [0.0] * num_players
 
 
-def fast_apply(st, action: int) -> None:
-    """``st.apply_action(action)`` without the legality check (``action`` is known legal)."""
-    st.log_actions.append(action)
-    if st.to_move == CHANCE:
-        rules.apply_chance(st, action)
-    else:
-        rules.decide(st, action)
-    st.to_move = rules.advance(st)
-
-
 def sample_chance_fast(st, rng) -> None:
     """Apply one outcome of the chance node ``st``, each card left equally likely."""
     ids = rules.chance_ids(st)
-    fast_apply(st, ids[int(rng.random() * len(ids))])
+    st.apply_legal(ids[int(rng.random() * len(ids))])
 
 
 def collect_gain(st, slot: int, seat: int) -> int:
@@ -219,12 +210,12 @@ def rollout(st, rng, epsilon: float = 0.2, turns: int = 0) -> None:
             sample_chance_fast(st, rng)
         elif rng.random() < epsilon:
             if st.phase == rules.P_PLAY:
-                fast_apply(st, random_play(st, rng))
+                st.apply_legal(random_play(st, rng))
             else:
                 legal = rules.legal(st)
-                fast_apply(st, legal[int(rng.random() * len(legal))])
+                st.apply_legal(legal[int(rng.random() * len(legal))])
         else:
-            fast_apply(st, best_action(st, rules.legal(st)))
+            st.apply_legal(best_action(st, rules.legal(st)))
 
 
 def outcome(st, margin: float) -> list[float]:
@@ -279,26 +270,29 @@ def canonical(st, me: int):
     seat's servants in hand and under the places get the first values (in lexicographic
     order) that agree with every reveal of that seat's servants since each was drawn, the
     draw times and the order of its hand first put publicly (:func:`public_draw_times`).
-    Event logs are left as they are: the search never reads them."""
+    The deal is the engine's :func:`~druids_env.engine.information.resample_hidden` with
+    :class:`FirstDeal` for its random stream. Event logs are left as they are: the search never
+    reads them."""
     new = st.clone()
     for q in range(st.game.num_players):
         if q != me:
             public_draw_times(new, q)
-    spots = []  # (list, index, seat or None) holding a gem unknown to `me`
-    for q, hand in enumerate(new.hands):
-        if q != me:
-            spots += [(hand, i, None) for i, c in enumerate(hand) if is_gem(c)]
-    for pile in new.above:
-        spots += [(pile, i, who) for i, (_, who) in enumerate(pile) if who != me]
-    spots += [(new.discards, i, who) for i, (_, who) in enumerate(new.discards) if who != me]
-    pool = sorted([w[i] if who is None else w[i][0] for w, i, who in spots] + new.gem_deck)
-    for (where, i, who), card in zip(spots, pool, strict=False):
-        where[i] = card if who is None else (card, who)
-    new.gem_deck = pool[len(spots):]
-    for q in range(st.game.num_players):
-        if q != me:
-            canonical_servants(new, q)
-    return new
+    return resample_hidden(new, me, FirstDeal, rewrite_log=False)
+
+
+class FirstDeal:
+    """The random stream of the canonical deal (:func:`canonical`), as
+    :func:`~druids_env.engine.information.resample_hidden` draws from it: its shuffle puts the
+    gems in increasing order, its pick among ``n`` consistent servant assignments takes the
+    first (:func:`~druids_env.engine.information.relabel_servants`)."""
+
+    @staticmethod
+    def shuffle(cards: list) -> None:
+        cards.sort()
+
+    @staticmethod
+    def randrange(n: int) -> int:
+        return 0
 
 
 def public_draw_times(st, q: int) -> None:
@@ -310,7 +304,7 @@ def public_draw_times(st, q: int) -> None:
     under a place, latest play first, the latest draw left before its play. A real history
     always has such a draw, and these times are never earlier than that history's as a set,
     so the reveals since each draw ban no more than they did: the values
-    :func:`canonical_servants` gives stay possible."""
+    :func:`canonical` gives stay possible."""
     hand = st.hands[q]
     servants = [c for c in hand if not is_gem(c)]
     st.hands[q] = [c for c in hand if is_gem(c)] + servants
@@ -332,17 +326,6 @@ def public_draw_times(st, q: int) -> None:
 SERVANT_DRAWS = ("servant_dealt", "draw_servant")
 
 
-def canonical_servants(st, q: int) -> None:
-    """Seat ``q``'s servants in hand and on the table renamed to the first consistent values
-    (see :func:`canonical`), their draw and play times moving with them: the engine's
-    :func:`~druids_env.engine.information.relabel_servants` picking the first assignment."""
-    relabel_servants(st, q, _first)
-
-
-def _first(count: int) -> int:
-    return 0
-
-
 class DruidsISMCTSAgent(Agent):
     """Single-observer IS-MCTS for Druids (see the module docstring)."""
 
@@ -353,11 +336,9 @@ class DruidsISMCTSAgent(Agent):
         super().__init__(name)
         # every number bounded and finite: a budget that never ends is refused here too
         self.iterations, self.seconds = check_search_budget("IS-MCTS", iterations, seconds)
-        self.exploration = check_float("exploration", exploration, 0.0, 100.0)
-        self.widening = check_float("widening", widening, 0.0, 100.0)
-        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
-        self.margin = check_float("margin", margin, 0.0, 1.0)
-        self.turns = check_int("turns", turns, 0, 10_000)
+        self.exploration, self.widening, self.epsilon, self.margin, self.turns = checked_tuning(
+            exploration=exploration, widening=widening, epsilon=epsilon, margin=margin,
+            turns=turns)
 
     #: after each searched decision: the iterations run and the root's visits per action
     last_iterations = 0
@@ -465,7 +446,7 @@ class DruidsISMCTSAgent(Agent):
         for k in tried:
             children[k].avail += 1
         child.avail += new
-        fast_apply(st, action)
+        st.apply_legal(action)
         return child, new
 
     def ucb(self, node: Node, keys: list[int], player: int) -> tuple[int, Node]:

@@ -52,7 +52,7 @@ import numpy as np
 from meduris_env.envs.observation import observation_vector
 from meduris_rl.agents.meduris.heuristics import rollout_values
 from meduris_rl.agents.meduris.mcts import MCTSAgent
-from meduris_rl.agents.meduris.ppo import PPOAgent
+from meduris_rl.agents.meduris.ppo import NetworkGuided
 from meduris_rl.kit.loop import resolve_chance
 from meduris_rl.kit.values import check_float, check_int
 
@@ -75,7 +75,7 @@ ROLLOUT_WEIGHT = 0.5  # of the leaf value, when the policy file has no value net
 ROLLOUT_DEPTH, ROLLOUT_EPSILON, ROLLOUT_SCALE = 6, 0.1, 10.0  # as the mcts agent's
 
 
-class AZAgent(MCTSAgent):
+class AZAgent(NetworkGuided, MCTSAgent):
     """Network-guided search (see the module docstring); the budget as for ``mcts``."""
 
     def __init__(self, name: str, iterations: int | None = 200, seconds: float | None = None,
@@ -89,20 +89,7 @@ class AZAgent(MCTSAgent):
         # None: ROLLOUT_WEIGHT without a value network
         self.rollout_weight = None if rollout_weight is None else check_float(
             "rollout_weight", rollout_weight, 0.0, 1.0)
-        self.network = PPOAgent(name, path)  # loads (and checks) the network now
-        self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
-        self.value_network(2)  # (checked now, as the policy is)
-
-    def check_players(self, players: int) -> None:
-        """As :meth:`meduris_rl.agents.meduris.ppo.PPOAgent.check_players`: the policy file's
-        player count."""
-        self.network.check_players(players)
-
-    def value_network(self, players: int):
-        """The value network of the policy file
-        (:meth:`meduris_rl.agents.meduris.ppo.PPOAgent.value_network`), or None when the file
-        carries none."""
-        return self.network.value_network(players)
+        self.load_networks(name, path)
 
     def _new_root(self, num_players: int) -> _Node:
         return _Node(num_players)
@@ -192,16 +179,6 @@ class AZAgent(MCTSAgent):
                                rollout)
                 values[j] = (1 - weight) * values[j] + weight * np.tanh(rollout / ROLLOUT_SCALE)
         return logits / self.prior_temperature, values
-
-    def forward_passes(self, policy, n: int):
-        """(the policy's numpy forward pass, the value network's or None) for ``n`` players,
-        built once per policy."""
-        from meduris_rl.agents.policies.network import NumpyForward
-
-        forward = self._forward.get(id(policy))
-        if forward is None:
-            forward = self._forward[id(policy)] = NumpyForward(policy)
-        return forward, self.value_network(n)
 
     def _puct(self, node: _Node, mask: np.ndarray, player: int) -> int:
         legal = np.flatnonzero(mask)

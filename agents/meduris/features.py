@@ -20,16 +20,15 @@ from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.engine.game import DEFAULT_MAX_TURNS
 from meduris_env.envs.observation import OBS_SIZE, observation_high
 from meduris_rl.agents.meduris.heuristics import PARALLEL_ROWS, action_values
+from meduris_rl.agents.policies.features import feature_sets, set_of_size
 
-FEATURE_SETS = {"obs": OBS_SIZE, "obs+greedy": OBS_SIZE + NUM_ACTIONS}
+FEATURE_SETS = feature_sets(OBS_SIZE, NUM_ACTIONS)
 VALUE_SPREAD = 10.0  # VP-equivalents mapped onto [-1, 0]
 
 
 def feature_set_of_size(size: int) -> str:
-    for name, n in FEATURE_SETS.items():
-        if n == size:
-            return name
-    raise ValueError(f"no feature set has {size} inputs (known: {FEATURE_SETS})")
+    """The feature set with ``size`` inputs (ValueError when none has)."""
+    return set_of_size(FEATURE_SETS, size, "Meduris")
 
 
 def features(observation: np.ndarray, state, feature_set: str, high: np.ndarray) -> np.ndarray:

@@ -43,7 +43,7 @@ import numpy as np
 
 from meduris_env.envs.positions import PositionPool
 from meduris_rl.agents.base import Agent
-from meduris_rl.agents.meduris.ppo import PPOAgent
+from meduris_rl.agents.meduris.ppo import NetworkGuided
 from meduris_rl.agents.search.gumbel_batch import GumbelResult, InputsPool, batched_gumbel_search
 from meduris_rl.kit.values import check_int
 
@@ -55,7 +55,7 @@ MAX_CONSIDERED = 16
 STREAM_BITS = 40  # a move's stream number (times simulations + 1 stays far below 2**63)
 
 
-class GumbelAgent(Agent):
+class GumbelAgent(NetworkGuided, Agent):
     """Gumbel search guided by a policy file's networks (see the module docstring)."""
 
     def __init__(self, name: str, simulations: int = DEFAULT_SIMULATIONS,
@@ -63,38 +63,20 @@ class GumbelAgent(Agent):
         super().__init__(name)
         self.simulations = check_int("simulations", simulations, 1, MAX_SIMULATIONS)
         self.max_num_considered = check_int("max_num_considered", max_num_considered, 1, 241)
-        self.network = PPOAgent(name, path)  # loads (and checks) the policy now
-        self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
         self._pool: PositionPool | None = None
         self.last_result: GumbelResult | None = None
-        self.value_network(2)  # (checked now, as the policy is)
+        self.load_networks(name, path)
 
     @property
     def iterations(self) -> int:
         """The budget, under the name the other search agents use."""
         return self.simulations
 
-    def check_players(self, players: int) -> None:
-        """As :meth:`meduris_rl.agents.meduris.ppo.PPOAgent.check_players`: the policy file's
-        player count."""
-        self.network.check_players(players)
-
-    def value_network(self, players: int):
-        """The value network of the policy file
-        (:meth:`meduris_rl.agents.meduris.ppo.PPOAgent.value_network`), or None when the file
-        carries none."""
-        return self.network.value_network(players)
-
     def evaluator(self, game):
         """``evaluate(inputs, mask) -> (logits, values)`` for the search in ``game``: the
         policy's logits and the value of the seat to move in [-1, 1]."""
-        from meduris_rl.agents.policies.network import NumpyForward
-
         policy = self.network.policy_for(game.num_players)
-        forward = self._forward.get(id(policy))
-        if forward is None:
-            forward = self._forward[id(policy)] = NumpyForward(policy)
-        value_network = self.value_network(game.num_players)
+        forward, value_network = self.forward_passes(policy, game.num_players)
 
         def evaluate(x, mask):
             if value_network is not None:

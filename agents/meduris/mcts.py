@@ -28,8 +28,8 @@ import numpy as np
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
 from meduris_rl.agents.meduris.heuristics import action_values, rollout_values
+from meduris_rl.agents.search.tuning import checked_tuning
 from meduris_rl.kit.loop import resolve_chance
-from meduris_rl.kit.values import check_float, check_int
 
 
 class _Node:
@@ -49,11 +49,10 @@ class MCTSAgent(Agent):
         super().__init__(name)
         # every number bounded and finite: a budget that never ends is refused here too
         self.iterations, self.seconds = check_search_budget("MCTS", iterations, seconds)
-        self.exploration = check_float("exploration", exploration, 0.0, 100.0)
-        self.widening = check_float("widening", widening, 0.0, 100.0)
-        self.rollout_depth = check_int("rollout_depth", rollout_depth, 0, 1000)
-        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
-        self.value_scale = check_float("value_scale", value_scale, 1e-6, 1e6)
+        (self.exploration, self.widening, self.rollout_depth, self.epsilon,
+         self.value_scale) = checked_tuning(exploration=exploration, widening=widening,
+                                            rollout_depth=rollout_depth, epsilon=epsilon,
+                                            value_scale=value_scale)
 
     #: after each decision: the root children's visits, ``{action: visits}`` (None for a forced
     #: move, played without search); what search distillation learns from

@@ -168,3 +168,34 @@ class PPOAgent(Agent):
             dist = policy.get_distribution(obs, action_masks=observation["action_mask"]
                                            .astype(bool)[None])
             return dist.distribution.probs[0].cpu().numpy()
+
+
+class NetworkGuided:
+    """What the searches guided by a policy file's networks (``az``, ``gumbel``) share: the
+    file loaded and checked when the agent is built (a :class:`PPOAgent`, whose player count and
+    value network they take) and its numpy forward passes, built once per policy."""
+
+    def load_networks(self, name: str, path: str | None) -> None:
+        """Load the networks of ``path`` (None: the shipped models) and check them now."""
+        self.network = PPOAgent(name, path)  # loads (and checks) the policy now
+        self._forward: dict[int, object] = {}  # policy id -> its numpy forward pass
+        self.value_network(2)  # (checked now, as the policy is)
+
+    def check_players(self, players: int) -> None:
+        """As :meth:`PPOAgent.check_players`: the policy file's player count."""
+        self.network.check_players(players)
+
+    def value_network(self, players: int):
+        """The value network of the policy file (:meth:`PPOAgent.value_network`), or None when
+        the file carries none."""
+        return self.network.value_network(players)
+
+    def forward_passes(self, policy, n: int):
+        """(the policy's numpy forward pass, the value network's or None) for ``n`` players,
+        built once per policy."""
+        from meduris_rl.agents.policies.network import NumpyForward
+
+        forward = self._forward.get(id(policy))
+        if forward is None:
+            forward = self._forward[id(policy)] = NumpyForward(policy)
+        return forward, self.value_network(n)

@@ -375,6 +375,17 @@ class NumpyValue:
         return h[:, 0]
 
 
+#: what building a network from a file's architecture and loading its weights raise when the two
+#: do not fit (a missing or mistyped field, a tensor of another shape)
+_MISFIT = (KeyError, TypeError, ValueError, RuntimeError, IndexError)
+
+
+def _first_line(err: BaseException) -> str:
+    """The first line of ``err``'s message, or its type's name when it has none."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 def load_value_network(path) -> nn.Module | None:
     """The value network a policy file carries (a module from :func:`build_value`), or None
     when it carries none; PolicyFileError when it is malformed."""
@@ -386,10 +397,9 @@ def load_value_network(path) -> nn.Module | None:
         arch = part["architecture"]
         net = build_value(arch)
         net.load_state_dict(part["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    except _MISFIT as err:
         raise PolicyFileError(f"{path}: its value network does not fit its architecture "
-                              f"({first})") from None
+                              f"({_first_line(err)})") from None
     check_finite(part["state_dict"], path, "value network's")
     net.eval()
     check_outputs(None, path, net)
@@ -407,10 +417,9 @@ def load_policy_file(path):
                             arch.get("players"), arch.get("game"))
         policy = build_policy(arch)
         policy.load_state_dict(doc["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError, IndexError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    except _MISFIT as err:
         raise PolicyFileError(f"{path}: the weights do not fit the architecture {arch!r} "
-                              f"({first})") from None
+                              f"({_first_line(err)})") from None
     check_finite(doc["state_dict"], path)
     policy.set_training_mode(False)
     check_outputs(policy, path)

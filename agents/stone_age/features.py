@@ -20,12 +20,18 @@ import math
 
 import numpy as np
 
+from meduris_rl.agents.policies.features import (
+    Features,
+    feature_sets,
+    relative_to_best,
+    set_of_size,
+)
 from meduris_rl.agents.stone_age.policy import greedy_action, place_value
 from stoneage_env import NUM_ACTIONS, OBS_SIZE, observation_tensor
 from stoneage_env.engine.constants import M_PLACE
 from stoneage_env.engine.kernel import W_IDS, W_SIZE, legal_ids
 
-FEATURE_SETS = {"obs": OBS_SIZE, "obs+greedy": OBS_SIZE + NUM_ACTIONS}
+FEATURE_SETS = feature_sets(OBS_SIZE, NUM_ACTIONS)
 VALUE_SPREAD = 6.0  # points of a placement's worth mapped onto [-1, 0]
 SQUASH = np.float32(1.0 / math.log1p(1000.0))
 _WORK = np.zeros(W_SIZE, dtype=np.int32)
@@ -33,10 +39,7 @@ _WORK = np.zeros(W_SIZE, dtype=np.int32)
 
 def feature_set_of_size(size: int) -> str:
     """The feature set with ``size`` inputs (ValueError when none has)."""
-    for name, n in FEATURE_SETS.items():
-        if n == size:
-            return name
-    raise ValueError(f"no Stone Age feature set has {size} inputs (known: {FEATURE_SETS})")
+    return set_of_size(FEATURE_SETS, size, "Stone Age")
 
 
 def greedy_inputs(state) -> np.ndarray:
@@ -47,24 +50,18 @@ def greedy_inputs(state) -> np.ndarray:
     legal = _WORK[W_IDS:W_IDS + cnt].tolist()
     if int(state.mode) == M_PLACE:
         seat = state.current_player()
-        values = [place_value(st, seat, a) for a in legal]
-        best = max(values)
-        for a, v in zip(legal, values, strict=True):
-            rel[a] = max(-1.0, (v - best) / VALUE_SPREAD)
+        relative_to_best(rel, legal, [place_value(st, seat, a) for a in legal], VALUE_SPREAD)
         return rel
     rel[legal] = -0.5
     rel[int(greedy_action(st, _WORK, cnt))] = 0.0
     return rel
 
 
-def features(state, seat: int, feature_set: str = "obs+greedy",
-             observation: np.ndarray | None = None) -> np.ndarray:
-    """The network input of ``seat`` (the seat to move, for ``obs+greedy``) in ``state``;
-    ``observation`` is the seat's observation tensor if already computed."""
-    if observation is None:
-        observation = observation_tensor(state, seat)
+def squashed(state, observation: np.ndarray) -> np.ndarray:
+    """The ``obs`` part: each feature ``x`` as ``sign(x) log(1 + |x|) / log(1 + 1000)``."""
     x = np.asarray(observation, dtype=np.float32)
-    scaled = (np.sign(x) * np.log1p(np.abs(x)) * SQUASH).astype(np.float32)
-    if feature_set == "obs":
-        return scaled
-    return np.concatenate([scaled, greedy_inputs(state)]).astype(np.float32)
+    return (np.sign(x) * np.log1p(np.abs(x)) * SQUASH).astype(np.float32)
+
+
+#: ``features(state, seat, feature_set="obs+greedy", observation=None)``: the network input
+features = Features(observation_tensor, squashed, greedy_inputs)

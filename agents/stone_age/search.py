@@ -33,8 +33,8 @@ import numpy as np
 
 from meduris_rl.agents.base import Agent
 from meduris_rl.agents.budgets import check_search_budget
+from meduris_rl.agents.search.tuning import checked_tuning
 from meduris_rl.agents.stone_age import policy as P
-from meduris_rl.kit.values import check_float, check_int
 from stoneage_env.engine import kernel as K
 from stoneage_env.engine.constants import M_PLACE
 from stoneage_env.engine.information import resample_hidden
@@ -76,10 +76,8 @@ class StoneAgeISMCTSAgent(Agent):
                  epsilon: float = 0.1, margin: float = 0.5):
         super().__init__(name)
         self.iterations, self.seconds = check_search_budget("IS-MCTS", iterations, seconds)
-        self.c = check_float("c", c, 0.0, 100.0)
-        self.widening = check_float("widening", widening, 0.0, 100.0)
-        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
-        self.margin = check_float("margin", margin, 0.0, 1.0)
+        self.c, self.widening, self.epsilon, self.margin = checked_tuning(
+            c=c, widening=widening, epsilon=epsilon, margin=margin)
         self.work = np.zeros(K.W_SIZE, dtype=np.int32)
 
     def act(self, observation, state) -> int:
@@ -179,9 +177,8 @@ class StoneAgeRolloutAgent(Agent):
                  margin: float = 0.5):
         super().__init__(name)
         self.iterations, self.seconds = check_search_budget("rollout", iterations, seconds)
-        self.candidates = check_int("candidates", candidates, 1, 20)
-        self.epsilon = check_float("epsilon", epsilon, 0.0, 1.0)
-        self.margin = check_float("margin", margin, 0.0, 1.0)
+        self.candidates, self.epsilon, self.margin = checked_tuning(
+            candidates=candidates, epsilon=epsilon, margin=margin)
         self.work = np.zeros(K.W_SIZE, dtype=np.int32)
 
     def act(self, observation, state) -> int:

@@ -9,10 +9,10 @@ True
 
 from __future__ import annotations
 
-from meduris_rl.kit.protocol import TableGame, ZeroSumGame
+from meduris_rl.kit.protocol import ChanceTurnGame, ParamsGame, TableGame, ZeroSumGame
 from meduris_rl.kit.values import check_int
 
-from .actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, string_to_action
+from .actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, action_to_string, string_to_action
 from .cards import HAND_LIMIT, NUM_GEMS, NUM_PLACES, ROW_SIZE, SERVANT_VALUES
 
 PLAYER_COUNTS = (2, 3, 4)  # D2
@@ -21,22 +21,16 @@ DEFAULT_MAX_TURNS = 500  # random games take 20-40 turns; a bound, not a rule
 MAX_TURNS_LIMIT = 100_000
 
 
-class DruidsGame(ZeroSumGame, TableGame):
+class DruidsGame(ParamsGame, ChanceTurnGame, ZeroSumGame, TableGame):
     """Druids for ``num_players`` (2-4, D2) with ``circles`` per scoring card (D12 ruling,
     default 5) and ``max_turns`` (a guard: reaching it ends the game as truncated; 0: none)."""
 
     short_name = "druids"
     DISTINCT_ACTIONS, CHANCE_OUTCOMES = NUM_ACTIONS, NUM_CHANCE_OUTCOMES  # (the kit's TableGame)
     long_name = "Druids (Colovini, 2004)"
-    dynamics = "sequential"
-    chance_mode = "explicit_stochastic"
     information = "imperfect_information"
+    # dynamics, chance, rewards at the end, all four information forms: ChanceTurnGame's;
     # utility "zero_sum" (D13: winners share +1, the others share -1): ZeroSumGame's
-    reward_model = "terminal"
-    provides_information_state_string = True
-    provides_information_state_tensor = True
-    provides_observation_string = True
-    provides_observation_tensor = True
 
     def __init__(self, num_players: int = 2, circles: int = DEFAULT_CIRCLES,
                  max_turns: int | None = DEFAULT_MAX_TURNS):
@@ -62,18 +56,9 @@ class DruidsGame(ZeroSumGame, TableGame):
         return {"gems": NUM_GEMS, "servants_per_colour": SERVANT_VALUES, "places": NUM_PLACES}
 
     def params(self) -> dict:
+        """The options (``==``, ``hash`` and ``repr``: the kit's ParamsGame)."""
         return {"num_players": self.num_players, "circles": self.circles,
                 "max_turns": self.max_turns}
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DruidsGame) and other.params() == self.params()
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self.params().items())))
-
-    def __repr__(self) -> str:
-        return (f"DruidsGame(num_players={self.num_players}, circles={self.circles}, "
-                f"max_turns={self.max_turns})")
 
     # --- states ----------------------------------------------------------------------------------
     def new_initial_state(self):
@@ -88,14 +73,8 @@ class DruidsGame(ZeroSumGame, TableGame):
         from .statefile import read_state
         return read_state(text, self)
 
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        return string_to_action(text)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        from .actions import action_to_string
-        return action_to_string(action)
+    string_to_action = staticmethod(string_to_action)
+    action_to_string = staticmethod(action_to_string)
 
 
 def state_from_json(text: str | bytes):

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import json
 
-from meduris_rl.kit.protocol import CHANCE, TERMINAL, TurnState, ZeroSumState
+from meduris_rl.kit.protocol import CHANCE, TurnState, ZeroSumState
+from meduris_rl.kit.states import StateDunders, checked_action, illegal_reason
 
 from . import rules
 from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
@@ -53,10 +54,13 @@ _FLAT_LISTS = ("row", "gem_deck", "place_deck", "discards", "removed", "collecte
                "drawn_at", "played_at", "reveals")
 
 
-class DruidsState(ZeroSumState, TurnState):
+class DruidsState(StateDunders, ZeroSumState, TurnState):
     """A Druids position. Create with ``DruidsGame.new_initial_state()``."""
 
     TRUNCATED_END = rules.END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
+    # str() (every card shown), == and deepcopy: the kit's StateDunders
+    TEXT = "information:render"
+    SAME = ("to_move", *POSITION, "log_actions", "log_events")
 
     def __init__(self, game):
         n = game.num_players
@@ -128,17 +132,17 @@ class DruidsState(ZeroSumState, TurnState):
         ``player``, if given, must be the seat to move (``CHANCE`` for outcomes). Raises
         :class:`IllegalActionError` and leaves the state unchanged when the action is not
         legal now."""
-        if player is not None and player != self.to_move:
-            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
-                self.to_move, f"seat {self.to_move}")
-            raise IllegalActionError(f"seat {player} is not to move: {who} is")
-        if isinstance(action, bool) or not isinstance(action, int):
-            import numpy as np
-            if not isinstance(action, np.integer):
-                raise IllegalActionError(f"an action is an int id, got {action!r}")
-        a = int(action)
+        a = action  # (a Python int id in range from the seat to move needs no more checks)
+        if type(a) is not int or not 0 <= a < NUM_IDS or (
+                player is not None and player != self.to_move):
+            a = checked_action(action, player, self.to_move, NUM_IDS, IllegalActionError)
         if a not in self.legal_actions():
             raise IllegalActionError(self.illegal_reason(a))
+        self.apply_legal(a)
+
+    def apply_legal(self, a: int) -> None:
+        """``apply_action(a)`` for an ``a`` known legal now (no check: searches that drew it
+        from ``legal_actions()`` skip the cost; anything else breaks the state)."""
         self.log_actions.append(a)
         if self.to_move == CHANCE:
             rules.apply_chance(self, a)
@@ -147,15 +151,9 @@ class DruidsState(ZeroSumState, TurnState):
         self.to_move = rules.advance(self)
 
     def illegal_reason(self, a: int) -> str:
-        what = f"action {a} ({action_to_string(a)})"
-        if self.to_move == TERMINAL:
-            return f"{what}: the game is over"
         kind = rules.PHASE_NAMES[self.phase]
-        if self.to_move == CHANCE:
-            return f"{what} is not a possible outcome of this chance node ({kind})"
-        legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:6])
-        return f"{what} is not legal now; seat {self.seat} must decide: {kind}; legal " \
-               f"actions include: {legal}"
+        return illegal_reason(self, a, kind, f"seat {self.seat} must decide: {kind}",
+                              NUM_ACTIONS, action_to_string, shown=6)
 
     def clone(self) -> DruidsState:
         """An independent copy (events are immutable and shared)."""
@@ -167,9 +165,6 @@ class DruidsState(ZeroSumState, TurnState):
             d[name] = list(d[name])
         new.__dict__.update(d)
         return new
-
-    def __deepcopy__(self, memo) -> DruidsState:
-        return self.clone()
 
     def resettle(self) -> None:
         """Re-derive who is to move after a position was edited by hand (tests, tools):
@@ -213,13 +208,8 @@ class DruidsState(ZeroSumState, TurnState):
             out.append(ev)
         return out[::-1]
 
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        return action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        return string_to_action(text)
+    action_to_string = staticmethod(action_to_string)
+    string_to_action = staticmethod(string_to_action)
 
     def pending_decision(self) -> dict:
         """The step now due: ``kind`` (a phase name) and ``seat``."""
@@ -244,21 +234,9 @@ class DruidsState(ZeroSumState, TurnState):
         problem."""
         return game.state_from_json(text)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DruidsState) and other.game == self.game and \
-            other.to_move == self.to_move and all(
-                getattr(other, k) == getattr(self, k) for k in POSITION) and \
-            other.log_actions == self.log_actions and other.log_events == self.log_events
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __reduce__(self):
-        from .game import state_from_json
+        from .game import state_from_json  # pickled as its JSON text
         return state_from_json, (self.to_json(),)
-
-    def __str__(self) -> str:
-        from .information import render
-        return render(self)
 
     def __repr__(self) -> str:
         return (f"<druids State: {self.game.num_players} players, turn {self.turn}, "

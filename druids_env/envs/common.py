@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from meduris_rl.kit.envs import simple
 from meduris_rl.kit.envs.simple import EnvViews
 from meduris_rl.kit.envs.turn_based import GameEngine
 from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import them from here)
@@ -18,7 +19,6 @@ from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import t
     OpponentSpec,
     render_text,
 )
-from meduris_rl.kit.values import ValueCheckError, excerpt
 
 from ..engine import play, resolve_chance
 from ..engine.actions import NUM_ACTIONS
@@ -36,14 +36,9 @@ FEATURE_HIGH = 10.0
 
 def game_from(game: DruidsGame | None, num_players: int | None,
               max_turns: int | None = DEFAULT_MAX_TURNS, **options) -> DruidsGame:
-    """``game`` itself, or a :class:`DruidsGame` built from the options (not both)."""
-    if game is not None:
-        if not isinstance(game, DruidsGame):
-            raise ValueCheckError(f"game must be a DruidsGame, got {excerpt(game)}")
-        if num_players is not None or options:
-            raise ValueCheckError("pass either game= or the game's options, not both")
-        return game
-    return DruidsGame(2 if num_players is None else num_players, max_turns=max_turns, **options)
+    """``game`` itself, or a :class:`DruidsGame` built from the options (not both; the kit's
+    :func:`~meduris_rl.kit.envs.simple.game_from`)."""
+    return simple.game_from(DruidsGame, game, num_players, options, max_turns=max_turns)
 
 
 def observation_high(game: DruidsGame) -> float:
@@ -57,15 +52,8 @@ def observation_box(game: DruidsGame) -> spaces.Box:
     return spaces.Box(0.0, observation_high(game), (OBS_SIZE,), dtype=np.float32)
 
 
-def render_view(state, seat: int, mode: str | None) -> str | None:
-    """``seat``'s own view of ``state`` in words (D14: never another hand): returned for
-    ``"ansi"``, printed for ``"human"``."""
-    if mode is None or state is None:
-        return None
-    return render_text(observation_string(state, seat), mode)
-
-
 # the game's parts of its AEC and single-agent envs (meduris_rl.kit.envs.simple)
+# (render: observation_string, the seat's own view in words: D14: never another hand)
 VIEWS = EnvViews(ENGINE, "DruidsState", "druids", observation_tensor, observation_box,
-                 render_view)
+                 observation_string, game_from)
 observe = VIEWS.observe  # {"observation", "action_mask"} of a seat (the mask zero unless it moves)

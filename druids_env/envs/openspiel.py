@@ -45,11 +45,11 @@ import pyspiel
 from meduris_rl.kit.envs.openspiel import (
     EngineOpenSpielGame,
     EngineOpenSpielState,
+    VectorObservation,
     game_type,
-    zero_sum_game_info,
 )
 
-from ..engine.actions import NUM_ACTIONS, NUM_CHANCE_OUTCOMES, action_to_string
+from ..engine.actions import NUM_ACTIONS, action_to_string
 from ..engine.game import DEFAULT_CIRCLES, DruidsGame
 from ..engine.information import (
     INFO_WIDTH,
@@ -77,45 +77,6 @@ class DruidsOpenSpielState(EngineOpenSpielState):
 
     chance_offset = NUM_ACTIONS
     engine_action_string = staticmethod(action_to_string)
-
-    def __str__(self) -> str:
-        return str(self.state)  # every card shown (OpenSpiel's convention for a state)
-
-
-class DruidsOpenSpielGame(EngineOpenSpielGame):
-    """The pyspiel game; ``self.game`` is the engine's :class:`DruidsGame` (always with a turn
-    limit: the information state tensor needs a bound)."""
-
-    spiel_name = SHORT_NAME
-    state_class = DruidsOpenSpielState
-
-    def __init__(self, params=None):
-        params = {**PARAMETERS, **dict(params or {})}
-        if not params["max_turns"]:
-            raise ValueError("python_druids needs a turn limit (max_turns >= 1): it bounds the "
-                             "information state tensor")
-        self.game = DruidsGame(params["players"], circles=params["circles"],
-                               max_turns=params["max_turns"])
-        info = zero_sum_game_info(NUM_ACTIONS, NUM_CHANCE_OUTCOMES, self.game.num_players,
-                                  self.game.max_game_length())
-        super().__init__(GAME_TYPE, info, {"players": self.game.num_players,
-                                           "circles": self.game.circles,
-                                           "max_turns": self.game.max_turns})
-
-    def information_state_tensor_shape(self):
-        return [max_info_rows(self.game) * INFO_WIDTH]
-
-    def information_state_tensor_size(self):
-        return max_info_rows(self.game) * INFO_WIDTH
-
-    def observation_tensor_shape(self):
-        return [OBS_SIZE]
-
-    def observation_tensor_size(self):
-        return OBS_SIZE
-
-    def new_observer(self, iig_obs_type):
-        return DruidsObserver(self.game, iig_obs_type)
 
 
 class DruidsObserver:
@@ -160,6 +121,30 @@ class DruidsObserver:
         if not self.public_only:
             return information_state_string(st, player)
         return "\n".join(ev.describe(PUBLIC_SEAT) for ev in st.log_events)
+
+
+class DruidsOpenSpielGame(VectorObservation, EngineOpenSpielGame):
+    """The pyspiel game; ``self.game`` is the engine's :class:`DruidsGame` (always with a turn
+    limit: the information state tensor needs a bound)."""
+
+    spiel_name, obs_size = SHORT_NAME, OBS_SIZE
+    state_class, observer_class = DruidsOpenSpielState, DruidsObserver
+
+    def __init__(self, params=None):
+        params = {**PARAMETERS, **dict(params or {})}
+        if not params["max_turns"]:
+            raise ValueError("python_druids needs a turn limit (max_turns >= 1): it bounds the "
+                             "information state tensor")
+        game = DruidsGame(params["players"], circles=params["circles"],
+                          max_turns=params["max_turns"])
+        self.start(game, GAME_TYPE, {"players": game.num_players, "circles": game.circles,
+                                     "max_turns": game.max_turns})
+
+    def information_state_tensor_shape(self):
+        return [max_info_rows(self.game) * INFO_WIDTH]
+
+    def information_state_tensor_size(self):
+        return max_info_rows(self.game) * INFO_WIDTH
 
 
 pyspiel.register_game(GAME_TYPE, DruidsOpenSpielGame)

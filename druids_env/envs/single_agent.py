@@ -29,25 +29,12 @@ Registered as ``gymnasium.make("druids_env/Druids-v0", num_players=..., opponent
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from meduris_rl.kit.envs.simple import SimpleSingleAgentEnv
 
-from ..engine.game import DEFAULT_MAX_TURNS, DruidsGame
-from .common import RENDER_MODES, VIEWS, OpponentSpec, game_from
+from .common import VIEWS
 
 
 class DruidsSingleAgentEnv(SimpleSingleAgentEnv):
     """Druids for one learner against fixed opponents (see the module docstring)."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
     views = VIEWS
-
-    def __init__(self, num_players: int | None = None,
-                 opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
-                 seat: int | str = 0, *, game: DruidsGame | None = None,
-                 max_turns: int | None = DEFAULT_MAX_TURNS, truncation_reward: str = "none",
-                 render_mode: str | None = None, illegal_action: str = "raise",
-                 **game_options):
-        self.configure(game_from(game, num_players, max_turns, **game_options), seat,
-                       opponents, truncation_reward, render_mode, illegal_action)

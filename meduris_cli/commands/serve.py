@@ -1,12 +1,12 @@
-"""``meduris serve``: the web app to play against the built-in agents and shipped models in a
-browser (:mod:`meduris_rl.cli.web`). Before it listens it checks the port, the games database and
-that fastapi and uvicorn are installed, each error one line (:class:`ServeError`). A ``--db``
-that is not a games database of this server (not SQLite, another application's, other tables
-or columns, a newer schema version) is refused before anything is written to it, the file
-unchanged (:func:`meduris_rl.cli.web.store.database_problem`). ``--max-running`` bounds the
-running games stored (default :data:`meduris_rl.cli.web.store.MAX_RUNNING`). ``--thinkers N``
-sets the worker processes that compute the opponents' moves (default the CPU count, 1..256;
-:mod:`meduris_rl.cli.web.thinking`): they start and warm up in the background while the page
+"""``meduris serve``: the game's web page (its row's ``web`` part; Meduris's:
+:mod:`meduris_rl.cli.meduris.web`) to play against the built-in agents and shipped models in a
+browser. Before it listens it checks the port, the games database and that fastapi and uvicorn
+are installed, each error one line (:class:`ServeError`). A ``--db`` that is not a games
+database of this server (not SQLite, another application's, other tables or columns, a newer
+schema version) is refused before anything is written to it, the file unchanged (the web part
+raises :class:`~meduris_rl.cli.checks.DatabaseRefused`). ``--max-running`` bounds the running
+games stored. ``--thinkers N`` sets the worker processes that compute the opponents' moves
+(default the CPU count, 1..256): they start and warm up in the background while the page
 already answers (within 3 s of the command), and stop with the server (Ctrl-C or SIGTERM: the
 open event streams are ended first, so the server stops at once and cleanly; :func:`serve_app`).
 Every request must name the server in its ``Host`` header: this machine's names, ``--host``
@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-from meduris_rl.cli.checks import int_in
+from meduris_rl.cli.checks import LOCAL_HOSTS, DatabaseRefused, int_in
 from meduris_rl.cli.commands.games import add_game_flags
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.games import game_spec
@@ -83,7 +83,6 @@ def run(args) -> int:
         import uvicorn  # noqa: F401 (installed: serve_app runs it)
 
         create_app = row.part("web")
-        from meduris_rl.cli.web.store import DatabaseRefused
     except ImportError as err:
         raise ServeError(f"meduris serve needs fastapi and uvicorn ({err}); install them with "
                          "pip install fastapi uvicorn") from None
@@ -122,7 +121,6 @@ def run(args) -> int:
 def allowed_hosts(host: str, extra: list[str]) -> list[str]:
     """The names a request's ``Host`` may give: this machine's, ``--host`` (unless it is a
     wildcard address) and every ``--allow-host``."""
-    from meduris_rl.cli.web.app import LOCAL_HOSTS
     host = host.strip().lower().strip("[]")
     names = list(LOCAL_HOSTS) + ([host] if host not in ("0.0.0.0", "::", "", *LOCAL_HOSTS)
                                  else [])

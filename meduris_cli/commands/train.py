@@ -11,6 +11,7 @@ from pathlib import Path
 
 from meduris_rl.agents.arena.ladder.anchors import game_flag
 from meduris_rl.cli.checks import SEED, UsageError, int_in, output_folder
+from meduris_rl.kit.games import option_pairs
 from meduris_rl.train.config import RESUMABLE, TrainConfig
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
@@ -41,6 +42,11 @@ def add_parser(sub) -> None:
     p.add_argument("--config", help="YAML file of settings (keys as the flags, with _)")
     setting("--game", metavar="GAME", help="the game to learn (a game without a batch "
             "engine: a vector of its single-agent env, train/league.py)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                   help="one of the game's own options for every game of the run, e.g. "
+                   "--option exchange=manual (Meduris), --option circles=4 (Druids), --option "
+                   "mammoth_herd=on (Stone Age); repeat it for several (meduris games lists "
+                   "each game's; they join the --config file's options)")
     setting("--players", type=int, help="2, 3 or 4")
     setting("--steps", type=int_in(1), help="PPO environment steps in total")
     setting("--envs", type=int_in(1), help="games played at once by the batch engine")
@@ -97,6 +103,8 @@ def run(args) -> int:
     from meduris_rl.train.run import checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
+    # (texts: the configuration reads them with the game's row, the game may be the file's)
+    overrides["options"] = option_pairs(args.option, UsageError, example="circles=4") or None
     cfg = None  # (known once the settings are read: its ``out`` is the run folder)
     try:
         if args.resume:  # the run's own settings; it continues in its own folder
@@ -116,7 +124,8 @@ def run(args) -> int:
         print(f"meduris: interrupted; {interrupted_advice(args, cfg)}", file=sys.stderr)
         return 130
     last = state["evals"][-1]["win_rate_vs_greedy"] if state["evals"] else float("nan")
-    game = game_flag(cfg.game)
+    game = game_flag(cfg.game) + "".join(f" --option {name}={value}"
+                                         for name, value in cfg.options.items())
     print(f"trained {state['timesteps']} steps in {state['wall_seconds']:.0f} s "
           f"({state.get('ppo_steps_per_second', 0):.0f} PPO steps/s); "
           f"win rate vs greedy {last:.1%}; policy: {cfg.out}/policy.pt\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from meduris_rl.kit.errors import InputError
-from meduris_rl.kit.protocol import TableGame
+from meduris_rl.kit.protocol import ParamsGame, TableGame
 from meduris_rl.kit.values import check_bool, check_choice, check_int
 
 from . import actions
@@ -70,7 +70,7 @@ def game_from(game: MedurisGame | None = None, **options) -> MedurisGame:
     return game
 
 
-class MedurisGame(TableGame):
+class MedurisGame(ParamsGame, TableGame):
     """Static rules and sizes of one Meduris configuration.
 
     Args:
@@ -141,12 +141,9 @@ class MedurisGame(TableGame):
                 "max_turns": self.max_turns, "random_start_player": self.random_start_player,
                 "zero_sum": self.zero_sum}
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, MedurisGame) and other.params() == self.params() \
-            and other.board == self.board
-
-    def __hash__(self) -> int:
-        return hash((tuple(self.params().items()), self.board))
+    def same_parts(self, other: MedurisGame) -> bool:
+        """The same board (``==`` and ``hash``: the kit's ParamsGame)."""
+        return other.board == self.board
 
     def __repr__(self) -> str:
         return (f"MedurisGame(num_players={self.num_players}, board={self.board.name!r}, "
@@ -224,10 +221,5 @@ class MedurisGame(TableGame):
         return state
 
     # --- strings -------------------------------------------------------------------------------
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        return actions.action_to_string(action)
-
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        return actions.string_to_action(text)
+    action_to_string = staticmethod(actions.action_to_string)
+    string_to_action = staticmethod(actions.string_to_action)

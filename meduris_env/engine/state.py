@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from meduris_rl.kit.errors import IllegalActionError
+from meduris_rl.kit.layout import add_field_views
 from meduris_rl.kit.protocol import TurnState
-from meduris_rl.kit.values import excerpt, unwrap_action
+from meduris_rl.kit.states import StateDunders, checked_action, illegal_reason
 
 from . import chance
 from . import kernel as K
-from .actions import ACTIONS, action_to_string
+from .actions import ACTIONS, action_to_string, string_to_action
 from .constants import (
     C_DIE,
     C_START,
@@ -52,10 +53,9 @@ from .constants import (
     PH_QUEUE,
     PH_START,
     PHASE_NAMES,
-    TERMINAL,
 )
 from .events import Event, decode
-from .layout import FIELDS, OFFSETS, QUEUE_WIDTH
+from .layout import FIELDS, QUEUE_WIDTH
 
 if TYPE_CHECKING:
     from .game import MedurisGame
@@ -80,29 +80,14 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
-def _view(name: str):
-    start, shape = OFFSETS[name]
-    size = int(np.prod(shape)) if shape else 1
-    if not shape:
-        def get(self: State) -> int:
-            return int(self._a[start])
-
-        def put(self: State, value: int) -> None:  # for building positions by hand
-            self._a[start] = value
-        doc = next(d for n, _, d in FIELDS if n == name)
-        return property(get, put, doc=doc)
-
-    def get_array(self: State) -> np.ndarray:
-        return self._a[start:start + size].reshape(shape)
-    doc = next(d for n, _, d in FIELDS if n == name)
-    return property(get_array, doc=f"{doc} (numpy view, shape {shape})")
-
-
-class State(TurnState):
+class State(StateDunders, TurnState):
     """A Meduris position. Create with ``MedurisGame.new_initial_state()``."""
 
     __slots__ = ("game", "_a", "_log", "to_move")
     TRUNCATED_END = END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
+    # pickled as its JSON text, which is checked on the way back; str(), == and deepcopy: the
+    # kit's StateDunders
+    JSON_READER, TEXT, SAME = "serialize:state_from_json", "text:render_text", ("_a",)
 
     def __init__(self, game: MedurisGame, array: np.ndarray, log: Any = None):
         self.game = game
@@ -169,18 +154,10 @@ class State(TurnState):
         :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when the
         action is not legal now.
         """
-        if player is not None and player != self.to_move:
-            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
-                self.to_move, f"seat {self.to_move}")
-            raise IllegalActionError(f"seat {player} is not to move: {who} is")
-        if type(action) is not int:  # (a Python int, the usual id, needs no more checks)
-            action = unwrap_action(action)  # a 0-d integer array (SB3's predict) is an id too
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
-        a = int(action)
-        if not 0 <= a < NUM_IDS:  # no such id (and the kernel takes 64-bit numbers only)
-            shown = a if a.bit_length() <= 64 else excerpt(a)
-            raise IllegalActionError(f"action {shown} is not an action id (0..{NUM_IDS - 1})")
+        a = action  # (a Python int id in range from the seat to move needs no more checks)
+        if type(a) is not int or not 0 <= a < NUM_IDS or (
+                player is not None and player != self.to_move):
+            a = checked_action(action, player, self.to_move, NUM_IDS)
         game = self.game
         ev, evc = _SCRATCH.events
         cur = K.apply(self._a, game.field_materials, game.field_areas, a, ev, evc)
@@ -286,11 +263,8 @@ class State(TurnState):
             n += 1
         return n
 
-    def action_to_string(self, action: int) -> str:
-        return action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        return self.game.string_to_action(text)
+    action_to_string = staticmethod(action_to_string)
+    string_to_action = staticmethod(string_to_action)
 
     def to_json(self) -> str:
         from .serialize import state_to_json
@@ -307,50 +281,21 @@ class State(TurnState):
         return [decode(-1, tuple(row)) for row in ev[:n].tolist()]
 
     def _illegal_reason(self, a: int) -> str:
-        what = f"action {a} ({action_to_string(a)})"  # (an id: apply_action checked the range)
-        if self.to_move == TERMINAL:
-            return f"{what}: the game is over"
-        if self.to_move == CHANCE:
-            kind = PHASE_NAMES[self.phase]
-            if a < NUM_ACTIONS:
-                return f"{what}: this is a chance node ({kind}); apply one of chance_outcomes()"
-            return f"{what} is not a possible outcome of this chance node ({kind})"
-        d = self.pending_decision()
-        ctx = f"seat {d['seat']} must decide: {d['kind']}"
-        if d["kind"] == "offering":
-            ctx += f" for the hut on field {d['field']} (settlement of {d['size']})"
-        if a >= NUM_ACTIONS:
-            return f"{what} is a chance outcome, but this is a decision node: {ctx}"
-        legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:8])
-        return f"{what} is not legal now; {ctx}; legal actions include: {legal}"
-
-    def __str__(self) -> str:
-        from .text import render_text
-        return render_text(self)
+        decision = ""
+        if self.to_move >= 0:
+            d = self.pending_decision()
+            decision = f"seat {d['seat']} must decide: {d['kind']}"
+            if d["kind"] == "offering":
+                decision += f" for the hut on field {d['field']} (settlement of {d['size']})"
+        return illegal_reason(self, a, PHASE_NAMES[self.phase], decision, NUM_ACTIONS,
+                              action_to_string)
 
     def __repr__(self) -> str:
         return (f"<meduris State: {self.game.num_players} players, turn {self.turn}, "
                 f"{PHASE_NAMES[self.phase]}, current player {self.to_move}>")
 
-    def __deepcopy__(self, memo) -> State:
-        # the logs are immutable and shared; copying them link by link would recurse once per
-        # action (OpenSpiel clones python states with deepcopy)
-        return self.clone()
 
-    def __reduce__(self):
-        # pickled as its JSON text (a few kB), which is checked on the way back
-        from .serialize import state_from_json
-        return state_from_json, (self.to_json(),)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and other.game == self.game and np.array_equal(
-            other._a, self._a)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-for _name, _shape, _doc in FIELDS:
-    setattr(State, _name, _view(_name))
+add_field_views(State, FIELDS)
 
 QUEUE_FIELDS = ("kind", "seat", "field", "size")
 assert len(QUEUE_FIELDS) == QUEUE_WIDTH

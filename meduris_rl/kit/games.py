@@ -211,14 +211,7 @@ class GameSpec:
         """``NAME=VALUE`` texts (the command line's ``--option``) as a checked mapping; a bad
         pair, an unknown name, a name given twice or a bad value is ``error`` in one line."""
         out: dict[str, Any] = {}
-        for pair in pairs or []:
-            name, eq, text = pair.partition("=")
-            name = name.strip()
-            if not eq or not name:
-                raise error(f"{flag} {excerpt(pair, 60)}: write {flag} NAME=VALUE (e.g. "
-                            f"{self._example()})")
-            if name in out:
-                raise error(f"{flag} {name} is given twice; give it once")
+        for name, text in option_pairs(pairs, error, flag, self._example()).items():
             known = {o.name: o for o in self.options}.get(name)
             if known is None:
                 raise error(self._unknown_option(name))
@@ -261,6 +254,23 @@ class GameSpec:
     def options_help(self) -> str:
         """The options in words, for ``--help`` and ``meduris games``."""
         return "; ".join(f"{o.name} (default {o.default}): {o.help}" for o in self.options)
+
+
+def option_pairs(pairs: list[str] | None, error: type[Exception] = UnknownGameError,
+                 flag: str = "--option", example: str = "max_turns=500") -> dict[str, str]:
+    """``NAME=VALUE`` texts (the command line's ``--option``) as ``{NAME: VALUE}`` texts, not
+    yet read by any game; a pair without ``=`` or a name, or a name given twice, is ``error``
+    in one line."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        name, eq, text = pair.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise error(f"{flag} {excerpt(pair, 60)}: write {flag} NAME=VALUE (e.g. {example})")
+        if name in out:
+            raise error(f"{flag} {name} is given twice; give it once")
+        out[name] = text
+    return out
 
 
 def code_at(where: str) -> Any:

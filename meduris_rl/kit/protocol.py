@@ -138,6 +138,20 @@ class ZeroSumGame:
         return 0.0
 
 
+class ChanceTurnGame:
+    """OpenSpiel's ``GameType`` as data of a game played in turns with explicit chance nodes
+    and rewards at the end only, which provides the information state and the observation as
+    strings and tensors (a base class beside :class:`TableGame`; the game says its
+    ``information``)."""
+
+    __slots__ = ()
+    dynamics = "sequential"
+    chance_mode = "explicit_stochastic"
+    reward_model = "terminal"
+    provides_information_state_string = provides_information_state_tensor = True
+    provides_observation_string = provides_observation_tensor = True
+
+
 class TableGame:
     """A game's sizes as data (OpenSpiel's ``Game`` properties), for a game class that takes it
     as its base: the class attributes ``DISTINCT_ACTIONS`` (player actions) and
@@ -154,3 +168,27 @@ class TableGame:
     @classmethod
     def max_chance_outcomes(cls) -> int:
         return cls.CHANCE_OUTCOMES
+
+
+class ParamsGame:
+    """Equality, hash and repr of a game made by its options (a base class beside
+    :class:`TableGame`): ``params()`` (the game's method: its options, a dict of plain values,
+    in its constructor's order) and ``same_parts(other)`` (what else makes the game, such as a
+    board or a tile table: none unless the game says so). Two games are equal when they are
+    of one class with equal params and the same parts; ``repr`` is the constructor's call."""
+
+    __slots__ = ()
+
+    def same_parts(self, other) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and other.params() == self.params() and \
+            self.same_parts(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.params().items())))
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({options})"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from meduris_rl.kit.protocol import TableGame, ZeroSumGame
+from meduris_rl.kit.protocol import ChanceTurnGame, ParamsGame, TableGame, ZeroSumGame
 from meduris_rl.kit.values import check_int
 
 from . import kernel as K
@@ -62,7 +62,7 @@ from .layout import (
 )
 
 
-class StoneAgeGame(ZeroSumGame, TableGame):
+class StoneAgeGame(ParamsGame, ChanceTurnGame, ZeroSumGame, TableGame):
     """Stone Age for ``num_players`` (2-4, S1); ``mammoth_herd`` plays the expansion (M1-M12)
     with ``tiles`` (a :class:`~stoneage_env.engine.components.TileSet`, a tile file's path,
     or None: the shipped reconstruction, rules section 7); ``max_rounds`` is the round limit
@@ -72,15 +72,9 @@ class StoneAgeGame(ZeroSumGame, TableGame):
     short_name = "stone_age"
     DISTINCT_ACTIONS, CHANCE_OUTCOMES = NUM_ACTIONS, NUM_CHANCE_OUTCOMES  # (the kit's TableGame)
     long_name = "Stone Age (Brunnhofer, 2008) with Mammoth Herd"
-    dynamics = "sequential"
-    chance_mode = "explicit_stochastic"
     information = "imperfect_information"  # a card drawn face down is its owner's (S24, M10)
+    # dynamics, chance, rewards at the end, all four information forms: ChanceTurnGame's;
     # utility "zero_sum" (winners share +1, the others share -1): ZeroSumGame's
-    reward_model = "terminal"
-    provides_information_state_string = True
-    provides_information_state_tensor = True
-    provides_observation_string = True
-    provides_observation_tensor = True
 
     def __init__(self, num_players: int = 2, mammoth_herd: bool = False,
                  tiles: TileSet | str | Path | None = None,
@@ -118,17 +112,9 @@ class StoneAgeGame(ZeroSumGame, TableGame):
     def tile_set_json(self) -> dict:
         return self.tiles.to_json()
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StoneAgeGame) and other.params() == self.params() and \
-            np.array_equal(other.tile_table, self.tile_table)
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self.params().items())))
-
-    def __repr__(self) -> str:
-        return (f"StoneAgeGame(num_players={self.num_players}, mammoth_herd="
-                f"{self.mammoth_herd}, max_rounds={self.max_rounds}, start_player="
-                f"{self.start_player})")
+    def same_parts(self, other: StoneAgeGame) -> bool:
+        """The same Mammoth tiles (``==``, ``hash`` and ``repr``: the kit's ParamsGame)."""
+        return np.array_equal(other.tile_table, self.tile_table)
 
     # --- states --------------------------------------------------------------------------------
     def _setup(self) -> tuple[np.ndarray, tuple]:
@@ -174,10 +160,5 @@ class StoneAgeGame(ZeroSumGame, TableGame):
         from .statefile import read_state
         return read_state(text, self)
 
-    @staticmethod
-    def string_to_action(text: str) -> int:
-        return string_to_action(text)
-
-    @staticmethod
-    def action_to_string(action: int) -> str:
-        return action_to_string(action)
+    string_to_action = staticmethod(string_to_action)
+    action_to_string = staticmethod(action_to_string)

@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from meduris_rl.kit.layout import add_field_views
 from meduris_rl.kit.protocol import TurnState, ZeroSumState
-from meduris_rl.kit.values import excerpt, unwrap_action
+from meduris_rl.kit.states import StateDunders, checked_action, illegal_reason
 
 from . import kernel as K
-from .actions import action_to_string
+from .actions import action_to_string, string_to_action
 from .constants import (
     C_DIE,
     CHANCE,
@@ -43,11 +44,10 @@ from .constants import (
     NUM_ACTIONS,
     NUM_CHANCE_OUTCOMES,
     NUM_IDS,
-    TERMINAL,
 )
 from .errors import IllegalActionError
 from .events import Event, decode
-from .layout import FIELDS, OFFSETS
+from .layout import FIELDS
 
 if TYPE_CHECKING:
     from .game import StoneAgeGame
@@ -75,28 +75,13 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
-def _view(name: str):
-    start, shape = OFFSETS[name]
-    size = int(np.prod(shape)) if shape else 1
-    doc = next(d for n, _, d in FIELDS if n == name)
-    if not shape:
-        def get(self: StoneAgeState) -> int:
-            return int(self._a[start])
-
-        def put(self: StoneAgeState, value: int) -> None:  # for building positions by hand
-            self._a[start] = value
-        return property(get, put, doc=doc)
-
-    def get_array(self: StoneAgeState) -> np.ndarray:
-        return self._a[start:start + size].reshape(shape)
-    return property(get_array, doc=f"{doc} (numpy view, shape {shape})")
-
-
-class StoneAgeState(ZeroSumState, TurnState):
+class StoneAgeState(StateDunders, ZeroSumState, TurnState):
     """A Stone Age position. Create with ``StoneAgeGame.new_initial_state()``."""
 
     __slots__ = ("game", "_a", "_log", "to_move")
     TRUNCATED_END = END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
+    # pickled as its JSON text; == and deepcopy: the kit's StateDunders
+    JSON_READER, SAME = "statefile:state_from_json", ("_a",)
 
     def __init__(self, game: StoneAgeGame, array: np.ndarray, log: Any = None,
                  to_move: int | None = None):
@@ -159,18 +144,10 @@ class StoneAgeState(ZeroSumState, TurnState):
         ``player``, if given, must be the seat to move (``CHANCE`` for outcomes). Raises
         :class:`IllegalActionError` (a ``ValueError``) and leaves the state unchanged when the
         action is not legal now."""
-        if player is not None and player != self.to_move:
-            who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(
-                self.to_move, f"seat {self.to_move}")
-            raise IllegalActionError(f"seat {player} is not to move: {who} is")
-        if type(action) is not int:
-            action = unwrap_action(action)
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise IllegalActionError(f"an action is an int id, got {excerpt(action)}")
-        a = int(action)
-        if not 0 <= a < NUM_IDS:
-            shown = a if a.bit_length() <= 64 else excerpt(a)
-            raise IllegalActionError(f"action {shown} is not an action id (0..{NUM_IDS - 1})")
+        a = action  # (a Python int id in range from the seat to move needs no more checks)
+        if type(a) is not int or not 0 <= a < NUM_IDS or (
+                player is not None and player != self.to_move):
+            a = checked_action(action, player, self.to_move, NUM_IDS, IllegalActionError)
         w = _SCRATCH.work
         cur = K.apply(self._a, w, a)
         if cur < -4:
@@ -271,30 +248,17 @@ class StoneAgeState(ZeroSumState, TurnState):
         """What the node is, in words (``MODE_NAMES``): ``"placement"``, ``"card payment"`` …"""
         return MODE_NAMES[self.mode]
 
-    def action_to_string(self, action: int) -> str:
-        return action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        return self.game.string_to_action(text)
+    action_to_string = staticmethod(action_to_string)
+    string_to_action = staticmethod(string_to_action)
 
     def to_json(self) -> str:
         from .statefile import state_to_json
         return state_to_json(self)
 
     def _illegal_reason(self, a: int) -> str:
-        what = f"action {a} ({action_to_string(a)})"
-        if self.to_move == TERMINAL:
-            return f"{what}: the game is over"
         kind = MODE_NAMES[self.mode]
-        if self.to_move == CHANCE:
-            if a < NUM_ACTIONS:
-                return f"{what}: this is a chance node ({kind}); apply one of chance_outcomes()"
-            return f"{what} is not a possible outcome of this chance node ({kind})"
-        ctx = f"seat {self.to_move} must decide: {kind}"
-        if a >= NUM_ACTIONS:
-            return f"{what} is a chance outcome, but this is a decision node: {ctx}"
-        legal = ", ".join(action_to_string(x) for x in self.legal_actions()[:8])
-        return f"{what} is not legal now; {ctx}; legal actions include: {legal}"
+        return illegal_reason(self, a, kind, f"seat {self.to_move} must decide: {kind}",
+                              NUM_ACTIONS, action_to_string)
 
     def __str__(self) -> str:
         from .text import render_text
@@ -304,19 +268,5 @@ class StoneAgeState(ZeroSumState, TurnState):
         return (f"<Stone Age state: {self.game.num_players} players, round {self.round}, "
                 f"{MODE_NAMES[self.mode]}, current player {self.to_move}>")
 
-    def __deepcopy__(self, memo) -> StoneAgeState:
-        return self.clone()
 
-    def __reduce__(self):
-        from .statefile import state_from_json
-        return state_from_json, (self.to_json(),)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StoneAgeState) and other.game == self.game and \
-            np.array_equal(other.array, self._a)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-for _name, _shape, _doc in FIELDS:
-    setattr(StoneAgeState, _name, _view(_name))
+add_field_views(StoneAgeState, FIELDS)

@@ -38,12 +38,10 @@ from __future__ import annotations
 
 from pettingzoo import AECEnv
 
-from meduris_rl.kit.envs.simple import SimpleAEC
+from meduris_rl.kit.envs.simple import SimpleAEC, aec_metadata
 from meduris_rl.kit.envs.turn_based import agent_name, wrap_aec
 
-from ..engine.constants import DEFAULT_MAX_ROUNDS
-from ..engine.game import StoneAgeGame
-from .common import RENDER_MODES, VIEWS, game_from
+from .common import VIEWS
 
 __all__ = ["agent_name", "env", "raw_env"]
 
@@ -51,17 +49,8 @@ __all__ = ["agent_name", "env", "raw_env"]
 class raw_env(SimpleAEC):
     """Stone Age, unwrapped (see the module docstring)."""
 
-    metadata = {"name": "stone_age_v0", "render_modes": list(RENDER_MODES),
-                "is_parallelizable": False, "render_fps": 1}
+    metadata = aec_metadata("stone_age")
     views = VIEWS
-
-    def __init__(self, num_players: int | None = None, *, game: StoneAgeGame | None = None,
-                 max_rounds: int | None = DEFAULT_MAX_ROUNDS, truncation_reward: str = "none",
-                 max_cycles: int | None = None, render_mode: str | None = None,
-                 render_seat: int | None = None, **game_options):
-        super().__init__()
-        self.configure(game_from(game, num_players, max_rounds, **game_options),
-                       truncation_reward, max_cycles, render_mode, render_seat)
 
 
 def env(illegal_action: str = "raise", **kwargs) -> AECEnv:

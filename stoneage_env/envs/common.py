@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from meduris_rl.kit.envs import simple
 from meduris_rl.kit.envs.simple import EnvViews
 from meduris_rl.kit.envs.turn_based import GameEngine
 from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import them from here)
@@ -19,7 +20,6 @@ from meduris_rl.kit.envs.views import (  # noqa: F401 (the environments import t
     OpponentSpec,
     render_text,
 )
-from meduris_rl.kit.values import ValueCheckError, excerpt
 
 from ..engine import play, resolve_chance
 from ..engine.constants import DEFAULT_MAX_ROUNDS, NUM_ACTIONS
@@ -34,15 +34,9 @@ ENGINE = GameEngine(StoneAgeState, IllegalActionError, NUM_ACTIONS, play, resolv
 
 def game_from(game: StoneAgeGame | None, num_players: int | None,
               max_rounds: int | None = DEFAULT_MAX_ROUNDS, **options) -> StoneAgeGame:
-    """``game`` itself, or a :class:`StoneAgeGame` built from the options (not both)."""
-    if game is not None:
-        if not isinstance(game, StoneAgeGame):
-            raise ValueCheckError(f"game must be a StoneAgeGame, got {excerpt(game)}")
-        if num_players is not None or options:
-            raise ValueCheckError("pass either game= or the game's options, not both")
-        return game
-    return StoneAgeGame(2 if num_players is None else num_players, max_rounds=max_rounds,
-                        **options)
+    """``game`` itself, or a :class:`StoneAgeGame` built from the options (not both; the kit's
+    :func:`~meduris_rl.kit.envs.simple.game_from`)."""
+    return simple.game_from(StoneAgeGame, game, num_players, options, max_rounds=max_rounds)
 
 
 def observation_box(game: StoneAgeGame) -> spaces.Box:
@@ -51,15 +45,9 @@ def observation_box(game: StoneAgeGame) -> spaces.Box:
     return spaces.Box(-np.inf, np.inf, (OBS_SIZE,), dtype=np.float32)
 
 
-def render_view(state, seat: int, mode: str | None) -> str | None:
-    """``seat``'s own view of ``state`` in words (the others' face-down cards counted, not
-    named): returned for ``"ansi"``, printed for ``"human"``."""
-    if mode is None or state is None:
-        return None
-    return render_text(observation_string(state, seat), mode)
-
-
 # the game's parts of its AEC and single-agent envs (meduris_rl.kit.envs.simple)
+# (render: observation_string, the seat's own view in words: the others' face-down cards
+# counted, not named)
 VIEWS = EnvViews(ENGINE, "StoneAgeState", "stone_age", observation_tensor, observation_box,
-                 render_view)
+                 observation_string, game_from)
 observe = VIEWS.observe  # {"observation", "action_mask"} of a seat (the mask zero unless it moves)

@@ -40,12 +40,12 @@ import pyspiel
 from meduris_rl.kit.envs.openspiel import (
     EngineOpenSpielGame,
     EngineOpenSpielState,
+    VectorObservation,
     game_type,
-    zero_sum_game_info,
 )
 
 from ..engine.actions import action_to_string
-from ..engine.constants import DEFAULT_MAX_ROUNDS, NUM_ACTIONS, NUM_CHANCE_OUTCOMES
+from ..engine.constants import DEFAULT_MAX_ROUNDS, NUM_ACTIONS
 from ..engine.game import StoneAgeGame
 from ..engine.information import (
     OBS_SIZE,
@@ -67,39 +67,6 @@ class StoneAgeOpenSpielState(EngineOpenSpielState):
 
     chance_offset = NUM_ACTIONS
     engine_action_string = staticmethod(action_to_string)
-
-    def __str__(self) -> str:
-        return str(self.state)  # every card shown (OpenSpiel's convention for a state)
-
-
-class StoneAgeOpenSpielGame(EngineOpenSpielGame):
-    """The pyspiel game; ``self.game`` is the engine's :class:`StoneAgeGame` (always with a
-    round limit: OpenSpiel wants a bound on the game's length)."""
-
-    spiel_name = SHORT_NAME
-    state_class = StoneAgeOpenSpielState
-
-    def __init__(self, params=None):
-        params = {**PARAMETERS, **dict(params or {})}
-        if not params["max_rounds"]:
-            raise ValueError("python_stone_age needs a round limit (max_rounds >= 1): "
-                             "OpenSpiel bounds a game's length")
-        self.game = StoneAgeGame(params["players"], mammoth_herd=bool(params["mammoth_herd"]),
-                                 max_rounds=params["max_rounds"])
-        info = zero_sum_game_info(NUM_ACTIONS, NUM_CHANCE_OUTCOMES, self.game.num_players,
-                                  self.game.max_game_length())
-        super().__init__(GAME_TYPE, info, {"players": self.game.num_players,
-                                           "mammoth_herd": self.game.mammoth_herd,
-                                           "max_rounds": self.game.max_rounds})
-
-    def observation_tensor_shape(self):
-        return [OBS_SIZE]
-
-    def observation_tensor_size(self):
-        return OBS_SIZE
-
-    def new_observer(self, iig_obs_type):
-        return StoneAgeObserver(self.game, iig_obs_type)
 
 
 class StoneAgeObserver:
@@ -125,6 +92,25 @@ class StoneAgeObserver:
         if self.perfect_recall:
             return information_state_string(state.state, player)
         return observation_string(state.state, player)
+
+
+class StoneAgeOpenSpielGame(VectorObservation, EngineOpenSpielGame):
+    """The pyspiel game; ``self.game`` is the engine's :class:`StoneAgeGame` (always with a
+    round limit: OpenSpiel wants a bound on the game's length)."""
+
+    spiel_name, obs_size = SHORT_NAME, OBS_SIZE
+    state_class, observer_class = StoneAgeOpenSpielState, StoneAgeObserver
+
+    def __init__(self, params=None):
+        params = {**PARAMETERS, **dict(params or {})}
+        if not params["max_rounds"]:
+            raise ValueError("python_stone_age needs a round limit (max_rounds >= 1): "
+                             "OpenSpiel bounds a game's length")
+        game = StoneAgeGame(params["players"], mammoth_herd=bool(params["mammoth_herd"]),
+                            max_rounds=params["max_rounds"])
+        self.start(game, GAME_TYPE, {"players": game.num_players,
+                                     "mammoth_herd": game.mammoth_herd,
+                                     "max_rounds": game.max_rounds})
 
 
 pyspiel.register_game(GAME_TYPE, StoneAgeOpenSpielGame)

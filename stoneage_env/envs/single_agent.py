@@ -24,26 +24,12 @@ Registered as ``gymnasium.make("stoneage_env/StoneAge-v0", num_players=..., oppo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from meduris_rl.kit.envs.simple import SimpleSingleAgentEnv
 
-from ..engine.constants import DEFAULT_MAX_ROUNDS
-from ..engine.game import StoneAgeGame
-from .common import RENDER_MODES, VIEWS, OpponentSpec, game_from
+from .common import VIEWS
 
 
 class StoneAgeSingleAgentEnv(SimpleSingleAgentEnv):
     """Stone Age for one learner against fixed opponents (see the module docstring)."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
     views = VIEWS
-
-    def __init__(self, num_players: int | None = None,
-                 opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
-                 seat: int | str = 0, *, game: StoneAgeGame | None = None,
-                 max_rounds: int | None = DEFAULT_MAX_ROUNDS, truncation_reward: str = "none",
-                 render_mode: str | None = None, illegal_action: str = "raise",
-                 **game_options):
-        self.configure(game_from(game, num_players, max_rounds, **game_options), seat,
-                       opponents, truncation_reward, render_mode, illegal_action)

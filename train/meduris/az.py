@@ -111,6 +111,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
+from meduris_env.engine.compiled import compile_notice
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_env.row import ROW
 from meduris_rl.agents.meduris.features import FEATURE_SETS
@@ -126,7 +127,7 @@ from meduris_rl.train.config import (
     machine_memory,
     size_words,
 )
-from meduris_rl.train.meduris.progress import bar
+from meduris_rl.train.progress import bar
 
 CHECKPOINT_FORMAT = "meduris-az-checkpoint"
 MAX_SIMULATIONS = 1024
@@ -990,7 +991,7 @@ def train_az(cfg: AZConfig, resume: str | None = None, progress: bool = True,
         state = run.state
         if resume is None and cfg.eval_games:
             run.evaluate(start)  # the warm start's standing: the curve's first point
-        b = bar(cfg.moves, "self-play moves", progress)
+        b = bar(cfg.moves, "self-play moves", progress, notice=compile_notice)
         b.update(min(state["moves"], cfg.moves))
         selfplay = 0.0
         while state["moves"] < cfg.moves:

@@ -36,7 +36,7 @@ shares because its policy only ever plays under a search.
     meduris distill agents/models/ppo_2p.pt --games 300 --data runs/distill_2p.npz \\
         --out runs/ppo_2p_distilled.pt
 
-(:mod:`meduris_rl.cli.commands.distill`; ``python -m meduris_rl.train.meduris.distill`` is the same
+(:mod:`meduris_rl.cli.meduris.distill`; ``python -m meduris_rl.train.meduris.distill`` is the same
 command.)
 """
 

@@ -14,17 +14,20 @@ import numpy as np
 from meduris_rl.kit.seeding import STREAM_EVAL, derive_seed
 
 
-def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> float:
+def evaluate(policy, players: int, games: int, seed: int, opponent="greedy",
+             options: dict | None = None) -> float:
     """Win rate of ``policy`` (a network, played by
     :class:`meduris_rl.agents.meduris.batch.BatchPolicy`) against ``opponent`` (a batch opponent or
-    its name: random, greedy, ppo, ppo:<file>) in every other seat."""
+    its name: random, greedy, ppo, ppo:<file>) in every other seat, in games with the game's
+    ``options`` (its defaults for the rest)."""
     from meduris_env.envs.vector import Decisions, MedurisVectorEnv
     from meduris_rl.agents.meduris.batch import BatchPolicy, make_batch_opponent
 
     if isinstance(opponent, str):
         opponent = make_batch_opponent(opponent, players)
     env = MedurisVectorEnv(games, players, opponents=opponent, seat="random", reward="win",
-                           seed=derive_seed(seed, STREAM_EVAL), autoreset_mode="SAME_STEP")
+                           seed=derive_seed(seed, STREAM_EVAL), autoreset_mode="SAME_STEP",
+                           **(options or {}))
     me = BatchPolicy(policy)
     obs, _ = env.reset()
     batch = env.batch
@@ -41,22 +44,24 @@ def evaluate(policy, players: int, games: int, seed: int, opponent="greedy") -> 
 
 
 def evaluate_in_tournament(policy_file, against: str, players: int, games: int, seed: int,
-                           workers: int) -> float:
+                           workers: int, options: dict | None = None) -> float:
     """Win rate of the policy file against the agent ``against`` (any agent name, e.g.
     ``mcts:100``; the other seats of 3 or 4 players are greedy): ``games`` games of
     :func:`meduris_rl.agents.arena.tournament.run_tournament`, seats rotated, ``workers``
-    processes."""
+    processes, in games with ``options``."""
     from meduris_rl.agents.arena.tournament import TournamentConfig, run_tournament
 
     names = [f"ppo:{policy_file}", against] + ["greedy"] * (players - 2)
     _, summary = run_tournament(TournamentConfig(agents=names, players=players, games=games,
-                                                 seed=seed, workers=workers))
+                                                 seed=seed, workers=workers,
+                                                 options=dict(options or {})))
     return summary["agents"][names[0]]["win_rate"]
 
 
-def evaluate_vs_greedy(model, players: int, games: int, seed: int) -> float:
+def evaluate_vs_greedy(model, players: int, games: int, seed: int,
+                       options: dict | None = None) -> float:
     """:func:`evaluate` of a MaskablePPO model's policy against greedy opponents."""
-    return evaluate(model.policy, players, games, seed, "greedy")
+    return evaluate(model.policy, players, games, seed, "greedy", options)
 
 
 def win_rate(cfg, model, arch: dict | None, opponent: str, games: int) -> float:
@@ -64,7 +69,7 @@ def win_rate(cfg, model, arch: dict | None, opponent: str, games: int) -> float:
     engine (:func:`evaluate_vs_greedy`), against any other agent name in a tournament of the policy
     saved with ``arch`` to a temporary file (:func:`evaluate_in_tournament`)."""
     if opponent == "greedy":
-        return evaluate_vs_greedy(model, cfg.players, games, cfg.seed)
+        return evaluate_vs_greedy(model, cfg.players, games, cfg.seed, cfg.options)
     import tempfile
     from pathlib import Path
 
@@ -74,4 +79,4 @@ def win_rate(cfg, model, arch: dict | None, opponent: str, games: int) -> float:
         policy_file = Path(tmp) / f"step_{model.num_timesteps}.pt"
         save_policy(model.policy, arch, policy_file)
         return evaluate_in_tournament(policy_file, opponent, cfg.players, games, cfg.seed,
-                                      workers=cfg.threads)
+                                      workers=cfg.threads, options=cfg.options)

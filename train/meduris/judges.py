@@ -22,7 +22,7 @@ to different games err differently. Everything is drawn from ``derive_seed(seed,
 
     meduris value agents/models/ppo_2p.pt --games-of search --fine-tune --out runs/b.pt
 
-(:mod:`meduris_rl.cli.commands.value`; ``make model-search-2p`` is the shipped 2-player search's
+(:mod:`meduris_rl.cli.meduris.value`; ``make model-search-2p`` is the shipped 2-player search's
 recipe.)
 """
 
@@ -33,10 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+from meduris_env.engine.compiled import compile_notice
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.seeding import STREAM_VALUE, derive_seed
-from meduris_rl.train.meduris.progress import bar
 from meduris_rl.train.meduris.value import HIDDEN, collect_positions, fit_value_network
+from meduris_rl.train.progress import bar
 
 SEARCH_SIMULATIONS = 32  # per move of the search's games (as az-train's self-play)
 SEARCH_SHARE = 0.5  # of a position's target that is the search's value, the rest the result
@@ -61,7 +62,7 @@ def search_positions(policy_file, players: int, positions: int, search_share: fl
     selfplay = SelfPlay.of_network(cfg, load_warm_start(cfg))
     played: list[list[float]] = [[] for _ in range(cfg.games)]  # Q of each game's moves
     search_values: list[float] = []  # of the positions in the buffer, in its order
-    b = bar(positions, "value positions (search)", progress)
+    b = bar(positions, "value positions (search)", progress, notice=compile_notice)
     shown = 0
     while selfplay.buffer.size < positions:
         r = selfplay.step()

@@ -40,7 +40,7 @@ from meduris_rl.agents.meduris.features import FEATURE_SETS, batch_features, def
 from meduris_rl.agents.meduris.heuristics import batch_evaluate
 from meduris_rl.agents.policies.network import load_policy_file
 from meduris_rl.kit.seeding import STREAM_ENV, derive_seed
-from meduris_rl.train.config import TrainConfig
+from meduris_rl.train.config import ConfigError, TrainConfig
 
 SHAPING_SCALE = 10.0  # VP-equivalents of margin per unit of tanh (as the mcts agent's values)
 
@@ -51,7 +51,7 @@ class TrainingEnv(VecEnvWrapper):
     def __init__(self, cfg: TrainConfig):
         venv = MedurisSB3VecEnv(num_envs=cfg.envs, num_players=cfg.players, seat="random",
                                 reward=cfg.reward, opponents="random",
-                                seed=derive_seed(cfg.seed, STREAM_ENV))
+                                seed=derive_seed(cfg.seed, STREAM_ENV), **cfg.options)
         super().__init__(venv, observation_space=spaces.Box(
             -1.0, 1.0, (FEATURE_SETS[cfg.features],), dtype=np.float32))
         self.vector = venv.venv
@@ -136,3 +136,13 @@ class TrainingEnv(VecEnvWrapper):
         if self.feature_set == "obs":
             return scaled
         return np.concatenate([scaled, np.full(NUM_ACTIONS, -1.0, dtype=np.float32)])
+
+
+def check_config(cfg: TrainConfig) -> None:
+    """What a Meduris run cannot do, in one line (the ``train_check`` part of its row): the
+    value network (``value_positions``) is fitted to games of the default rules only
+    (:mod:`meduris_rl.train.meduris.value`), so a run with other options fits none."""
+    if cfg.value_positions and cfg.options:
+        raise ConfigError(f"value_positions: {cfg.value_positions} fits a value network to "
+                          "games of the default options; with --option set it to 0 (and fit "
+                          "one with meduris value)")

@@ -1,7 +1,7 @@
 """RLlib training on Meduris: multi-agent PPO on RLlib's new API stack, with action masking.
 
 Run it in the Ray environment (``.venv-ray``: RLlib 2.60 pins gymnasium 1.2.2, the main
-``.venv`` has a newer one), as ``meduris rllib-train`` (:mod:`meduris_rl.cli.commands.rllib_train`;
+``.venv`` has a newer one), as ``meduris rllib-train`` (:mod:`meduris_rl.cli.meduris.rllib_train`;
 ``python -m meduris_rl.train.meduris.rllib_ppo`` is the same command)::
 
     meduris rllib-train --players 2 --iterations 3 --out runs/rllib_2p

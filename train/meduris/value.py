@@ -25,7 +25,7 @@ Everything is drawn from ``derive_seed(seed, STREAM_VALUE, k)``.
 
     meduris value agents/models/ppo_2p.pt --positions 800000 --out ppo_2p_value.pt
 
-(:mod:`meduris_rl.cli.commands.value`; ``python -m meduris_rl.train.meduris.value`` is the same
+(:mod:`meduris_rl.cli.meduris.value`; ``python -m meduris_rl.train.meduris.value`` is the same
 command.)
 """
 
@@ -35,8 +35,9 @@ import sys
 
 import numpy as np
 
+from meduris_env.engine.compiled import compile_notice
 from meduris_rl.kit.seeding import STREAM_VALUE, derive_seed
-from meduris_rl.train.meduris.progress import bar
+from meduris_rl.train.progress import bar
 
 VALIDATION = 20_000  # positions held out of the fit (at most a tenth of them)
 BATCH = 1024
@@ -60,7 +61,7 @@ def collect_positions(policy, players: int, positions: int, keep: float = 0.08,
     pending: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(envs)]  # (inputs, seat)
     filled = games = 0
     no_seeds = np.zeros(envs, dtype=np.int64)
-    b = bar(positions, "value positions", progress)
+    b = bar(positions, "value positions", progress, notice=compile_notice)
     batch.reset()
     while filled < positions:
         movers = batch.mover.copy()
@@ -118,7 +119,7 @@ def fit_value_network(xs: np.ndarray, ys: np.ndarray, hidden: list[int], epochs:
     steps = max(1, epochs * (len(train) // batch))
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=1e-5)
     schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=learning_rate, total_steps=steps)
-    b = bar(steps, "value network", progress)
+    b = bar(steps, "value network", progress, notice=compile_notice)
     done = 0
     for _ in range(epochs):
         shuffled = rng.permutation(train)

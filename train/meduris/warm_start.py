@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from meduris_env.engine.compiled import compile_notice
 from meduris_env.engine.constants import NUM_ACTIONS
 from meduris_rl.agents.arena.workers import Workers
 from meduris_rl.kit.seeding import STREAM_TEACHER, derive_seed
 from meduris_rl.train.config import TrainConfig
-from meduris_rl.train.meduris.progress import bar
+from meduris_rl.train.progress import bar
 
 
 class Recorder:
@@ -55,7 +56,7 @@ class Recorder:
 def teacher_game(task):
     """One teacher-vs-teacher game: (features, masks, actions, seat results, teacher
     distributions) of every decision."""
-    teacher_name, players, feature_set, seed = task
+    teacher_name, players, feature_set, seed, options = task
     import torch
     torch.set_num_threads(1)
     from meduris_env import MedurisGame
@@ -64,7 +65,7 @@ def teacher_game(task):
     from meduris_rl.agents.arena.match import play_game
     from meduris_rl.agents.meduris.features import default_high
 
-    game = MedurisGame(players)
+    game = MedurisGame(players, **options)
     high = default_high(game.max_turns)
     log: list = []
     seats = [Recorder(make_agent(teacher_name), feature_set, high, log) for _ in range(players)]
@@ -78,12 +79,13 @@ def teacher_game(task):
 
 
 def teacher_games(teacher: str, players: int, feature_set: str, seeds, workers: int,
-                  progress: bool = True, done: int = 0):
+                  progress: bool = True, done: int = 0, options: dict | None = None):
     """Each game's decisions (as :func:`teacher_game` gives them), in the order of ``seeds``,
     played one process per core (``workers``); ``done`` games already played count on the
-    progress bar. Ctrl-C is the parent's (the with-block terminates the workers)."""
-    tasks = [(teacher, players, feature_set, seed) for seed in seeds]
-    b = bar(done + len(tasks), "teacher games", progress)
+    progress bar; ``options``: the game's (checked; its defaults for the rest). Ctrl-C is the
+    parent's (the with-block terminates the workers)."""
+    tasks = [(teacher, players, feature_set, seed, dict(options or {})) for seed in seeds]
+    b = bar(done + len(tasks), "teacher games", progress, notice=compile_notice)
     b.update(done)
     for part in _played(tasks, workers):
         b.update(1)
@@ -113,8 +115,21 @@ def collect_teacher_data(cfg: TrainConfig, progress: bool = True):
     ``cfg.bc_teacher`` against itself, one process per core (``cfg.threads``)."""
     seeds = [derive_seed(cfg.seed, STREAM_TEACHER, i) for i in range(cfg.bc_games)]
     parts = list(teacher_games(cfg.bc_teacher, cfg.players, cfg.features, seeds, cfg.threads,
-                               progress))
+                               progress, options=cfg.options))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))
+
+
+BC_BATCH = 256  # behaviour cloning's minibatch: small, many steps over the teacher's games
+
+
+def warm_start(cfg: TrainConfig, model, progress: bool = True) -> dict:
+    """Meduris's ``warm_start`` part (its row's, for ``meduris train --bc-teacher``): the
+    teacher's games (:func:`collect_teacher_data`) and the fit to them
+    (:func:`behaviour_cloning`); what the run state keeps of it (the losses of each epoch, the
+    decisions fitted to)."""
+    data = collect_teacher_data(cfg, progress)
+    losses = behaviour_cloning(model, data, cfg.bc_epochs, cfg.seed, BC_BATCH, progress)
+    return {"bc_losses": losses, "bc_samples": int(len(data[2]))}
 
 
 def behaviour_cloning(model, data, epochs: int, seed: int, batch_size: int = 256,
@@ -144,7 +159,8 @@ def fit_to_teacher(policy, opt, data, epochs: int, seed: int, batch_size: int = 
     x, masks, acts, values, targets = data
     rng = np.random.default_rng(seed)
     losses = []
-    b = bar(epochs, "distillation" if soft else "behaviour cloning", progress)
+    b = bar(epochs, "distillation" if soft else "behaviour cloning", progress,
+            notice=compile_notice)
     for _ in range(epochs):
         order = rng.permutation(len(acts))
         total = 0.0

@@ -10,11 +10,11 @@ from __future__ import annotations
 from meduris_rl.agents.stone_age.features import FEATURE_SETS, feature_set_of_size, features
 from meduris_rl.agents.stone_age.ppo import policy_action
 from meduris_rl.train.config import TrainConfig
-from meduris_rl.train.league import LeagueGame, LeagueTrainingEnv, evaluate, refuse_meduris_settings
-from stoneage_env import StoneAgeGame, StoneAgeSingleAgentEnv
+from meduris_rl.train.league import LeagueGame, LeagueTrainingEnv, evaluate, refuse_league_settings
+from stoneage_env import StoneAgeSingleAgentEnv
 
-STONE_AGE = LeagueGame("stone_age", StoneAgeGame, StoneAgeSingleAgentEnv, FEATURE_SETS,
-                       features, feature_set_of_size, policy_action, margin_scale=40.0)
+STONE_AGE = LeagueGame("stone_age", StoneAgeSingleAgentEnv, FEATURE_SETS, features,
+                       feature_set_of_size, policy_action, margin_scale=40.0)
 
 
 class StoneAgeTrainingEnv(LeagueTrainingEnv):
@@ -26,10 +26,10 @@ class StoneAgeTrainingEnv(LeagueTrainingEnv):
 
 def check_config(cfg: TrainConfig) -> None:
     """What a Stone Age run cannot do, one line each (the ``train_check`` part of the row)."""
-    refuse_meduris_settings(cfg, "stone_age", "'win' (S32's result; shaping adds the point "
-                                              "margin)")
+    refuse_league_settings(cfg, "'win' (S32's result; shaping adds the point margin)")
 
 
 def win_rate(cfg: TrainConfig, model, arch: dict, opponent: str, games: int) -> float:
     """The ``win_rate`` part of the game's row: the model's policy against ``opponent``."""
-    return evaluate(STONE_AGE, model.policy, cfg.players, games, cfg.seed, opponent)
+    return evaluate(STONE_AGE, model.policy, cfg.players, games, cfg.seed, opponent,
+                    cfg.options)

@@ -56,10 +56,21 @@ def zero_sum_game_info(num_actions: int, num_chance_outcomes: int, num_players: 
 
 class EngineOpenSpielGame(pyspiel.Game):
     """A pyspiel game over an engine game (``self.game``); subclasses set ``state_class``,
-    ``spiel_name`` and implement :meth:`new_observer` (``make_py_observer`` without parameters)."""
+    ``spiel_name`` and ``observer_class`` (made as ``observer_class(game, iig_obs_type)``) or
+    implement :meth:`new_observer` (``make_py_observer`` without parameters)."""
 
     state_class: type
+    observer_class: type
     spiel_name = "python_game"
+
+    def start(self, game, game_type: pyspiel.GameType, params: dict) -> None:
+        """``self.game = game`` and pyspiel's ``__init__`` (once, from the subclass's): the
+        :func:`zero_sum_game_info` of the engine game's sizes and length, ``params`` the
+        parameters pyspiel reports."""
+        self.game = game
+        info = zero_sum_game_info(game.num_distinct_actions(), game.max_chance_outcomes(),
+                                  game.num_players, game.max_game_length())
+        super().__init__(game_type, info, params)
 
     def new_initial_state(self):
         return self.state_class(self)
@@ -70,7 +81,20 @@ class EngineOpenSpielGame(pyspiel.Game):
         return self.new_observer(iig_obs_type)
 
     def new_observer(self, iig_obs_type):
-        raise NotImplementedError
+        return self.observer_class(self.game, iig_obs_type)
+
+
+class VectorObservation:
+    """OpenSpiel's observation tensor shape of a game whose observation is one vector of
+    ``obs_size`` floats (a base class beside :class:`EngineOpenSpielGame`)."""
+
+    obs_size: int
+
+    def observation_tensor_shape(self) -> list[int]:
+        return [self.obs_size]
+
+    def observation_tensor_size(self) -> int:
+        return self.obs_size
 
 
 class EngineOpenSpielState(pyspiel.State):
@@ -107,3 +131,6 @@ class EngineOpenSpielState(pyspiel.State):
 
     def returns(self) -> list[float]:
         return [float(r) for r in self.state.returns()]
+
+    def __str__(self) -> str:
+        return str(self.state)  # every card shown (OpenSpiel's convention for a state)

@@ -28,12 +28,26 @@ class NoLegalActionError(InputError, RuntimeError):
     """``sample()`` was asked for a legal action of a game that has none now."""
 
 
-class LegalActionSpace(spaces.Discrete):
+class _LinkedSpace:
+    """A space linked to a live environment by the callable in its attribute named
+    ``LINK``: the link is not part of the space's description, so it is not pickled."""
+
+    LINK: str
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state[self.LINK] = None
+        return state
+
+
+class LegalActionSpace(_LinkedSpace, spaces.Discrete):
     """``Discrete(n)``; ``sample()`` with no mask samples among ``legal_mask()``'s actions.
 
     ``legal_mask`` returns the current int8 mask, or ``None`` when its agent has no decision now
     (then the whole space is sampled, as ``Discrete`` would).
     """
+
+    LINK = "_legal_mask"
 
     def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None], seed=None):
         super().__init__(n, seed=seed)
@@ -46,23 +60,19 @@ class LegalActionSpace(spaces.Discrete):
                 mask = legal
         return super().sample(mask=mask, probability=probability)
 
-    def __getstate__(self):
-        # the link to a live environment is not part of the space's description
-        state = dict(self.__dict__)
-        state["_legal_mask"] = None
-        return state
-
     def __repr__(self) -> str:
         return f"LegalActionSpace({self.n})"
 
 
-class LegalMultiDiscrete(spaces.MultiDiscrete):
+class LegalMultiDiscrete(_LinkedSpace, spaces.MultiDiscrete):
     """``MultiDiscrete(nvec)`` (a batch of ``Discrete`` choices); ``sample()`` with no mask
     draws, for every row ``j``, an action uniformly among the nonzero entries of row ``j`` of
     ``legal_masks()`` (a (B, n) array; ``None``: sample the whole space, as ``MultiDiscrete``
     would), from the space's generator (``seed()`` makes it deterministic). A row without a
     legal action raises :class:`NoLegalActionError`; ``legal_masks`` itself may raise one (e.g.
     before the games exist)."""
+
+    LINK = "_legal_masks"
 
     def __init__(self, nvec, legal_masks: Callable[[], np.ndarray | None], seed=None):
         super().__init__(nvec, dtype=np.int64, seed=seed)
@@ -82,11 +92,6 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
         pick = (self.np_random.random(len(counts)) * counts).astype(np.int64)  # < counts
         # the pick-th legal action of each row: the columns before it hold pick legal ones
         return (np.cumsum(legal, axis=1) <= pick[:, None]).sum(axis=1).astype(self.dtype)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_legal_masks"] = None
-        return state
 
     def __repr__(self) -> str:
         return f"LegalMultiDiscrete({self.nvec.tolist()[:3]}{'...' if len(self.nvec) > 3 else ''})"

@@ -29,6 +29,8 @@ import threading
 import time
 
 MODE = sys.argv[1]
+# the modes that answer their first decision with one line that is not a JSON object
+NOT_JSON = {"garbage": "I think I will build a hut\n", "percent": "100% sure: %d %s %(x)s %\n"}
 
 
 def send(obj) -> None:
@@ -67,18 +69,14 @@ def main() -> None:
                 time.sleep(600)
             if MODE == "slow":
                 time.sleep(0.1)
-            if MODE == "garbage":
-                sys.stdout.write("I think I will build a hut\n")
+            if MODE in NOT_JSON:
+                sys.stdout.write(NOT_JSON[MODE])
                 sys.stdout.flush()
                 continue
             if MODE == "flood":
                 sys.stdout.write("x" * 2_000_000)
                 sys.stdout.flush()
                 time.sleep(600)
-            if MODE == "percent":
-                sys.stdout.write("100% sure: %d %s %(x)s %\n")
-                sys.stdout.flush()
-                continue
             if MODE == "bytes":
                 junk = bytes(random.Random(7).randrange(256) for _ in range(200))
                 sys.stdout.buffer.write(junk.replace(b"\n", b" ") + b"\n")

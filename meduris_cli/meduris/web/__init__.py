@@ -6,6 +6,6 @@ storage, resuming, and playing the opponents through the engine. The page and it
 ``meduris_env/render/templates/``.
 """
 
-from meduris_rl.cli.web.app import create_app
+from meduris_rl.cli.meduris.web.app import create_app
 
 __all__ = ["create_app"]

@@ -67,8 +67,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from meduris_env.records.replay import html_replay
 from meduris_env.render import template
-from meduris_rl.cli.web.live import KEEPALIVE, Live, Refusal
-from meduris_rl.cli.web.store import (
+from meduris_rl.cli.checks import LOCAL_HOSTS
+from meduris_rl.cli.meduris.web.live import KEEPALIVE, Live, Refusal
+from meduris_rl.cli.meduris.web.store import (
     MAX_RUNNING,
     Games,
     LiveGame,
@@ -78,12 +79,11 @@ from meduris_rl.cli.web.store import (
     check_config,
     offered_levels,
 )
-from meduris_rl.cli.web.thinking import Thinkers, is_instant
+from meduris_rl.cli.meduris.web.thinking import Thinkers, is_instant
 from meduris_rl.kit.jsonfile import clip, parse_json
 
 MAX_BODY = 16 * 1024  # bytes; a move is about 30
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive (a move's takes microseconds)
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")  # the names the server answers to by default
 HOST = re.compile(r"\[([^\]]+)\](?::\d*)?|([^:\[][^:]*)(?::\d*)?")  # [IPv6] or name, :port
 MAX_DEPTH = 8  # JSON nesting of a body (a new game's is 2)
 LOG = logging.getLogger("meduris.web")
@@ -320,7 +320,8 @@ def stopped_at_exit(pool: Thinkers) -> Thinkers:
 
 
 def static(name: str) -> str:
-    """The text of a file of the page shipped in ``meduris_cli/web/static/`` (package data)."""
+    """The text of a file of the page shipped in ``meduris_cli/meduris/web/static/`` (package
+    data)."""
     return resources.files(__package__).joinpath("static", name).read_text("utf-8")
 
 

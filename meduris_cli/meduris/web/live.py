@@ -49,8 +49,8 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from meduris_rl.cli.web.store import GameConfig, Games, LiveGame, WebError
-from meduris_rl.cli.web.thinking import Thinkers
+from meduris_rl.cli.meduris.web.store import GameConfig, Games, LiveGame, WebError
+from meduris_rl.cli.meduris.web.thinking import Thinkers
 from meduris_rl.kit.jsonfile import clip
 
 LOG = logging.getLogger("meduris.web")

@@ -99,8 +99,14 @@ from meduris_env.render.view import state_view
 from meduris_env.row import ROW
 from meduris_rl.agents import Agent, UnknownAgentError, make_agent
 from meduris_rl.agents.registry import AgentSpec
-from meduris_rl.cli.web.thinking import is_instant
-from meduris_rl.cli.web.words import entry_lines, entry_targets, with_offer_words, with_your_status
+from meduris_rl.cli.checks import DatabaseRefused
+from meduris_rl.cli.meduris.web.thinking import is_instant
+from meduris_rl.cli.meduris.web.words import (
+    entry_lines,
+    entry_targets,
+    with_offer_words,
+    with_your_status,
+)
 from meduris_rl.kit.errors import InputError
 from meduris_rl.kit.jsonfile import clip, parse_json
 from meduris_rl.kit.records import GameRecord
@@ -155,15 +161,6 @@ class DamagedGame(WebError):
 
 class StoredDataError(InputError, ValueError):
     """A stored value that does not read back (the message names it); becomes a DamagedGame."""
-
-
-class DatabaseRefused(InputError):
-    """A database file that is not a games database of this server; ``problem`` says why."""
-
-    def __init__(self, path: Path, problem: str):
-        super().__init__(f"{str(path)!r} is not a games database ({problem})")
-        self.path = path
-        self.problem = problem
 
 
 # --- configs and opponents ------------------------------------------------------------------
@@ -361,8 +358,8 @@ class LiveGame:
         # the chance stream of the current stretch of opponents' moves (from the step after
         # the human's last action, or 0): rebuilt by Games._resume from the stored moves
         self.rng = random.Random(derive_seed(config.seed, 0, 0))
-        # the live side (meduris_rl.cli.web.live): who is thinking, the game's asyncio lock, its
-        # event stream's subscribers and its driver task; used on the event loop only
+        # the live side (meduris_rl.cli.meduris.web.live): who is thinking, the game's asyncio
+        # lock, its event stream's subscribers and its driver task; used on the event loop only
         self.thinking: dict[str, Any] | None = None
         self.alock: Any = None
         self.subscribers: set = set()
@@ -836,7 +833,7 @@ class Games:
             g.steps = len(moves)
             # the chance stream where it was: drawn again for the chance outcomes stored since
             # the human's last action (a game stored while an opponent had to move goes on
-            # as it would have; its driver (meduris_rl.cli.web.live) plays the rest)
+            # as it would have; its driver (meduris_rl.cli.meduris.web.live) plays the rest)
             mine = [k for k, (_, s) in enumerate(moves) if s == config.seat]
             start = mine[-1] + 1 if mine else 0
             g.rng = random.Random(derive_seed(config.seed, 0, start))
