@@ -147,9 +147,9 @@ def test_the_rounding_is_said_before_training_and_the_bar_counts_to_it(tmp_path,
     import meduris_rl.train.run as run_module
     bars = []
 
-    def recording_bar(total, desc, enabled):
-        made = real_bar(total, desc, enabled)
-        bars.append(made)
+    def recording_bar(total, desc, enabled, notice=None):
+        made = real_bar(total, desc, enabled, notice)
+        bars.append((made, notice))
         return made
 
     real_bar = run_module.bar
@@ -162,7 +162,10 @@ def test_the_rounding_is_said_before_training_and_the_bar_counts_to_it(tmp_path,
     assert code == 0
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
     assert lines[0] == "note: 100 steps rounded up to 128 (whole rollouts of 4 envs x 16 steps)"
-    ppo = [b for b in bars if b.desc == "PPO steps"]
+    ppo = [b for b, _ in bars if b.desc == "PPO steps"]
     assert len(ppo) == 1 and ppo[0].total == 128 and ppo[0].n == 128
+    # (the shared trainer's bar says the game's own compile notice: the row's, not Meduris's)
+    from meduris_rl.kit.games import game_spec
+    assert [n for b, n in bars if b.desc == "PPO steps"] == [game_spec(None).compile_notice]
     assert "128/128" in err and "/100" not in err
     assert json.loads((tmp_path / "run" / "checkpoint.json").read_text())["timesteps"] == 128
