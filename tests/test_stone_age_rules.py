@@ -281,26 +281,52 @@ def test_S17_the_hut_adds_a_figure_fed_now_and_placed_next_round():
     assert s.unplaced[0] == 6
 
 
-def test_S18_the_field_raises_agriculture_to_ten_at_most():
+def _field_from(level: int):
+    """A 4-player game in which seat 0, at agriculture ``level``, has resolved the field."""
     s = new(4)
-    s.agriculture[0] = 9
+    s.agriculture[0] = level
     do(s, "place on the field")
     for _ in range(3):
         do(s, "place 5 on the hunting grounds")
     do(s, "place 4 on the hunting grounds")
     do(s, "resolve the field")
+    return s
+
+
+def test_S18_the_field_raises_agriculture_to_ten_at_most():
+    s = _field_from(9)
     assert s.agriculture[0] == 10
     step = [e for e in s.events() if e.kind == "agriculture"][-1]
     assert step.data == {"seat": 0, "level": 10, "changed": 1}
-    s = new(4)
-    s.agriculture[0] = 10
-    do(s, "place on the field")
-    for _ in range(3):
-        do(s, "place 5 on the hunting grounds")
-    do(s, "place 4 on the hunting grounds")
-    do(s, "resolve the field")
+    s = _field_from(10)
     assert s.agriculture[0] == 10
     assert [e for e in s.events() if e.kind == "agriculture"][-1].data["changed"] == 0
+
+
+def _others_hunt(s, placement: str):
+    """Seat 0 places ``placement``; then the placement goes on with hunting (seat 0 places 4
+    figures, the others 5) until it is over."""
+    do(s, placement)
+    while s.decision() == "placement":
+        do(s, "place 5 on the hunting grounds" if s.current_player() else
+           "place 4 on the hunting grounds")
+
+
+def _to_place(s, location: str):
+    """Seat 0 places on ``location`` (a card slot or a building stack), the others hunt; seat 0
+    resolves it first when it is asked which location comes first."""
+    _others_hunt(s, f"place on {location}")
+    if s.decision() == "location to resolve":
+        do(s, f"resolve the {location}")
+
+
+def _at_slot_1_payment(cid: str):
+    """A 2-player game with card ``cid`` in slot 1 that seat 0 (1 wood) has placed on and is
+    now to pay for."""
+    s = new(2, display=(cid, "G3", "G4", "G5"))
+    s.goods[0, WOOD] = 1
+    _to_place(s, "card slot 1")
+    return s
 
 
 def _to_slot(s, k: int, pay: dict[int, int]):
@@ -308,10 +334,7 @@ def _to_slot(s, k: int, pay: dict[int, int]):
     slot (its only location but the hunting of the rest)."""
     for g, amount in pay.items():
         s.goods[0, g] = amount
-    do(s, f"place on card slot {k}")
-    while s.decision() == "placement":
-        do(s, "place 5 on the hunting grounds" if s.current_player() else
-           "place 4 on the hunting grounds")
+    _others_hunt(s, f"place on card slot {k}")
     while s.current_player() == 0 and f"resolve the card slot {k}" in names(s):
         do(s, f"resolve the card slot {k}")
         break
@@ -345,15 +368,7 @@ def test_S20_top_effects_apply_at_once():
              "F2": lambda s: s.agriculture[0], "G9": lambda s: s.tiles[0].sum(),
              "G13": lambda s: s.score[0], "T2": lambda s: s.one_use[0, 2]}
     for cid, measure in cases.items():
-        s = new(2, display=(cid, "G3", "G4", "G5"))
-        s.goods[0, WOOD] = 1
-        do(s, "place on card slot 1")
-        while s.decision() == "placement":
-            do(s, "place 5 on the hunting grounds" if s.current_player() else
-               "place 4 on the hunting grounds")
-        if s.is_chance_node() or s.decision() != "card payment":
-            if not s.is_chance_node():
-                do(s, "resolve the card slot 1")
+        s = _at_slot_1_payment(cid)
         before = float(measure(s))
         do(s, "pay 1 wood")
         gain = float(measure(s)) - before
@@ -391,14 +406,7 @@ def test_S22_a_one_use_tool_joins_any_roll_once():
 
 
 def test_S23_any2_takes_two_resources_of_any_kinds():
-    s = new(2, display=("G8", "G3", "G4", "G5"))
-    s.goods[0, WOOD] = 1
-    do(s, "place on card slot 1")
-    while s.decision() == "placement":
-        do(s, "place 5 on the hunting grounds" if s.current_player() else
-           "place 4 on the hunting grounds")
-    if s.decision() == "location to resolve":
-        do(s, "resolve the card slot 1")
+    s = _at_slot_1_payment("G8")
     do(s, "pay 1 wood")
     assert s.decision() == "ANY2 claim" and "keep the ANY2 card" in names(s)
     do(s, "take 1 gold", "take 1 gold")
@@ -406,14 +414,7 @@ def test_S23_any2_takes_two_resources_of_any_kinds():
 
 
 def test_S24_an_extra_card_is_drawn_face_down_for_its_bottom_only():
-    s = new(2, display=("G14", "G3", "G4", "G5"))
-    s.goods[0, WOOD] = 1
-    do(s, "place on card slot 1")
-    while s.decision() == "placement":
-        do(s, "place 5 on the hunting grounds" if s.current_player() else
-           "place 4 on the hunting grounds")
-    if s.decision() == "location to resolve":
-        do(s, "resolve the card slot 1")
+    s = _at_slot_1_payment("G14")
     do(s, "pay 1 wood")
     assert s.is_chance_node() and s.decision() == "card drawn face down"
     food = int(s.goods[0, FOOD])
@@ -425,12 +426,7 @@ def test_S24_an_extra_card_is_drawn_face_down_for_its_bottom_only():
 def _to_stack(s, j: int, goods: dict[int, int]):
     for g, amount in goods.items():
         s.goods[0, g] = amount
-    do(s, f"place on building stack {j}")
-    while s.decision() == "placement":
-        do(s, "place 5 on the hunting grounds" if s.current_player() else
-           "place 4 on the hunting grounds")
-    if s.decision() == "location to resolve":
-        do(s, f"resolve the building stack {j}")
+    _to_place(s, f"building stack {j}")
 
 
 def test_S25_a_building_scores_at_once_and_the_next_tile_turns():
@@ -496,10 +492,7 @@ def test_S28_a_shortfall_costs_all_food_then_resources_or_10_points_once():
 def test_S29_the_display_slides_right_and_fills_from_slot_1():
     s = new(2, display=("G1", "G3", "F3", "H1"))
     s.goods[0, WOOD] = 1
-    do(s, "place on card slot 1")
-    while s.decision() == "placement":
-        do(s, "place 5 on the hunting grounds" if s.current_player() else
-           "place 4 on the hunting grounds")
+    _others_hunt(s, "place on card slot 1")
     while not s.is_chance_node() or s.decision() != "card dealt":
         if s.is_chance_node():
             roll(s, 6)

@@ -87,6 +87,7 @@ from stoneage_env.engine.kernel import (
     current_player,
     legal_ids,
     sample_outcome,
+    tool_value,
 )
 from stoneage_env.engine.layout import (
     O_ACTOR,
@@ -231,7 +232,7 @@ def card_worth(st, p, row):
     if bottom == FARMER:
         have = max(st[O_AGRI + p], 4)
     elif bottom == TOOL_MAKER_CARD:
-        have = max(st[O_TILES + p * 3] + st[O_TILES + p * 3 + 1] + st[O_TILES + p * 3 + 2], 6)
+        have = max(tool_value(st, p), 6)
     elif bottom == HUT_BUILDER:
         have = 3
         for r in range(NUM_BUILDING_ROWS):
@@ -277,8 +278,7 @@ def place_value(st, p, a):
         site, k = 1 + (a - A_SITE) // 7, (a - A_SITE) % 7 + 1
         return 2.0 + 0.5 * k - 0.3 * site
     if a == A_TOOL_MAKER:
-        tools = st[O_TILES + p * 3] + st[O_TILES + p * 3 + 1] + st[O_TILES + p * 3 + 2]
-        return 0.4 * left if tools < MAX_TOOLS else -1.0
+        return 0.4 * left if tool_value(st, p) < MAX_TOOLS else -1.0
     if a == A_HUT:
         return 2.0 + 0.6 * left if st[O_FIG + p] < MAX_FIGURES else -1.0
     if a == A_FIELD:

@@ -189,6 +189,27 @@ _BUILDING_COPIES = np.ascontiguousarray(BUILDINGS[:, 0])
 
 
 @njit(cache=True, nogil=True)
+def _owned(st, at, rows, row):
+    """The copies of ``row`` the four seats hold in the per-seat table at ``at`` (``rows``
+    rows a seat): cards or buildings owned."""
+    n = 0
+    for p in range(4):
+        n += st[at + p * rows + row]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _shown(st, at, row):
+    """How many of the four places at ``at`` show ``row``: the display's slots or the stacks'
+    tops."""
+    n = 0
+    for j in range(4):
+        if st[at + j] == row:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
 def check_compiled(st, card_copies, building_copies):  # noqa: C901 (one pass, one code each)
     """0, or 1 + the index in PROBLEMS of the first invariant ``st`` breaks."""
     n = st[O_NP]
@@ -226,26 +247,17 @@ def check_compiled(st, card_copies, building_copies):  # noqa: C901 (one pass, o
         if out > st[O_FIG + p]:
             return 12
     for c in range(NUM_CARD_ROWS):
-        where = st[O_DECK + c]
         for p in range(4):
-            where += st[O_CARDS + p * NUM_CARD_ROWS + c]
             if st[O_SECRET + p * NUM_CARD_ROWS + c] > st[O_CARDS + p * NUM_CARD_ROWS + c]:
                 return 6
-        for s in range(4):
-            if st[O_DISPLAY + s] == c:
-                where += 1
+        where = st[O_DECK + c] + _owned(st, O_CARDS, NUM_CARD_ROWS, c) + _shown(st, O_DISPLAY, c)
         if where != card_copies[c]:
             return 6
     built_total = 0
     for b in range(NUM_BUILDING_ROWS):
-        where = st[O_UNSEEN + b]
-        for p in range(4):
-            where += st[O_BUILT + p * NUM_BUILDING_ROWS + b]
-            built_total += st[O_BUILT + p * NUM_BUILDING_ROWS + b]
-        for j in range(4):
-            if st[O_STOP + j] == b:
-                where += 1
-        if where != building_copies[b]:
+        owned = _owned(st, O_BUILT, NUM_BUILDING_ROWS, b)
+        built_total += owned
+        if st[O_UNSEEN + b] + owned + _shown(st, O_STOP, b) != building_copies[b]:
             return 7
     sizes = 0
     for j in range(4):

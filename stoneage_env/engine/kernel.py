@@ -280,7 +280,8 @@ def _add_vp(st, p, n, source):
 
 
 @njit(cache=True, nogil=True)
-def _tool_value(st, p):
+def tool_value(st, p):
+    """The sum of ``p``'s tool tiles (S16; one-use tools are not in it, X15)."""
     t = 0
     for i in range(3):
         t += st[O_TILES + p * 3 + i]
@@ -292,7 +293,7 @@ def _tool_step(st, p, w):
     """S16, X8: a new value-1 tile while there are fewer than 3, else raise the lowest tile
     (an unused one first); nothing at 12."""
     changed = 0
-    if _tool_value(st, p) < MAX_TOOLS:
+    if tool_value(st, p) < MAX_TOOLS:
         changed = 1
         empty = -1
         for i in range(3):
@@ -313,27 +314,30 @@ def _tool_step(st, p, w):
                                   and st[O_TUSED + p * 3 + i] == 0):
                         best = i
             st[O_TILES + p * 3 + best] += 1
-    _ev(w, EV_TOOL_STEP, p, _tool_value(st, p), changed, 0)
+    _ev(w, EV_TOOL_STEP, p, tool_value(st, p), changed, 0)
+
+
+@njit(cache=True, nogil=True)
+def _track_up(st, at, cap, kind, p, w):
+    """X9: ``p``'s track ``st[at]`` +1 unless it is at ``cap``; the event ``kind`` says the
+    level after and whether it changed anything."""
+    changed = 0
+    if st[at] < cap:
+        st[at] += 1
+        changed = 1
+    _ev(w, kind, p, st[at], changed, 0)
 
 
 @njit(cache=True, nogil=True)
 def _gain_figure(st, p, w):
     """S17, X9, X22: a figure from the supply (fed this round, placed from the next)."""
-    changed = 0
-    if st[O_FIG + p] < MAX_FIGURES:
-        st[O_FIG + p] += 1
-        changed = 1
-    _ev(w, EV_FIGURE, p, st[O_FIG + p], changed, 0)
+    _track_up(st, O_FIG + p, MAX_FIGURES, EV_FIGURE, p, w)
 
 
 @njit(cache=True, nogil=True)
 def _gain_agri(st, p, w):
     """S18, X9: agriculture +1, at most 10."""
-    changed = 0
-    if st[O_AGRI + p] < MAX_AGRICULTURE:
-        st[O_AGRI + p] += 1
-        changed = 1
-    _ev(w, EV_AGRI, p, st[O_AGRI + p], changed, 0)
+    _track_up(st, O_AGRI + p, MAX_AGRICULTURE, EV_AGRI, p, w)
 
 
 @njit(cache=True, nogil=True)
@@ -531,6 +535,19 @@ def _count_kinds_open(st, p, x, n_total, k_kinds):
 
 
 @njit(cache=True, nogil=True)
+def _pay_toward_need(st, p, mask, count):
+    """C4, C8: the resources ``p`` may pay next toward ``pay_need`` pieces (``count`` paid so
+    far; kinds in order from the last paid, and enough left to reach the need); how many."""
+    cnt = 0
+    need = st[O_PNEED]
+    for x in range(st[O_PLAST], NUM_GOODS):
+        if st[_g(st, p, x)] > 0 and resources(st, p, x) >= need - count:
+            mask[A_PAY + x - 1] = 1
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True)
 def _pay_mask(st, p, mask):
     """The payment steps of a card, a building or a shortfall (C4, C5, C8)."""
     mode = st[O_MODE]
@@ -545,22 +562,12 @@ def _pay_mask(st, p, mask):
         if at_start:
             mask[A_PENALTY] = 1
             cnt += 1
-        need = st[O_PNEED]
-        for x in range(st[O_PLAST], NUM_GOODS):
-            if st[_g(st, p, x)] > 0 and resources(st, p, x) >= need - count:
-                mask[A_PAY + x - 1] = 1
-                cnt += 1
-        return cnt
+        return cnt + _pay_toward_need(st, p, mask, count)
     if at_start:
         mask[A_DECLINE] = 1
         cnt += 1
     if mode == M_CARD_PAY:
-        need = st[O_PNEED]
-        for x in range(st[O_PLAST], NUM_GOODS):
-            if st[_g(st, p, x)] > 0 and resources(st, p, x) >= need - count:
-                mask[A_PAY + x - 1] = 1
-                cnt += 1
-        return cnt
+        return cnt + _pay_toward_need(st, p, mask, count)
     b = st[O_STOP + st[O_LOC] - STACK0]
     kind = BUILDINGS[b, 1]
     if kind == FIXED:
@@ -732,6 +739,18 @@ def chance_weights(st, w):
 
 
 @njit(cache=True, nogil=True)
+def _face_up(st, row, at_pending, at_places, at_pool, kind, w):
+    """A piece of ``row`` leaves its face-down pool (per row at ``at_pool``) face up for the
+    place the pending field ``at_pending`` names (places at ``at_places``), which then clears:
+    a card dealt to a display slot (S29) or a building turned on its stack (S6)."""
+    place = st[at_pending]
+    st[at_places + place] = row
+    st[at_pool + row] -= 1
+    st[at_pending] = -1
+    _ev(w, kind, -1, place, row, 0)
+
+
+@njit(cache=True, nogil=True)
 def _chance(st, a, w):
     """Apply the chance outcome ``a`` (checked possible)."""
     mode = st[O_MODE]
@@ -739,12 +758,7 @@ def _chance(st, a, w):
         _die(st, a - C_DIE + 1, w)
         return
     if mode == M_FILL:
-        c = a - C_CARD
-        slot = st[O_FSLOT]
-        st[O_DISPLAY + slot] = c
-        st[O_DECK + c] -= 1
-        st[O_FSLOT] = -1
-        _ev(w, EV_DEAL, -1, slot, c, 0)
+        _face_up(st, a - C_CARD, O_FSLOT, O_DISPLAY, O_DECK, EV_DEAL, w)
     elif mode == M_SECRET:
         c = a - C_CARD
         p = st[O_SSEAT]
@@ -754,12 +768,7 @@ def _chance(st, a, w):
         st[O_SSEAT] = -1
         _ev(w, EV_SECRET, p, c, 0, 0)
     elif mode == M_REVEAL:
-        b = a - C_BUILDING
-        j = st[O_RSTACK]
-        st[O_STOP + j] = b
-        st[O_UNSEEN + b] -= 1
-        st[O_RSTACK] = -1
-        _ev(w, EV_REVEAL, -1, j, b, 0)
+        _face_up(st, a - C_BUILDING, O_RSTACK, O_STOP, O_UNSEEN, EV_REVEAL, w)
     elif mode == M_BACK:
         st[O_BACK] = a - C_BACK + 1
         _ev(w, EV_BACK, -1, a - C_BACK + 1, 0, 0)
@@ -838,18 +847,24 @@ def _yield(st, p, w):
 
 
 @njit(cache=True, nogil=True)
+def _start_roll(st, goods, dice):
+    """A roll of ``dice`` dice for ``goods`` (0 food … 4 gold) begins: chance rolls them one
+    by one (S12, S20)."""
+    st[O_RGOODS] = goods
+    st[O_RDICE] = dice
+    st[O_RLEFT] = dice
+    st[O_RSUM] = 0
+    st[O_MODE] = M_ROLL
+    st[O_ACTOR] = -1
+
+
+@njit(cache=True, nogil=True)
 def _resolve(st, p, loc, w):
     """C2: start resolving ``loc``."""
     st[O_LOC] = loc
     _ev(w, EV_RESOLVE, p, loc, 0, 0)
     if loc <= 4:
-        k = st[O_PLACED + loc * 4 + p]
-        st[O_RGOODS] = loc
-        st[O_RDICE] = k
-        st[O_RLEFT] = k
-        st[O_RSUM] = 0
-        st[O_MODE] = M_ROLL
-        st[O_ACTOR] = -1
+        _start_roll(st, loc, st[O_PLACED + loc * 4 + p])
         return
     if loc == TOOL_MAKER:
         _tool_step(st, p, w)
@@ -889,12 +904,7 @@ def _take_card(st, p, w):
         st[O_MODE] = M_DFA_ROLL
         st[O_ACTOR] = -1
     elif code == TOP_ROLL:  # S20: 2 dice, tools allowed
-        st[O_RGOODS] = a
-        st[O_RDICE] = b
-        st[O_RLEFT] = b
-        st[O_RSUM] = 0
-        st[O_MODE] = M_ROLL
-        st[O_ACTOR] = -1
+        _start_roll(st, a, b)
     elif code == TOP_OUT:  # S22
         st[O_ONEUSE + p * 4 + a - 1] += 1
         _ev(w, EV_ONE_USE, p, a, 0, 0)
@@ -1449,7 +1459,7 @@ def _final_scoring(st, w):
         for b in range(NUM_BUILDING_ROWS):
             buildings += st[O_BUILT + p * NUM_BUILDING_ROWS + b]
         pts[SRC_FARMERS] = sand[1] * st[O_AGRI + p]
-        pts[SRC_TOOL_MAKERS] = sand[2] * _tool_value(st, p)
+        pts[SRC_TOOL_MAKERS] = sand[2] * tool_value(st, p)
         pts[SRC_HUT_BUILDERS] = sand[3] * buildings
         pts[SRC_SHAMANS] = sand[4] * st[O_FIG + p]
         pts[SRC_RESOURCES] = resources(st, p, 1) + ANY_N * st[O_ANY + p]
