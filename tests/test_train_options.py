@@ -107,6 +107,27 @@ def test_a_bad_option_is_one_line_before_any_work(capsys, tmp_path, extra, says)
     assert not (out / "checkpoint.zip").exists()
 
 
+@pytest.mark.parametrize("game, example", [
+    ("stone_age", "(e.g. mammoth_herd=False)"), ("meduris", "(e.g. exchange=auto)"),
+])
+def test_a_malformed_option_shows_an_option_of_the_run_s_game(capsys, tmp_path, game, example):
+    code, _, err, _ = tiny_run(capsys, tmp_path, "x", "--game", game, "--option", "oops")
+    assert code == 2 and err.strip() == f"meduris train: --option 'oops': write --option " \
+                                        f"NAME=VALUE {example}", err
+
+
+def test_one_reader_reads_the_command_line_s_and_the_file_s_option_texts():
+    """``GameSpec.read_options`` is the one reader: ``--option`` pairs (parse_options) and the
+    YAML file's texts (the trainer) give the same values and the same refusals."""
+    from meduris_rl.kit.games import game_spec
+    row = game_spec("stone_age")
+    assert row.parse_options(["mammoth_herd=on", "max_rounds=40"]) == row.read_options(
+        {"mammoth_herd": "on", "max_rounds": "40"}) == {"mammoth_herd": True, "max_rounds": 40}
+    assert row.read_options({"mammoth_herd": True}) == {"mammoth_herd": True}  # (not a text)
+    with pytest.raises(ConfigError, match="^--x mammoth_herd: option mammoth_herd"):
+        row.read_options({"mammoth_herd": "maybe"}, ConfigError, flag="--x")
+
+
 def test_a_seat_option_and_a_value_network_with_options_are_refused():
     with pytest.raises(ConfigError, match="open_screens: it is the person's seat's"):
         load_config(None, {"options": {"open_screens": "true"}})

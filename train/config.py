@@ -142,24 +142,14 @@ class TrainConfig:
 
 
 def game_options(spec, options) -> dict:
-    """``options`` checked by the game's row (:meth:`~meduris_rl.kit.games.GameSpec.check_options`,
-    the game's options, not a seat's): a text value of an option whose default is not text
-    (``"4"`` from ``--option circles=4``, ``"on"``) is read first as the command line reads it
-    (:meth:`~meduris_rl.kit.games.Option.parse`). Returns only the given options (the game
+    """``options`` checked by the game's row (:meth:`~meduris_rl.kit.games.GameSpec.read_options`,
+    the game's options, not a seat's): a text value (``"4"`` from ``--option circles=4``,
+    ``"on"``) is read as the command line reads it. Returns only the given options (the game
     keeps its defaults for the rest); an unknown name or a bad value is a ConfigError."""
     if not isinstance(options, dict):
         raise ConfigError(f"options: {excerpt(options)}; a mapping of the game's option names "
                           "to values (meduris games lists them)")
-    read = {}
-    for name, value in options.items():
-        if isinstance(value, str) and name in spec.option_names and not isinstance(
-                spec.option(name).default, str):
-            try:
-                value = spec.option(name).parse(value)
-            except ValueCheckError as err:
-                raise ConfigError(str(err)) from None
-        read[name] = value
-    return spec.check_options(read, seat=False, error=ConfigError)
+    return spec.read_options(options, ConfigError)
 
 
 def machine_memory() -> int:

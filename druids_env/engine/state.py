@@ -43,6 +43,7 @@ from .actions import NUM_ACTIONS, NUM_IDS, action_to_string, string_to_action
 from .cards import NUM_CARDS, NUM_GEMS, NUM_PLACES, ROW_SIZE, servant
 from .errors import IllegalActionError
 from .events import PUBLIC, Event
+from .information import render
 
 # the position's attributes, as saved by to_json (order fixed)
 POSITION = ("phase", "seat", "turn", "setup_i", "replace_slot", "played", "servant_played",
@@ -58,8 +59,7 @@ class DruidsState(StateDunders, ZeroSumState, TurnState):
     """A Druids position. Create with ``DruidsGame.new_initial_state()``."""
 
     TRUNCATED_END = rules.END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
-    # str() (every card shown), == and deepcopy: the kit's StateDunders
-    TEXT = "information:render"
+    # == and deepcopy: the kit's StateDunders
     SAME = ("to_move", *POSITION, "log_actions", "log_events")
 
     def __init__(self, game):
@@ -237,6 +237,9 @@ class DruidsState(StateDunders, ZeroSumState, TurnState):
     def __reduce__(self):
         from .game import state_from_json  # pickled as its JSON text
         return state_from_json, (self.to_json(),)
+
+    def __str__(self) -> str:
+        return render(self)  # every card shown
 
     def __repr__(self) -> str:
         return (f"<druids State: {self.game.num_players} players, turn {self.turn}, "

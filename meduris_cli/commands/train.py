@@ -11,7 +11,8 @@ from pathlib import Path
 
 from meduris_rl.agents.arena.ladder.anchors import game_flag
 from meduris_rl.cli.checks import SEED, UsageError, int_in, output_folder
-from meduris_rl.kit.games import option_pairs
+from meduris_rl.kit.errors import InputError
+from meduris_rl.kit.games import game_spec, option_pairs
 from meduris_rl.train.config import RESUMABLE, TrainConfig
 
 # what a run writes into --out (an earlier run's are replaced only with --force)
@@ -98,13 +99,23 @@ def interrupted_advice(args, cfg) -> str:
     return f"no checkpoint was written yet in {folder}; start again to train"
 
 
+def option_example(game: str | None) -> str:
+    """A pair of ``--game``'s options for a malformed ``--option`` (the default game's when the
+    game is the configuration file's or not a game: that is said on its own)."""
+    try:
+        return game_spec(game).option_example
+    except InputError:
+        return game_spec(None).option_example
+
+
 def run(args) -> int:
     from meduris_rl.train.config import load_config, resume_config
     from meduris_rl.train.run import checkpoint_state, train
 
     overrides = {k: getattr(args, k) for k in FLAGS}  # None: not given
     # (texts: the configuration reads them with the game's row, the game may be the file's)
-    overrides["options"] = option_pairs(args.option, UsageError, example="circles=4") or None
+    overrides["options"] = option_pairs(args.option, UsageError, example=option_example(
+        args.game)) or None
     cfg = None  # (known once the settings are read: its ``out`` is the run folder)
     try:
         if args.resume:  # the run's own settings; it continues in its own folder

@@ -56,6 +56,7 @@ from .constants import (
 )
 from .events import Event, decode
 from .layout import FIELDS, QUEUE_WIDTH
+from .text import render_text
 
 if TYPE_CHECKING:
     from .game import MedurisGame
@@ -85,9 +86,7 @@ class State(StateDunders, TurnState):
 
     __slots__ = ("game", "_a", "_log", "to_move")
     TRUNCATED_END = END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
-    # pickled as its JSON text, which is checked on the way back; str(), == and deepcopy: the
-    # kit's StateDunders
-    JSON_READER, TEXT, SAME = "serialize:state_from_json", "text:render_text", ("_a",)
+    SAME = ("_a",)  # == and deepcopy: the kit's StateDunders
 
     def __init__(self, game: MedurisGame, array: np.ndarray, log: Any = None):
         self.game = game
@@ -269,6 +268,13 @@ class State(StateDunders, TurnState):
     def to_json(self) -> str:
         from .serialize import state_to_json
         return state_to_json(self)
+
+    def __reduce__(self):
+        from .serialize import state_from_json  # pickled as its JSON text, checked when read
+        return state_from_json, (self.to_json(),)
+
+    def __str__(self) -> str:
+        return render_text(self)
 
     def resettle(self) -> list[Event]:
         """Re-derive whose decision is due after a position was edited by hand (tests, tools):

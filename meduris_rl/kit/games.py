@@ -210,18 +210,33 @@ class GameSpec:
                       flag: str = "--option") -> dict[str, Any]:
         """``NAME=VALUE`` texts (the command line's ``--option``) as a checked mapping; a bad
         pair, an unknown name, a name given twice or a bad value is ``error`` in one line."""
-        out: dict[str, Any] = {}
-        for name, text in option_pairs(pairs, error, flag, self._example()).items():
-            known = {o.name: o for o in self.options}.get(name)
-            if known is None:
-                raise error(self._unknown_option(name))
-            try:
-                out[name] = known.parse(text)
-            except ValueCheckError as err:
-                raise error(f"{flag} {name}: {err}") from None
-        return out
+        return self.read_options(option_pairs(pairs, error, flag, self.option_example), error,
+                                 seat=None, flag=flag)
 
-    def _example(self) -> str:
+    def read_options(self, options: Mapping[str, Any] | None,
+                     error: type[Exception] = UnknownGameError, seat: bool | None = False,
+                     flag: str = "") -> dict[str, Any]:
+        """:meth:`check_options` of a mapping whose values may be texts (a command line's, a
+        configuration file's ``"4"`` or ``"on"``): a text is read first as the command line
+        reads it (:meth:`Option.parse`), a bad one ``error`` naming ``flag`` and the option."""
+        if isinstance(options, Mapping):
+            known = {o.name: o for o in self.options}
+            options = {name: self._read(known[name], value, error, flag)
+                       if isinstance(value, str) and name in known else value
+                       for name, value in options.items()}
+        return self.check_options(options, seat, error)
+
+    @staticmethod
+    def _read(option: Option, text: str, error: type[Exception], flag: str) -> Any:
+        try:
+            return option.parse(text)
+        except ValueCheckError as err:
+            raise error(f"{flag} {option.name}: {err}" if flag else str(err)) from None
+
+    @property
+    def option_example(self) -> str:
+        """A ``NAME=VALUE`` pair of this game's options (the default of the first one beside
+        the turn limit), for messages."""
         first = next((o for o in self.options if o.name != "max_turns"), None) or (
             self.options[0] if self.options else None)
         return f"{first.name}={first.default}" if first else "max_turns=500"

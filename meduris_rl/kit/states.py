@@ -1,21 +1,19 @@
 """What the games' State classes share beyond the protocol (:mod:`meduris_rl.kit.protocol`):
 the checks of ``apply_action``'s arguments, the words of an illegal action, and the dunders
-(copy, pickle, text, equality) of a state declared by a few class attributes.
+(copy, equality) of a state declared by a class attribute.
 
 Contract: :func:`checked_action` is the one check of what ``apply_action`` was given (the seat,
 the type, the id's range), in that order, with one line a problem; :func:`illegal_reason` is
 the one wording of why a well-formed id is not legal now. A game calls them on its slow path
 only (an exact ``int`` in range by the seat to move skips both: ``apply_action`` is a game
-loop's hot path). :class:`StateDunders` makes ``deepcopy`` a ``clone()``, pickles a state as
-its ``to_json()`` text (a few kB, checked on the way back), prints it with the game's text view
-and compares two states by the attributes it names.
+loop's hot path). :class:`StateDunders` makes ``deepcopy`` a ``clone()`` and compares two
+states by the attributes it names; each game pickles its states as their ``to_json()`` text (a
+few kB, checked on the way back) and prints them with its own text view.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from functools import cache
 
 import numpy as np
 
@@ -65,44 +63,24 @@ def illegal_reason(state, a: int, kind: str, decision: str, num_actions: int,
     return f"{what} is not legal now; {decision}; legal actions include: {legal}"
 
 
-@cache
-def _function(package: str, where: str) -> Callable:
-    module, _, name = where.partition(":")
-    return getattr(importlib.import_module(f"{package}.{module}"), name)
-
-
 class StateDunders:
-    """The dunders of a game's state, from its class attributes (a base class beside
-    :class:`~meduris_rl.kit.protocol.TurnState`):
-
-    * ``JSON_READER``: ``"module:function"`` (the module relative to the state's package) that
-      reads ``to_json()``'s text back to a state: pickling stores that text;
-    * ``TEXT``: likewise the function that shows a state in words: ``str(state)``;
-    * ``SAME``: the attributes two equal states of one game share (numpy arrays compared by
-      value): ``==``. States are mutable, so unhashable.
-
-    (A game whose import contract names the modules its state reads lazily keeps its own
-    ``__reduce__`` or ``__str__`` with that import, and leaves the attribute out.)
+    """The dunders a game's state shares with every other (a base class beside
+    :class:`~meduris_rl.kit.protocol.TurnState`), from its class attribute ``SAME``: the
+    attributes two equal states of one game share (numpy arrays compared by value): ``==``.
+    States are mutable, so unhashable.
 
     ``copy.deepcopy`` is ``clone()``: the logs are immutable and shared, and copying them link
-    by link would recurse once per action (OpenSpiel clones python states with deepcopy)."""
+    by link would recurse once per action (OpenSpiel clones python states with deepcopy).
+
+    (``__reduce__``, pickling a state as its ``to_json()`` text, and ``__str__``, the state in
+    words, are the game's own: each names its reader and its text view, so that the import
+    contracts see those edges.)"""
 
     __slots__ = ()
-    JSON_READER: str
-    TEXT: str
     SAME: tuple[str, ...]
-
-    def _part(self, where: str) -> Callable:
-        return _function(type(self).__module__.rpartition(".")[0], where)
 
     def __deepcopy__(self, memo):
         return self.clone()
-
-    def __reduce__(self):
-        return self._part(self.JSON_READER), (self.to_json(),)
-
-    def __str__(self) -> str:
-        return self._part(self.TEXT)(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, type(self)) or other.game != self.game:

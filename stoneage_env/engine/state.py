@@ -48,6 +48,7 @@ from .constants import (
 from .errors import IllegalActionError
 from .events import Event, decode
 from .layout import FIELDS
+from .text import render_text
 
 if TYPE_CHECKING:
     from .game import StoneAgeGame
@@ -80,8 +81,7 @@ class StoneAgeState(StateDunders, ZeroSumState, TurnState):
 
     __slots__ = ("game", "_a", "_log", "to_move")
     TRUNCATED_END = END_TRUNCATED  # (is_chance_node, is_terminal, is_truncated: the kit's)
-    # pickled as its JSON text; == and deepcopy: the kit's StateDunders
-    JSON_READER, SAME = "statefile:state_from_json", ("_a",)
+    SAME = ("_a",)  # == and deepcopy: the kit's StateDunders
 
     def __init__(self, game: StoneAgeGame, array: np.ndarray, log: Any = None,
                  to_move: int | None = None):
@@ -255,13 +255,16 @@ class StoneAgeState(StateDunders, ZeroSumState, TurnState):
         from .statefile import state_to_json
         return state_to_json(self)
 
+    def __reduce__(self):
+        from .statefile import state_from_json  # pickled as its JSON text, checked when read
+        return state_from_json, (self.to_json(),)
+
     def _illegal_reason(self, a: int) -> str:
         kind = MODE_NAMES[self.mode]
         return illegal_reason(self, a, kind, f"seat {self.to_move} must decide: {kind}",
                               NUM_ACTIONS, action_to_string)
 
     def __str__(self) -> str:
-        from .text import render_text
         return render_text(self)
 
     def __repr__(self) -> str:
