@@ -112,7 +112,7 @@ def test_a_bad_option_is_one_line_before_any_work(capsys, tmp_path, extra, says)
 ])
 def test_a_malformed_option_shows_an_option_of_the_run_s_game(capsys, tmp_path, game, example):
     code, _, err, _ = tiny_run(capsys, tmp_path, "x", "--game", game, "--option", "oops")
-    assert code == 2 and err.strip() == f"meduris train: --option 'oops': write --option " \
+    assert code == 2 and err.strip() == f"meduris: error: --option 'oops': write --option " \
                                         f"NAME=VALUE {example}", err
 
 
