@@ -134,6 +134,8 @@ def test_a_file_without_a_player_count_warns_once_and_plays(tmp_path):
 def test_the_warning_is_once_per_file_and_absent_for_recorded_counts(tmp_path, capsys,
                                                                       monkeypatch):
     monkeypatch.setitem(PLAYER_WARNINGS, "warned", set())
+    monkeypatch.setitem(PLAYER_WARNINGS, "quiet", False)  # (an earlier test of this process
+    # may have run an arena worker's initializer here, which quiets it)
     mine = unknown_count_copy(tmp_path / "mine.pt")
     agent = make_agent(f"ppo:{mine}")
     for _ in range(3):
