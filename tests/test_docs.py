@@ -424,3 +424,21 @@ def test_every_inline_command_of_the_docs_parses():
                     "meduris ladder climb x"):
         assert parse_problem(planted), planted
     assert parse_problem("meduris duel") is None  # a mention
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)\s]*)?\)")  # a Markdown link's target, anchor dropped
+
+
+def broken_links(docs: list[Path]) -> list[str]:
+    """The relative link targets of ``docs`` that name no file or folder (web links and mail
+    addresses are not followed)."""
+    return [f"{doc.name}: {target}" for doc in docs for target in LINK.findall(doc.read_text())
+            if not target.startswith(("http://", "https://", "mailto:"))
+            and not (doc.parent / target).exists()]
+
+
+def test_every_relative_link_of_the_docs_names_a_file(tmp_path):
+    assert broken_links(DOCS) == []
+    planted = tmp_path / "planted.md"  # the check catches a link to a file that moved
+    planted.write_text("[ok](planted.md) [web](https://example.org/x) [moved](../agents/sprt.py)")
+    assert broken_links([planted]) == ["planted.md: ../agents/sprt.py"]
