@@ -630,3 +630,27 @@ def test_serve_sizes_its_thinking_pool_to_the_machine(monkeypatch, tmp_path, cap
                                  "--port", port, *extra)
         assert status == 0 and f"{workers} thinking workers" in out
         assert asked[-1]["thinkers"] == workers
+
+
+def test_a_pool_s_start_folder_left_by_a_killed_server_is_swept_at_the_next_start(
+        tmp_path, monkeypatch):
+    """A server killed (SIGKILL) while its pool starts leaves its start folder in the temp dir;
+    the next pool that starts removes the folders of processes that no longer run, and keeps
+    a live server's and any folder not named by a pid."""
+    import tempfile
+
+    from meduris_rl.cli.meduris.web.thinking import START_FOLDER, Thinkers, sweep_start_folders
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    dead = tmp_path / f"{START_FOLDER}{ended.pid}-abc123"
+    live = tmp_path / f"{START_FOLDER}{os.getpid()}-def456"
+    old_style = tmp_path / f"{START_FOLDER}x1y2z3"
+    for folder in (dead, live, old_style):
+        folder.mkdir()
+    (dead / "12345").write_text("")  # (a worker's pid file, as a killed start leaves it)
+    assert sweep_start_folders() == [str(dead)]
+    assert not dead.exists() and live.is_dir() and old_style.is_dir()
+    dead.mkdir()
+    Thinkers(1).close()  # a pool's start sweeps too, and removes its own folder when started
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, old_style.name])

@@ -149,6 +149,34 @@ def die_with_parent() -> None:
         pass
 
 
+START_FOLDER = "meduris-thinkers-"  # + the server's pid: a pool's start folder in the temp dir
+
+
+def sweep_start_folders(where: str | None = None) -> list[str]:
+    """Remove the start folders (:class:`Thinkers`) that servers killed while their pool was
+    starting left behind in ``where`` (the temp dir): this user's, named by a process that no
+    longer runs. Returns their paths. (A live server's folder, or another user's, is kept.)"""
+    where = where or tempfile.gettempdir()
+    swept = []
+    try:
+        names = [n for n in os.listdir(where) if n.startswith(START_FOLDER)]
+    except OSError:
+        return swept
+    for name in names:
+        pid, _, rest = name[len(START_FOLDER):].partition("-")
+        path = os.path.join(where, name)
+        try:
+            if not (pid.isdigit() and rest) or os.stat(path).st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)  # (raises when no such process runs)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            swept.append(path)
+        except (OSError, OverflowError):  # (another user's process, or gone meanwhile)
+            continue
+    return swept
+
+
 def nothing() -> None:
     """A task that makes the executor start a worker."""
 
@@ -163,7 +191,8 @@ class Thinkers:
             raise ValueError(f"thinkers: at least 1 worker process, got {workers!r}")
         self.workers = workers
         ctx = multiprocessing.get_context("spawn")
-        ready = tempfile.mkdtemp(prefix="meduris-thinkers-")
+        sweep_start_folders()
+        ready = tempfile.mkdtemp(prefix=f"{START_FOLDER}{os.getpid()}-")
         self.executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_worker,
                                             initargs=(niceness, list(warm), ready))
         self.pids: list[int] = []
