@@ -188,23 +188,7 @@ class GameSpec:
         ``seat`` is False, of the person's seat's when True, either when None), every value
         passed by its check; ``error`` in one line otherwise. Returns a new dict of the given
         options only (the game applies its defaults to the rest)."""
-        if options is None:
-            return {}
-        if not isinstance(options, Mapping):
-            raise error(f"options must be a mapping of names to values, got {excerpt(options)}")
-        checked = {}
-        for name, value in options.items():
-            known = {o.name: o for o in self.options}.get(name) if isinstance(name, str) else None
-            if known is None:
-                raise error(self._unknown_option(name))
-            if seat is not None and known.seat != seat:
-                whose = "the person's seat's (meduris play)" if known.seat else "the game's"
-                raise error(f"option {name}: it is {whose}, not allowed here")
-            try:
-                checked[name] = known.check(f"option {name}", value)
-            except ValueCheckError as err:
-                raise error(str(err)) from None
-        return checked
+        return self._checked(options, seat, error, texts=False, flag="")
 
     def parse_options(self, pairs: list[str] | None, error: type[Exception] = UnknownGameError,
                       flag: str = "--option") -> dict[str, Any]:
@@ -217,21 +201,34 @@ class GameSpec:
                      error: type[Exception] = UnknownGameError, seat: bool | None = False,
                      flag: str = "") -> dict[str, Any]:
         """:meth:`check_options` of a mapping whose values may be texts (a command line's, a
-        configuration file's ``"4"`` or ``"on"``): a text is read first as the command line
-        reads it (:meth:`Option.parse`), a bad one ``error`` naming ``flag`` and the option."""
-        if isinstance(options, Mapping):
-            known = {o.name: o for o in self.options}
-            options = {name: self._read(known[name], value, error, flag)
-                       if isinstance(value, str) and name in known else value
-                       for name, value in options.items()}
-        return self.check_options(options, seat, error)
+        configuration file's ``"4"`` or ``"on"``): a text is read as the command line reads it
+        (:meth:`Option.parse`, which checks it), a bad one ``error`` naming ``flag`` and the
+        option."""
+        return self._checked(options, seat, error, texts=True, flag=flag)
 
-    @staticmethod
-    def _read(option: Option, text: str, error: type[Exception], flag: str) -> Any:
-        try:
-            return option.parse(text)
-        except ValueCheckError as err:
-            raise error(f"{flag} {option.name}: {err}" if flag else str(err)) from None
+    def _checked(self, options: Mapping[str, Any] | None, seat: bool | None,
+                 error: type[Exception], texts: bool, flag: str) -> dict[str, Any]:
+        """The one loop of :meth:`check_options` and :meth:`read_options` (``texts``: a text
+        value is parsed, else checked as it is): each option checked once, in the given order."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise error(f"options must be a mapping of names to values, got {excerpt(options)}")
+        known = {o.name: o for o in self.options}
+        checked = {}
+        for name, value in options.items():
+            option = known.get(name) if isinstance(name, str) else None
+            if option is None:
+                raise error(self._unknown_option(name))
+            if seat is not None and option.seat != seat:
+                whose = "the person's seat's (meduris play)" if option.seat else "the game's"
+                raise error(f"option {name}: it is {whose}, not allowed here")
+            try:
+                checked[name] = (option.parse(value) if texts and isinstance(value, str)
+                                 else option.check(f"option {name}", value))
+            except ValueCheckError as err:
+                raise error(f"{flag} {name}: {err}" if flag else str(err)) from None
+        return checked
 
     @property
     def option_example(self) -> str:
